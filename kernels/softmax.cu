@@ -1,0 +1,1 @@
+// softmax.cu — placeholder

@@ -1,0 +1,1 @@
+// timing.cu — placeholder

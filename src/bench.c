@@ -1,0 +1,2 @@
+/* bench.c — placeholder until written */
+#include "fb.h"

@@ -1,0 +1,52 @@
+/* bench.h — the timer. See bench.c's top comment for the sample procedure. */
+#ifndef FB_BENCH_H
+#define FB_BENCH_H
+
+#include "device.h"
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fb_timer_mode { FB_TIMER_EVENTS, FB_TIMER_GRAPH, FB_TIMER_CUPTI } fb_timer_mode;
+const char *fb_timer_mode_name(fb_timer_mode m);
+int fb_timer_mode_from_name(const char *s, fb_timer_mode *out);
+
+typedef struct fb_timer_opts {
+    fb_timer_mode mode;
+    double warmup_ms;     /* do_bench default 25  */
+    double rep_ms;        /* do_bench default 100 */
+    double max_noise_pct; /* stop early once the median's relative noise is below this (default 0.5) */
+    double max_wall_s;    /* wall-time cap per measurement (default 5) */
+    int min_samples;      /* default 10 */
+    int max_samples;      /* default 2000 */
+    bool flush;           /* flush L2 before each sample (default true) */
+} fb_timer_opts;
+
+void fb_timer_opts_default(fb_timer_opts *o);
+
+/* What the timer runs: anything that enqueues work on a stream. */
+typedef struct fb_runnable {
+    fb_status (*run)(void *self, cudaStream_t stream);
+    void *self;
+    int launches; /* kernel launches per run (0 = 1): bounds how many samples are queued behind the blocking kernel */
+} fb_runnable;
+
+typedef struct fb_timer fb_timer;
+
+fb_status fb_timer_create(const fb_device_info *dev, const fb_timer_opts *opts, cudaStream_t stream,
+                          fb_timer **out);
+void fb_timer_destroy(fb_timer *t);
+size_t fb_timer_flush_bytes(const fb_timer *t);
+
+/* Measure `r`: times in milliseconds. Warm-up and sample counts follow from the
+ * options and a first estimate. `samples_out` (may be NULL) receives up to
+ * `samples_cap` raw samples for callers that keep them. */
+fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out,
+                           double *samples_out, int samples_cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+/* case.c — placeholder until written */
+#include "fb.h"

@@ -1,0 +1,2 @@
+/* check.c — placeholder until written */
+#include "fb.h"

@@ -1,0 +1,2 @@
+/* device.c — placeholder until written */
+#include "fb.h"

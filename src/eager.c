@@ -1,0 +1,2 @@
+/* eager.c — placeholder until written */
+#include "fb.h"

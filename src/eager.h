@@ -1,0 +1,28 @@
+/* eager.h — the GPU interpreter: one kernel launch per program node, every
+ * intermediate in tracked device memory, reused as a caching allocator would
+ * once its last reader has run. */
+#ifndef FB_EAGER_H
+#define FB_EAGER_H
+
+#include "program.h"
+#include "device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fb_eager fb_eager;
+
+/* Plan and allocate intermediates for these shapes and dtype. FB_E_OOM if they do not fit. */
+fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt,
+                          fb_eager **out);
+/* Run the program: `in` are the program inputs, `out` its outputs (caller-owned). */
+fb_status fb_eager_run(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream);
+int fb_eager_launches(const fb_eager *e);
+size_t fb_eager_bytes(const fb_eager *e); /* intermediates held */
+void fb_eager_destroy(fb_eager *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

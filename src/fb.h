@@ -1,0 +1,88 @@
+/* fb.h — the vocabulary every part of fusionbench shares: status codes, the error
+ * buffer, dtypes, shapes and tensors. Plain C11, also included from CUDA files.
+ *
+ * Error policy: library functions return an fb_status and leave a human message
+ * in a thread-local buffer (fb_error). Only main.c turns a status into an exit code. */
+#ifndef FB_H
+#define FB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FB_VERSION "0.1.0"
+
+typedef enum fb_status {
+    FB_OK = 0,
+    FB_E_USAGE,       /* bad command line                                   -> exit 2  */
+    FB_E_CASE,        /* bad case file                                      -> exit 3  */
+    FB_E_CHECK,       /* a result disagreed with the reference              -> exit 1  */
+    FB_E_CUDA,        /* CUDA / cuBLAS / cuDNN error                        -> exit 4  */
+    FB_E_OOM,         /* device memory exhausted: recorded per cell, not fatal         */
+    FB_E_NO_GPU,      /* no usable GPU                                      -> exit 77 */
+    FB_E_IO,          /* a file could not be read or written                -> exit 4  */
+    FB_E_UNSUPPORTED, /* a variant cannot run this shape or dtype: cell skipped        */
+    FB_E_NOMEM,       /* host allocation failed                             -> exit 4  */
+    FB_E_REGRESSION,  /* compare found a regression                         -> exit 1  */
+} fb_status;
+
+const char *fb_status_name(fb_status s);
+
+/* Set the thread's last error message (printf-style). Returns nothing; callers
+ * return the status themselves: `fb_error("..."); return FB_E_CASE;`. */
+void fb_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+const char *fb_last_error(void);
+void fb_clear_error(void);
+
+/* What is in flight ("softmax float32 dim0=128 dim1=256 softmax.fused"); CUDA
+ * error messages append it so a failure names the cell that caused it. */
+void fb_set_context(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+const char *fb_context(void);
+
+/* ---- dtypes ------------------------------------------------------------ */
+typedef enum fb_dtype { FB_F32 = 0, FB_F16, FB_BF16, FB_F64, FB_NDTYPES } fb_dtype;
+#define FB_DTYPE_BIT(d) (1u << (unsigned)(d))
+#define FB_DTYPES_HALF_AND_F32 (FB_DTYPE_BIT(FB_F32) | FB_DTYPE_BIT(FB_F16) | FB_DTYPE_BIT(FB_BF16))
+#define FB_DTYPES_ALL (FB_DTYPES_HALF_AND_F32 | FB_DTYPE_BIT(FB_F64))
+
+const char *fb_dtype_name(fb_dtype d);          /* "float32", "float16", "bfloat16", "float64" */
+int fb_dtype_from_name(const char *s, fb_dtype *out); /* 0 ok, -1 unknown; accepts f32/fp32/half/bf16 aliases */
+size_t fb_dtype_size(fb_dtype d);
+
+/* ---- shapes and tensors -------------------------------------------------- */
+#define FB_MAX_RANK 4
+typedef struct fb_shape {
+    int rank;                  /* 0..FB_MAX_RANK */
+    int64_t dim[FB_MAX_RANK];  /* row-major, dim[rank-1] is contiguous */
+} fb_shape;
+
+int64_t fb_shape_numel(const fb_shape *s);
+/* "[128, 4096]" into buf; returns buf. */
+const char *fb_shape_str(const fb_shape *s, char *buf, size_t n);
+
+/* A dense row-major tensor in device memory. */
+typedef struct fb_tensor {
+    void *data;
+    fb_dtype dtype;
+    fb_shape shape;
+} fb_tensor;
+
+/* Edit distance based suggestion: the candidate closest to `word`, or NULL if none is close. */
+const char *fb_nearest(const char *word, const char *const *candidates, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+/* program.c — placeholder until written */
+#include "fb.h"

@@ -1,0 +1,2 @@
+/* registry.c — placeholder until written */
+#include "fb.h"

@@ -1,0 +1,2 @@
+/* report.c — placeholder until written */
+#include "fb.h"

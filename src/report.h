@@ -1,0 +1,35 @@
+/* report.h — the terminal grid (the seed study's relative-performance table),
+ * printed from a result document, so a run and a later export print the same. */
+#ifndef FB_REPORT_H
+#define FB_REPORT_H
+
+#include <stdio.h>
+#include <jansson.h>
+#include "fb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fb_show {
+    FB_SHOW_SPEEDUP, /* t_baseline / t_variant, percent (default) */
+    FB_SHOW_SOL,     /* % of speed of light of the variant        */
+    FB_SHOW_TIME,    /* median time, microseconds                 */
+    FB_SHOW_GBPS,    /* achieved GB/s of ideal bytes              */
+} fb_show;
+int fb_show_from_name(const char *s, fb_show *out);
+
+/* Print one grid: case x dtype x variant. Cells:
+ *   "312.5%"  ok;  "OOM" variant or baseline out of memory;  "FAIL" failed its check;
+ *   "ERR" runtime error;  "-" skipped or not measured.
+ * Header line: "softmax · float32 · <device> · softmax.fused vs eager (t_eager / t_softmax.fused)". */
+fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const char *dtype,
+                         const char *variant, const char *baseline, fb_show show);
+
+/* Every grid of a result: each case, dtype and non-baseline variant. */
+fb_status fb_report_all(FILE *f, json_t *root, const char *baseline, fb_show show);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+/* result.c — placeholder until written */
+#include "fb.h"

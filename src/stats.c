@@ -1,0 +1,2 @@
+/* stats.c — placeholder until written */
+#include "fb.h"

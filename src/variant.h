@@ -1,0 +1,41 @@
+/* variant.h — the fused-variant interface and the registry (registry.c).
+ * A variant runs only on call->stream, allocates nothing (it asks for workspace),
+ * and returns an fb_status instead of exiting. */
+#ifndef FB_VARIANT_H
+#define FB_VARIANT_H
+
+#include "device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fb_call {
+    const fb_tensor *in;  int n_in;   /* the program's inputs, in case-file order */
+    fb_tensor       *out; int n_out;  /* the program's outputs                    */
+    void *workspace; size_t workspace_bytes;
+    cudaStream_t stream;
+    fb_context *ctx;
+} fb_call;
+
+typedef struct fb_variant {
+    const char *name;   /* "softmax.fused"      */
+    const char *about;  /* one line for `list`  */
+    unsigned dtypes;    /* FB_DTYPE_BIT set      */
+    /* 0 if it can run this call; else FB_E_UNSUPPORTED with the reason in why. May be NULL. */
+    int (*supports)(const fb_call *call, char *why, size_t n);
+    size_t (*workspace)(const fb_call *call); /* may be NULL */
+    int (*run)(const fb_call *call);          /* FB_OK or an fb_status */
+    int launches;       /* kernel launches per run (timer batching); 0 means 1 */
+} fb_variant;
+
+const fb_variant *fb_variant_find(const char *name);
+int fb_variant_count(void);
+const fb_variant *fb_variant_at(int i);
+/* All registered names, for "did you mean". Returns count. */
+int fb_variant_names(const char **names, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

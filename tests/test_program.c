@@ -1,0 +1,2 @@
+#include "testing.h"
+int main(void) { return fb_t_report("test_program"); }
