@@ -46,6 +46,16 @@ size_t fb_timer_flush_bytes(const fb_timer *t);
 fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out,
                            double *samples_out, int samples_cap);
 
+/* Timer self-checks that can fail (selftest runs them):
+ *  1. a spin kernel of a known cycle count measures within 2% of cycles / measured clock;
+ *  2. a 16 MB working set read with the flush is slower than without it.
+ * Writes a human report (one line per check) into `report`; FB_E_CHECK if one fails. */
+fb_status fb_timer_selfcheck(fb_timer *t, char *report, size_t n);
+
+/* Device-to-device copy bandwidth in GB/s (bytes read + written per second) of
+ * `bytes` copied with cudaMemcpyAsync, measured with this timer. */
+fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, double *gbps, fb_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,3 @@
 #include "commands.h"
 fb_status fb_cmd_list(int argc, char **argv) { (void)argc; (void)argv; fb_error("list: not built yet"); return FB_E_USAGE; }
 fb_status fb_cmd_validate(int argc, char **argv) { (void)argc; (void)argv; fb_error("validate: not built yet"); return FB_E_USAGE; }
-fb_status fb_cmd_env(int argc, char **argv) { (void)argc; (void)argv; fb_error("env: not built yet"); return FB_E_USAGE; }

@@ -1,2 +1,48 @@
-/* registry.c — placeholder until written */
-#include "fb.h"
+/* registry.c — fused variants by name. Each kernels/*.cu file exports a table;
+ * adding a kernel file means adding its table here. */
+#include "variant.h"
+
+#include <string.h>
+
+#include "softmax.h"
+
+typedef struct variant_table {
+    const fb_variant *v;
+    const int *count;
+} variant_table;
+
+static const variant_table tables[] = {
+    {fb_softmax_variants, &fb_softmax_variant_count},
+};
+#define N_TABLES (int)(sizeof tables / sizeof tables[0])
+
+int fb_variant_count(void)
+{
+    int n = 0;
+    for (int t = 0; t < N_TABLES; t++) n += *tables[t].count;
+    return n;
+}
+
+const fb_variant *fb_variant_at(int i)
+{
+    for (int t = 0; t < N_TABLES; t++) {
+        if (i < *tables[t].count) return &tables[t].v[i];
+        i -= *tables[t].count;
+    }
+    return NULL;
+}
+
+const fb_variant *fb_variant_find(const char *name)
+{
+    for (int i = 0, n = fb_variant_count(); i < n; i++)
+        if (strcmp(fb_variant_at(i)->name, name) == 0) return fb_variant_at(i);
+    return NULL;
+}
+
+int fb_variant_names(const char **names, int max)
+{
+    int n = fb_variant_count();
+    if (n > max) n = max;
+    for (int i = 0; i < n; i++) names[i] = fb_variant_at(i)->name;
+    return n;
+}
