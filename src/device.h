@@ -1,6 +1,6 @@
 /* device.h — the GPU: facts, tracked allocation, the shared context, and the
  * checked-call macros. Every CUDA, cuBLAS and cuDNN call goes through FB_CUDA /
- * FB_CUBLAS / FB_CUDNN, whose message names the call, file:line and fb_context(). */
+ * FB_CUBLAS / FB_CUDNN, whose message names the call, file:line and fb_context_str(). */
 #ifndef FB_DEVICE_H
 #define FB_DEVICE_H
 

@@ -51,7 +51,7 @@ void fb_set_context(const char *fmt, ...)
     va_end(ap);
 }
 
-const char *fb_context(void) { return g_context; }
+const char *fb_context_str(void) { return g_context; }
 
 static const char *const dtype_names[FB_NDTYPES] = {"float32", "float16", "bfloat16", "float64"};
 static const size_t dtype_sizes[FB_NDTYPES] = {4, 2, 2, 8};

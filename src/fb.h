@@ -49,7 +49,7 @@ void fb_set_context(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
-const char *fb_context(void);
+const char *fb_context_str(void);
 
 /* ---- dtypes ------------------------------------------------------------ */
 typedef enum fb_dtype { FB_F32 = 0, FB_F16, FB_BF16, FB_F64, FB_NDTYPES } fb_dtype;
