@@ -1,0 +1,138 @@
+// common.cuh — what every kernel file shares: dtype traits (half types are stored
+// as half and computed in fp32, as PyTorch does; float64 computes in double),
+// 16-byte vector access, warp and block reductions, and dtype dispatch.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "../src/fb.h"
+
+namespace fb {
+
+// ---- dtype traits -----------------------------------------------------------
+// acc_t<T>: the type arithmetic happens in. float for float/half/bfloat16,
+// double for double.
+template <typename T> struct traits;
+template <> struct traits<float> {
+    using acc = float;
+    static constexpr fb_dtype dtype = FB_F32;
+};
+template <> struct traits<__half> {
+    using acc = float;
+    static constexpr fb_dtype dtype = FB_F16;
+};
+template <> struct traits<__nv_bfloat16> {
+    using acc = float;
+    static constexpr fb_dtype dtype = FB_BF16;
+};
+template <> struct traits<double> {
+    using acc = double;
+    static constexpr fb_dtype dtype = FB_F64;
+};
+template <typename T> using acc_t = typename traits<T>::acc;
+
+__device__ __forceinline__ float to_acc(float x) { return x; }
+__device__ __forceinline__ float to_acc(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_acc(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ double to_acc(double x) { return x; }
+
+template <typename T> __device__ __forceinline__ T from_acc(acc_t<T> x);
+template <> __device__ __forceinline__ float from_acc<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half from_acc<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_acc<__nv_bfloat16>(float x) {
+    return __float2bfloat16_rn(x);
+}
+template <> __device__ __forceinline__ double from_acc<double>(double x) { return x; }
+
+// ---- 16-byte vectors --------------------------------------------------------
+// One LDG.128 / STG.128 per thread is what saturates HBM; vec<T> is the unit.
+template <typename T> struct alignas(16) vec {
+    static constexpr int n = 16 / sizeof(T);
+    T v[n];
+};
+
+template <typename T> __device__ __forceinline__ vec<T> load_vec(const T *p) {
+    vec<T> r;
+    *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(p);
+    return r;
+}
+// Streaming load: read once, do not keep in L1 (ld.global.nc.L1::no_allocate).
+template <typename T> __device__ __forceinline__ vec<T> load_vec_stream(const T *p) {
+    vec<T> r;
+    *reinterpret_cast<int4 *>(&r) = __ldcs(reinterpret_cast<const int4 *>(p));
+    return r;
+}
+template <typename T> __device__ __forceinline__ void store_vec(T *p, const vec<T> &x) {
+    *reinterpret_cast<int4 *>(p) = *reinterpret_cast<const int4 *>(&x);
+}
+// Streaming store: evict-first, the output is not read again by this kernel.
+template <typename T> __device__ __forceinline__ void store_vec_stream(T *p, const vec<T> &x) {
+    __stcs(reinterpret_cast<int4 *>(p), *reinterpret_cast<const int4 *>(&x));
+}
+
+__host__ __device__ __forceinline__ bool aligned16(const void *p) {
+    return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+}
+
+// ---- reductions ---------------------------------------------------------------
+// NaN-propagating max, as torch.amax: fmaxf would drop a NaN.
+template <typename A> __device__ __forceinline__ A nan_max(A a, A b) {
+    return (a != a || a > b) ? a : b;
+}
+
+template <typename A> __device__ __forceinline__ A warp_sum(A x) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+template <typename A> __device__ __forceinline__ A warp_max(A x) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) x = nan_max(x, __shfl_xor_sync(0xffffffffu, x, o));
+    return x;
+}
+
+// Block-wide reductions over blockDim.x threads (a multiple of 32, at most 1024).
+// `scratch` holds at least 32 values; the result is returned to every thread.
+// The leading __syncthreads lets a caller reuse the same scratch back to back.
+template <typename A> __device__ __forceinline__ A block_sum(A x, A *scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    x = warp_sum(x);
+    __syncthreads();
+    if (lane == 0) scratch[warp] = x;
+    __syncthreads();
+    x = lane < nwarps ? scratch[lane] : A(0);
+    return warp_sum(x);
+}
+template <typename A> __device__ __forceinline__ A block_max(A x, A *scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    x = warp_max(x);
+    __syncthreads();
+    if (lane == 0) scratch[warp] = x;
+    __syncthreads();
+    x = lane < nwarps ? scratch[lane] : A(-INFINITY);
+    return warp_max(x);
+}
+
+}  // namespace fb
+
+// ---- dtype dispatch -------------------------------------------------------------
+// FB_DISPATCH(dt, T, body): runs body with T bound to the storage type of dt.
+#define FB_DISPATCH(dt, T, ...)                                  \
+    switch (dt) {                                                \
+    case FB_F32: { using T = float; __VA_ARGS__; } break;        \
+    case FB_F16: { using T = __half; __VA_ARGS__; } break;       \
+    case FB_BF16: { using T = __nv_bfloat16; __VA_ARGS__; } break; \
+    case FB_F64: { using T = double; __VA_ARGS__; } break;       \
+    default: break;                                              \
+    }
+// Only the half types and float32 (fused kernels that do not do float64).
+#define FB_DISPATCH_FLOAT(dt, T, ...)                            \
+    switch (dt) {                                                \
+    case FB_F32: { using T = float; __VA_ARGS__; } break;        \
+    case FB_F16: { using T = __half; __VA_ARGS__; } break;       \
+    case FB_BF16: { using T = __nv_bfloat16; __VA_ARGS__; } break; \
+    default: break;                                              \
+    }
