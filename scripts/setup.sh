@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# setup.sh — install what fusionbench needs (if missing), configure and build.
+# Safe to run again: it installs nothing that is there and reconfigures only
+# when needed. Usage: bash scripts/setup.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+builddir="${1:-build}"
+
+need=()
+command -v meson >/dev/null 2>&1 || need+=(meson)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+if ! pkg-config --exists jansson 2>/dev/null; then need+=(libjansson-dev); fi
+if [ ${#need[@]} -gt 0 ]; then
+    echo "setup: installing ${need[*]}" >&2
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# The CUDA toolkit: on PATH, or in its usual place.
+if ! command -v nvcc >/dev/null 2>&1; then
+    for d in /usr/local/cuda/bin /usr/local/cuda-13.0/bin /usr/local/cuda-12/bin; do
+        if [ -x "$d/nvcc" ]; then export PATH="$d:$PATH"; break; fi
+    done
+fi
+command -v nvcc >/dev/null 2>&1 || { echo "setup: nvcc not found: install the CUDA toolkit (12 or newer)" >&2; exit 1; }
+
+if [ -f "$builddir/build.ninja" ]; then
+    meson setup --reconfigure "$builddir" >/dev/null
+else
+    meson setup "$builddir" >/dev/null
+fi
+ninja -C "$builddir" >/dev/null
+echo "setup: built $builddir/fusionbench" >&2

@@ -1,0 +1,317 @@
+/* cell.c — one grid cell end to end.
+ *
+ * Order matters for honest numbers and for memory: inputs are allocated and
+ * filled once (seeded, so every run sees the same data); the reference is built
+ * from them before any variant runs; the speed-of-light copy of the cell's ideal
+ * bytes is timed next, reusing the input and output buffers when they are large
+ * enough; then each variant in turn sets up (eager plans its intermediates, a
+ * fused variant gets its workspace), has its outputs poisoned, runs once to be
+ * checked, is timed, and gives its memory back before the next one starts, so
+ * one variant's footprint never crowds another into OOM. */
+#include "cell.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "eager.h"
+#include "primitives.h"
+#include "result.h"
+#include "variant.h"
+
+typedef struct cell_state {
+    const fb_cell_env *env;
+    const fb_case *c;
+    fb_dtype dt;
+    fb_shape shapes[FB_MAX_VALUES];
+    fb_costs costs;
+    fb_tensor in[FB_MAX_VALUES], out[FB_MAX_VALUES];
+    size_t base_bytes; /* device bytes in use before the cell (timer buffers) */
+    double sol_ms;     /* NaN when unknown */
+    fb_reference *ref;
+} cell_state;
+
+/* ---- runnables ------------------------------------------------------------ */
+typedef struct eager_job {
+    fb_eager *e;
+    const fb_tensor *in;
+    fb_tensor *out;
+} eager_job;
+
+static fb_status run_eager(void *self, cudaStream_t stream)
+{
+    eager_job *j = self;
+    return fb_eager_run(j->e, j->in, j->out, stream);
+}
+
+typedef struct fused_job {
+    const fb_variant *v;
+    fb_call call;
+} fused_job;
+
+static fb_status run_fused(void *self, cudaStream_t stream)
+{
+    fused_job *j = self;
+    j->call.stream = stream;
+    return (fb_status)j->v->run(&j->call);
+}
+
+typedef struct copy_job {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} copy_job;
+
+static fb_status run_copy(void *self, cudaStream_t stream)
+{
+    copy_job *j = self;
+    FB_CUDA(cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, stream));
+    return FB_OK;
+}
+
+/* ---- helpers ----------------------------------------------------------------- */
+static void set_status(json_t *vj, const char *status, const char *reason)
+{
+    json_object_set_new(vj, "status", json_string(status));
+    if (reason && reason[0]) json_object_set_new(vj, "reason", json_string(reason));
+}
+
+static json_t *check_json(const fb_check_result *r)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "mode", json_string(fb_check_mode_name(r->mode)));
+    json_object_set_new(j, "passed", json_boolean(r->passed));
+    if (r->mode == FB_CHECK_SAMPLED) {
+        json_object_set_new(j, "rows_checked", json_integer(r->rows_checked));
+        json_object_set_new(j, "rows_total", json_integer(r->rows_total));
+    }
+    if (r->mode != FB_CHECK_NONE) {
+        json_object_set_new(j, "elements", json_integer(r->elements_checked));
+        json_object_set_new(j, "max_abs", fb_json_real(r->max_abs));
+        json_object_set_new(j, "max_rel", fb_json_real(r->max_rel));
+        json_object_set_new(j, "bad", json_integer(r->n_bad));
+        if (r->worst_index >= 0) {
+            json_object_set_new(j, "worst_output", json_integer(r->worst_output));
+            json_object_set_new(j, "worst_index", json_integer(r->worst_index));
+            json_object_set_new(j, "got", fb_json_real(r->worst_got));
+            json_object_set_new(j, "want", fb_json_real(r->worst_want));
+        }
+    }
+    if (r->why[0]) json_object_set_new(j, "why", json_string(r->why));
+    return j;
+}
+
+static void free_tensors(fb_tensor *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        fb_dfree(t[i].data);
+        t[i].data = NULL;
+    }
+}
+
+static fb_status alloc_tensor(fb_tensor *t, const fb_shape *shape, fb_dtype dt)
+{
+    t->dtype = dt;
+    t->shape = *shape;
+    size_t bytes = (size_t)fb_shape_numel(shape) * fb_dtype_size(dt);
+    return fb_dmalloc(&t->data, bytes ? bytes : 1);
+}
+
+static size_t tensor_bytes(const fb_tensor *t)
+{
+    return (size_t)fb_shape_numel(&t->shape) * fb_dtype_size(t->dtype);
+}
+
+/* Per-input seed: inputs differ from one another and from run to run only if the seed does. */
+static uint64_t input_seed(uint64_t seed, int i) { return seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 0x632be59bd9b4e019ull + 1; }
+
+/* ---- the speed of light ------------------------------------------------------ */
+static void measure_sol(cell_state *st, json_t *cell)
+{
+    json_t *sj = json_object();
+    json_object_set_new(cell, "sol", sj);
+    st->sol_ms = NAN;
+    size_t half = (size_t)(st->costs.ideal_bytes / 2);
+    half &= ~(size_t)15;
+    if (half == 0) {
+        set_status(sj, "skipped", "no bytes to copy");
+        return;
+    }
+    copy_job job = {0};
+    void *own_src = NULL, *own_dst = NULL;
+    const fb_case *c = st->c;
+    if (tensor_bytes(&st->in[0]) >= half) job.src = st->in[0].data;
+    if (c->n_outputs > 0 && tensor_bytes(&st->out[0]) >= half) job.dst = st->out[0].data;
+    fb_status s = FB_OK;
+    if (!job.src) s = fb_dmalloc(&own_src, half), job.src = own_src;
+    if (s == FB_OK && !job.dst) s = fb_dmalloc(&own_dst, half), job.dst = own_dst;
+    if (s == FB_OK) {
+        job.bytes = half;
+        fb_runnable r = {run_copy, &job, 1};
+        fb_stats stats;
+        s = fb_timer_measure(st->env->timer, &r, &stats, NULL, 0);
+        if (s == FB_OK) {
+            set_status(sj, "ok", NULL);
+            json_object_set_new(sj, "time_ms", fb_stats_to_json(&stats));
+            json_object_set_new(sj, "gbps", fb_json_real(2.0 * (double)half / (stats.median * 1e-3) / 1e9));
+            st->sol_ms = stats.median;
+        }
+    }
+    if (s != FB_OK) set_status(sj, s == FB_E_OOM ? "oom" : "error", fb_last_error());
+    fb_dfree(own_src);
+    fb_dfree(own_dst);
+}
+
+/* ---- one variant ----------------------------------------------------------------- */
+static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool *failed)
+{
+    const fb_cell_env *env = st->env;
+    const fb_case *c = st->c;
+    cudaStream_t stream = env->ctx->stream;
+    size_t before = fb_dmem_current();
+    fb_dmem_reset_peak();
+
+    eager_job ej = {0};
+    fused_job fj = {0};
+    fb_runnable r = {0};
+    void *workspace = NULL;
+    int kernels = 1;
+    fb_status s = FB_OK;
+
+    if (strcmp(name, FB_EAGER) == 0) {
+        s = fb_eager_create(c, st->shapes, st->dt, &ej.e);
+        if (s == FB_OK) {
+            ej.in = st->in;
+            ej.out = st->out;
+            r = (fb_runnable){run_eager, &ej, fb_eager_launches(ej.e)};
+            kernels = fb_eager_launches(ej.e);
+        }
+    } else {
+        const fb_variant *v = fb_variant_find(name);
+        if (!v) {
+            set_status(vj, "skipped", "no such variant");
+            return FB_OK;
+        }
+        if (!(v->dtypes & FB_DTYPE_BIT(st->dt))) {
+            char why[128];
+            snprintf(why, sizeof why, "%s does not support %s", name, fb_dtype_name(st->dt));
+            set_status(vj, "skipped", why);
+            return FB_OK;
+        }
+        fj.v = v;
+        fj.call = (fb_call){st->in, c->n_inputs, st->out, c->n_outputs, NULL, 0, stream, env->ctx};
+        char why[256] = "";
+        if (v->supports && v->supports(&fj.call, why, sizeof why) != 0) {
+            set_status(vj, "skipped", why[0] ? why : "shape not supported");
+            return FB_OK;
+        }
+        size_t ws = v->workspace ? v->workspace(&fj.call) : 0;
+        if (ws) s = fb_dmalloc(&workspace, ws);
+        fj.call.workspace = workspace;
+        fj.call.workspace_bytes = ws;
+        kernels = v->launches > 0 ? v->launches : 1;
+        r = (fb_runnable){run_fused, &fj, kernels};
+    }
+
+    if (s == FB_OK) {
+        /* the checked run: poisoned outputs, so anything left unwritten fails */
+        for (int k = 0; k < c->n_outputs && s == FB_OK; k++)
+            s = fb_cuda_status(fb_poison(&st->out[k], stream), "fb_poison", __FILE__, __LINE__);
+        if (s == FB_OK) s = r.run(r.self, stream);
+        if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (checked run)",
+                                           __FILE__, __LINE__);
+    }
+    size_t footprint = fb_dmem_current() - st->base_bytes;
+    fb_check_result chk;
+    if (s == FB_OK) s = fb_check_outputs(st->ref, st->out, c->tol[st->dt], &chk);
+    if (s == FB_OK) {
+        json_object_set_new(vj, "check", check_json(&chk));
+        if (!chk.passed) *failed = true;
+        set_status(vj, chk.passed ? "ok" : "fail", chk.passed ? NULL : chk.why);
+        json_object_set_new(vj, "kernels", json_integer(kernels));
+        if (env->time) {
+            fb_stats t;
+            s = fb_timer_measure(env->timer, &r, &t, NULL, 0);
+            if (s == FB_OK) {
+                double sec = t.median * 1e-3;
+                json_object_set_new(vj, "time_ms", fb_stats_to_json(&t));
+                json_object_set_new(vj, "gbps", fb_json_real(st->costs.ideal_bytes / sec / 1e9));
+                json_object_set_new(vj, "tflops", fb_json_real(st->costs.flops / sec / 1e12));
+                json_object_set_new(vj, "sol_pct", fb_json_real(st->sol_ms / t.median * 100.0));
+            }
+        }
+        json_object_set_new(vj, "footprint_bytes", json_integer((json_int_t)footprint));
+        json_object_set_new(vj, "peak_bytes", json_integer((json_int_t)(fb_dmem_peak() - st->base_bytes)));
+    }
+    if (s != FB_OK) {
+        set_status(vj, s == FB_E_OOM ? "oom" : (s == FB_E_UNSUPPORTED ? "skipped" : "error"), fb_last_error());
+        if (s == FB_E_OOM || s == FB_E_UNSUPPORTED) s = FB_OK;
+    }
+    if (ej.e) fb_eager_destroy(ej.e);
+    fb_dfree(workspace);
+    (void)before;
+    return s;
+}
+
+fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, const fb_point *p,
+                      const char *const *variants, int n_variants, json_t *cell, bool *failed)
+{
+    cell_state st = {.env = env, .c = c, .dt = dt, .sol_ms = NAN};
+    cudaStream_t stream = env->ctx->stream;
+
+    json_object_set_new(cell, "row", json_integer(p->sym[c->axis[0].sym]));
+    if (c->n_axes > 1) json_object_set_new(cell, "col", json_integer(p->sym[c->axis[1].sym]));
+    json_t *pj = json_object();
+    for (int i = 0; i < c->n_syms; i++) json_object_set_new(pj, c->sym[i], json_integer(p->sym[i]));
+    json_object_set_new(cell, "point", pj);
+    json_t *vars = json_object();
+    json_object_set_new(cell, "variants", vars);
+
+    FB_TRY(fb_program_shapes(c, p, st.shapes));
+    FB_TRY(fb_program_costs(c, st.shapes, dt, &st.costs));
+    json_object_set_new(cell, "ideal_bytes", json_real(st.costs.ideal_bytes));
+    json_object_set_new(cell, "flops", json_real(st.costs.flops));
+
+    st.base_bytes = fb_dmem_current();
+    fb_dmem_reset_peak();
+    fb_status s = FB_OK;
+    for (int i = 0; i < c->n_inputs && s == FB_OK; i++) s = alloc_tensor(&st.in[i], &st.shapes[i], dt);
+    for (int k = 0; k < c->n_outputs && s == FB_OK; k++)
+        s = alloc_tensor(&st.out[k], &st.shapes[c->outputs[k]], dt);
+    for (int i = 0; i < c->n_inputs && s == FB_OK; i++)
+        s = fb_cuda_status(fb_fill(&st.in[i], c->values[i].init, input_seed(env->seed, i), stream), "fb_fill",
+                           __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (inputs)", __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_reference_create(c, st.shapes, dt, st.in, env->full_limit, &st.ref);
+
+    if (s == FB_OK) {
+        if (env->time) measure_sol(&st, cell);
+        for (int v = 0; v < n_variants && s == FB_OK; v++) {
+            json_t *vj = json_object();
+            json_object_set_new(vars, variants[v], vj);
+            char pt[128] = "";
+            for (int a = 0; a < c->n_axes; a++) {
+                size_t k = strlen(pt);
+                snprintf(pt + k, sizeof pt - k, "%s%s=%lld", a ? " " : "", c->sym[c->axis[a].sym],
+                         (long long)p->sym[c->axis[a].sym]);
+            }
+            fb_set_context("case %s, %s, cell %s, variant %s", c->name, fb_dtype_name(dt), pt, variants[v]);
+            s = run_variant(&st, variants[v], vj, failed);
+        }
+    } else {
+        /* the cell could not be set up: every variant shares its fate */
+        const char *status = s == FB_E_OOM ? "oom" : "error";
+        for (int v = 0; v < n_variants; v++) {
+            json_t *vj = json_object();
+            set_status(vj, status, fb_last_error());
+            json_object_set_new(vars, variants[v], vj);
+        }
+        if (s == FB_E_OOM) s = FB_OK;
+    }
+    fb_reference_destroy(st.ref);
+    free_tensors(st.in, c->n_inputs);
+    free_tensors(st.out, c->n_outputs);
+    return s;
+}
