@@ -1,2 +1,372 @@
+/* test_report.c — the result file (atomic write, read, NaN as null, lookups)
+ * and the terminal grids, compared byte for byte with tests/golden/.
+ *
+ * golden/result_small.json is a hand-made result: softmax float32 on a 3x4
+ * grid whose cells cover ok / oom / fail / error / skipped / missing, and a
+ * 1-axis rowsum case. Run from tests/ (meson's workdir).
+ *
+ * To regenerate the golden grids after an intended layout change:
+ *   FB_UPDATE_GOLDEN=1 ../build/tests/test_report   — then read the diff. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "result.h"
 #include "testing.h"
-int main(void) { return fb_t_report("test_report"); }
+
+#define GOLDEN "golden/"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[4096];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            buf = realloc(buf, cap);
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (!buf) buf = calloc(1, 1);
+    else buf[len] = 0;
+    return buf;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Compares `got` with the golden file, or rewrites it when asked to. */
+static void check_golden(const char *got, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, GOLDEN "%s", name);
+    if (getenv("FB_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fputs(got, f);
+            fclose(f);
+        }
+        return;
+    }
+    char *want = read_text(path);
+    CHECK(want != NULL);
+    if (want && strcmp(got, want) != 0) fprintf(stderr, "%s differs; got:\n%s", path, got);
+    if (want) CHECK_STR(got, want);
+    free(want);
+}
+
+/* Runs one report into memory; returns the text (caller frees) and the status. */
+static char *grid(json_t *root, const char *cs, const char *dt, const char *var, const char *base,
+                  fb_show show, fb_status *st)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *st = fb_report_grid(f, root, cs, dt, var, base, show);
+    fclose(f);
+    return buf;
+}
+
+static json_t *load_small(void)
+{
+    json_t *root = NULL;
+    fb_status st = fb_result_read(GOLDEN "result_small.json", &root);
+    if (st != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    return root;
+}
+
+static void test_show_names(void)
+{
+    fb_show s = FB_SHOW_TIME;
+    CHECK(fb_show_from_name("speedup", &s) == 0 && s == FB_SHOW_SPEEDUP);
+    CHECK(fb_show_from_name("sol", &s) == 0 && s == FB_SHOW_SOL);
+    CHECK(fb_show_from_name("time", &s) == 0 && s == FB_SHOW_TIME);
+    CHECK(fb_show_from_name("gbps", &s) == 0 && s == FB_SHOW_GBPS);
+    CHECK(fb_show_from_name("fast", &s) == -1);
+}
+
+/* The golden files hold what the user sees; the spot checks below tie a few of
+ * their numbers to hand computation so a bad golden cannot pass unnoticed. */
+static void test_grids(json_t *root)
+{
+    fb_status st;
+    char *g = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_speedup.txt");
+    CHECK(strstr(g, "400.0%") != NULL); /* 2.0 ms / 0.5 ms */
+    CHECK(strstr(g, "250.0%") != NULL); /* 0.010 / 0.004 */
+    CHECK(strstr(g, "BFAIL") != NULL);
+    CHECK(strstr(g, "(t_eager / t_softmax.fused)\ndim0\\dim1") != NULL);
+    free(g);
+
+    g = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SOL, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_sol.txt");
+    CHECK(strstr(g, "  75.0%") != NULL);  /* 0.003 / 0.004 */
+    CHECK(strstr(g, "  66.7%") != NULL);  /* no sol times: the stored sol_pct */
+    CHECK(strstr(g, "BFAIL") == NULL);    /* the baseline does not matter here */
+    free(g);
+
+    g = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_TIME, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_time.txt");
+    CHECK(strstr(g, "   500.0") != NULL);     /* 0.5 ms */
+    CHECK(strstr(g, " 123456.7") != NULL);    /* 123.4567 ms widens its column */
+    free(g);
+
+    g = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_GBPS, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_gbps.txt");
+    CHECK(strstr(g, "     33") != NULL); /* no stored gbps: 131072 B / 4 us */
+    CHECK(strstr(g, "   1234") != NULL); /* stored 1234.4 */
+    free(g);
+
+    g = grid(root, "rowsum", "bf16", "rowsum.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_1axis.txt");
+    CHECK(strstr(g, "rowsum · bfloat16 · ") == g); /* the alias prints canonically */
+    CHECK(strstr(g, "125.0%") != NULL);            /* 1.0 / 0.8 */
+    free(g);
+
+    /* An explicit baseline replaces the case's. */
+    g = grid(root, "rowsum", "bfloat16", "rowsum.fused", "rowsum.cub", FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_OK);
+    CHECK(strstr(g, "rowsum.fused vs rowsum.cub (t_rowsum.cub / t_rowsum.fused)") != NULL);
+    CHECK(strstr(g, "200.0%") != NULL); /* 0.004 / 0.002 */
+    free(g);
+}
+
+static void test_report_all(json_t *root)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(fb_report_all(f, root, NULL, FB_SHOW_SPEEDUP) == FB_OK);
+    fclose(f);
+    check_golden(buf, "grid_all_speedup.txt");
+    /* softmax.fused, rowsum.fused, rowsum.cub; never eager against itself */
+    int grids = 0;
+    for (const char *p = buf; (p = strstr(p, " vs ")); p++) grids++;
+    CHECK(grids == 3);
+    CHECK(strstr(buf, "eager vs eager") == NULL);
+    free(buf);
+
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(fb_report_all(f, root, NULL, FB_SHOW_SOL) == FB_OK);
+    fclose(f);
+    grids = 0;
+    for (const char *p = buf; (p = strstr(p, "% of speed of light")); p++) grids++;
+    CHECK(grids == 5); /* the baseline has a speed-of-light grid too */
+    free(buf);
+}
+
+static void test_grid_errors(json_t *root)
+{
+    fb_status st;
+    char *g = grid(root, "sofmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_E_USAGE);
+    CHECK(strstr(fb_last_error(), "softmax, rowsum") != NULL);
+    free(g);
+    g = grid(root, "softmax", "float16", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_E_USAGE);
+    CHECK(strstr(fb_last_error(), "float16") && strstr(fb_last_error(), "have: float32"));
+    free(g);
+    g = grid(root, "softmax", "float32", "softmax.fast", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_E_USAGE);
+    CHECK(strstr(fb_last_error(), "have: eager, softmax.fused") != NULL);
+    free(g);
+    g = grid(root, "softmax", "float32", "softmax.fused", "torch", FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_E_USAGE);
+    CHECK(strstr(fb_last_error(), "torch") != NULL);
+    free(g);
+    /* nothing is printed for a bad request */
+    g = grid(root, "softmax", "float32", "nope", NULL, FB_SHOW_TIME, &st);
+    CHECK(g && g[0] == 0);
+    free(g);
+}
+
+static void test_lookups(json_t *root)
+{
+    json_t *cs = fb_result_case(root, "softmax");
+    CHECK(cs != NULL);
+    CHECK(fb_result_case(root, "nope") == NULL);
+    json_t *dt = fb_result_dtype(cs, "float32");
+    CHECK(dt != NULL);
+    CHECK(fb_result_dtype(cs, "fp32") == dt);
+    CHECK(fb_result_dtype(cs, "float16") == NULL);
+    json_t *cell = fb_result_cell(dt, 128, 256);
+    CHECK(cell != NULL);
+    CHECK(fb_json_number(cell, "ideal_bytes") == 262144.0);
+    CHECK(fb_result_cell(dt, 1024, 1024) == NULL); /* the missing cell */
+    CHECK(fb_result_cell(dt, 128, -1) == NULL);    /* 2-axis cells all have a col */
+
+    json_t *dt1 = fb_result_dtype(fb_result_case(root, "rowsum"), "bfloat16");
+    CHECK(fb_result_cell(dt1, 4096, -1) != NULL);
+    CHECK(fb_result_cell(dt1, 4096, 4096) == NULL);
+    CHECK(isnan(fb_json_number(cell, "nope")));
+    CHECK(isnan(fb_json_number(cell, "variants"))); /* not a number */
+    CHECK(isnan(fb_json_number(NULL, "x")));
+}
+
+static void test_stats_json(void)
+{
+    fb_stats s = {.n = 7, .min = 0.25, .p20 = 0.3, .median = 0.123456789, .p80 = 0.5,
+                  .max = INFINITY, .mean = 0.4, .stdev = NAN};
+    json_t *j = fb_stats_to_json(&s);
+    CHECK(j != NULL);
+    CHECK(json_is_null(json_object_get(j, "max")));
+    CHECK(json_is_null(json_object_get(j, "stdev")));
+    CHECK(json_integer_value(json_object_get(j, "n")) == 7);
+    fb_stats r;
+    fb_stats_from_json(j, &r);
+    CHECK(r.n == 7 && r.min == 0.25 && r.p20 == 0.3 && r.median == 0.123456789);
+    CHECK(r.p80 == 0.5 && r.mean == 0.4 && isnan(r.max) && isnan(r.stdev));
+    json_decref(j);
+
+    fb_stats_from_json(NULL, &r); /* absent: all NaN, n = 0 */
+    CHECK(r.n == 0 && isnan(r.min) && isnan(r.median) && isnan(r.stdev));
+
+    j = fb_json_real(NAN);
+    CHECK(json_is_null(j));
+    json_decref(j);
+    j = fb_json_real(-INFINITY);
+    CHECK(json_is_null(j));
+    json_decref(j);
+    j = fb_json_real(1.5);
+    CHECK(json_is_real(j) && json_real_value(j) == 1.5);
+    json_decref(j);
+}
+
+static bool dir_has_prefix(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool found = false;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) found = true;
+    closedir(d);
+    return found;
+}
+
+static void test_write_read(void)
+{
+    char dir[] = "/tmp/fb_test_report.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/r.json", dir);
+
+    fb_stats s = {.n = 3, .min = 0.001, .p20 = 0.0011, .median = 0.00123456789, .p80 = 0.0013,
+                  .max = 0.0014, .mean = 0.0012, .stdev = NAN};
+    json_t *root = json_pack("{s:{s:s, s:s, s:i}, s:s, s:[]}", "fusionbench", "version", FB_VERSION,
+                             "git", "abc", "schema", FB_RESULT_SCHEMA, "host", "höst", "cases");
+    json_object_set_new(root, "time_ms", fb_stats_to_json(&s));
+    json_object_set_new(root, "gbps", fb_json_real(NAN));
+    CHECK(fb_result_write(root, path) == FB_OK);
+    CHECK(!dir_has_prefix(dir, "r.json.tmp")); /* the temp file is gone */
+
+    char *text = read_text(path);
+    CHECK(text && strstr(text, "\"gbps\": null") != NULL);
+    CHECK(text && strstr(text, "höst") != NULL); /* UTF-8 kept, not \u-escaped */
+    CHECK(text && strstr(text, "0.00123456789") != NULL); /* 9 significant digits */
+    free(text);
+
+    json_t *back = NULL;
+    CHECK(fb_result_read(path, &back) == FB_OK);
+    fb_stats r;
+    fb_stats_from_json(json_object_get(back, "time_ms"), &r);
+    CHECK(r.n == 3 && r.median == 0.00123456789 && r.min == 0.001 && isnan(r.stdev));
+    CHECK(isnan(fb_json_number(back, "gbps")));
+    CHECK_STR(json_string_value(json_object_get(back, "host")), "höst");
+    json_decref(back);
+
+    /* Rewriting replaces the file whole. */
+    json_object_set_new(root, "host", json_string("other"));
+    CHECK(fb_result_write(root, path) == FB_OK);
+    CHECK(fb_result_read(path, &back) == FB_OK);
+    CHECK_STR(json_string_value(json_object_get(back, "host")), "other");
+    json_decref(back);
+
+    /* A directory that does not exist: FB_E_IO naming the path, nothing left behind. */
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/missing/r.json", dir);
+    CHECK(fb_result_write(root, bad) == FB_E_IO);
+    CHECK(strstr(fb_last_error(), bad) != NULL);
+    CHECK(strstr(fb_last_error(), "cannot write") != NULL);
+    CHECK(!exists(bad));
+
+    /* A target that cannot be replaced (a directory): the temp is removed. */
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/adir", dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    CHECK(fb_result_write(root, sub) == FB_E_IO);
+    CHECK(!dir_has_prefix(dir, "adir.tmp"));
+    rmdir(sub);
+
+    /* Reading: missing, syntax error, JSON but not a result, newer schema. */
+    json_t *doc = (json_t *)1;
+    CHECK(fb_result_read(bad, &doc) == FB_E_IO);
+    CHECK(doc == NULL);
+    CHECK(strstr(fb_last_error(), "no such file") != NULL);
+
+    char other[300];
+    snprintf(other, sizeof other, "%s/other.json", dir);
+    FILE *f = fopen(other, "w");
+    fputs("{\"name\": \"softmax\",\n \"x\": [1, 2,]}\n", f);
+    fclose(f);
+    CHECK(fb_result_read(other, &doc) == FB_E_IO);
+    char want[400];
+    snprintf(want, sizeof want, "%s:2:", other);
+    CHECK(strncmp(fb_last_error(), want, strlen(want)) == 0);
+
+    f = fopen(other, "w");
+    fputs("{\"name\": \"softmax\", \"program\": []}\n", f);
+    fclose(f);
+    CHECK(fb_result_read(other, &doc) == FB_E_CASE);
+    CHECK(strstr(fb_last_error(), "not a fusionbench result file") != NULL);
+
+    f = fopen(other, "w");
+    fputs("[1, 2]\n", f);
+    fclose(f);
+    CHECK(fb_result_read(other, &doc) == FB_E_CASE);
+
+    f = fopen(other, "w");
+    fputs("{\"fusionbench\": {\"version\": \"9.0.0\", \"schema\": 99}}\n", f);
+    fclose(f);
+    CHECK(fb_result_read(other, &doc) == FB_E_CASE);
+    CHECK(strstr(fb_last_error(), "newer") != NULL);
+
+    remove(other);
+    remove(path);
+    CHECK(rmdir(dir) == 0); /* empty: nothing stray was written */
+    json_decref(root);
+}
+
+int main(void)
+{
+    test_show_names();
+    test_stats_json();
+    test_write_read();
+    json_t *root = load_small();
+    if (root) {
+        test_lookups(root);
+        test_grids(root);
+        test_report_all(root);
+        test_grid_errors(root);
+        json_decref(root);
+    }
+    return fb_t_report("test_report");
+}
