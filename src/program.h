@@ -139,7 +139,7 @@ typedef struct fb_point {
 } fb_point;
 
 /* Concrete shapes of every value at a point. Fails with FB_E_CASE and a message
- * naming the node (e.g. "program[1] (sub): shapes [4, 8] and [3] do not broadcast")
+ * naming the node (e.g. "program[1].in: shapes [4, 8] and [3] do not broadcast")
  * when shapes do not broadcast or a reduction dim is out of range. */
 fb_status fb_program_shapes(const fb_case *c, const fb_point *p, fb_shape shapes[FB_MAX_VALUES]);
 
