@@ -1,2 +1,645 @@
-/* bench.c — placeholder until written */
-#include "fb.h"
+/* bench.c — the timer: how fusionbench turns "run this variant" into a time.
+ *
+ * One SAMPLE is, on the timer's stream:
+ *     memset(flush buffer)      only when opts.flush; >= 2x L2 (256 MiB at least),
+ *                               so every sample starts with a cold L2
+ *     record(start[i])
+ *     run(self, stream)         the variant: one or many kernel launches
+ *     record(end[i])
+ * The flush is never between start and end, so it is never part of the time.
+ *
+ * EVENTS mode (default), per measurement:
+ *  1. one untimed run (lazy module loading, library handles, first-touch);
+ *  2. an estimate: one sample, and four more if it is short; median;
+ *  3. warm-up: ceil(warmup_ms / estimate) runs without the flush (clock ramp,
+ *     library heuristics caches), stopped early if the host is the bottleneck;
+ *  4. samples, in batches: set the host-mapped flag to 0, launch the blocking
+ *     kernel (one thread spinning on that flag), queue as many samples as fit in
+ *     ~500 queued operations (launches per run + memset + 2 event records; the
+ *     stream's queue must never fill up while the GPU is held, or the host would
+ *     block in a launch and deadlock until the blocking kernel's timeout), then
+ *     set the flag to 1. The GPU then runs the whole batch back to back: an eager
+ *     chain of many small kernels is timed as the GPU runs it, not as fast as the
+ *     CPU launches it (nvbench's blocking kernel). A batch also stays under
+ *     ~25 ms of GPU time so the stopping rules are checked often.
+ *  5. stop when n_rep = clamp(rep_ms / estimate, min_samples, max_samples)
+ *     samples are taken; or earlier once n >= max(min_samples, 20) and the
+ *     median's relative noise (robust standard error / median) is below
+ *     max_noise_pct; or when the measurement's wall time passes max_wall_s (with
+ *     at least 3 samples).
+ *  The result is fb_stats over every sample (ms); the median is the headline.
+ *  If the blocking kernel gives up (2 s timeout, e.g. because the variant
+ *  synchronises inside run()), its batch is still timed sample by sample; the
+ *  timer warns once on stderr.
+ *
+ * GRAPH mode: K samples (flush memset, external event record, run, external
+ * event record) are captured into one CUDA graph, instantiated once and replayed
+ * until the same stopping rules hold; each replay yields K samples. Unlike
+ * do_bench_cudagraph, the flush is inside the graph, between samples, so replays
+ * do not measure a warm L2. Launch latency is gone by construction, so no
+ * blocking kernel. A variant that cannot be captured is an FB_E_CUDA error.
+ *
+ * CUPTI mode is not built in this version (no CUPTI in the build machine's
+ * toolkit): it returns FB_E_UNSUPPORTED.
+ *
+ * Self-check (fb_timer_selfcheck): a spin kernel's event-timed median must agree
+ * with the kernel's own %globaltimer duration (2% + 5 us launch allowance), and
+ * a 16 MiB working set must time slower with the flush than without it. */
+#include "bench.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "timing.h"
+
+#define EV_PAIRS 512                 /* event pairs: the largest batch or graph       */
+#define QUEUE_BUDGET 500             /* queued operations behind the blocking kernel  */
+#define BATCH_GPU_MS 25.0            /* GPU time per batch: stopping-rule granularity */
+#define GRAPH_K_MAX 64               /* samples per captured graph                    */
+#define BLOCK_TIMEOUT_NS 2000000000ull
+#define MIN_FLUSH_BYTES ((size_t)256 << 20)
+
+struct fb_timer {
+    fb_device_info dev;
+    fb_timer_opts opts;
+    cudaStream_t stream;
+    void *flush_buf;
+    size_t flush_bytes;
+    double flush_ms; /* GPU time of one flush, to size batches */
+    cudaEvent_t start[EV_PAIRS], end[EV_PAIRS];
+    int n_events;
+    volatile int32_t *h_sync; /* [0] release flag, [1] timed-out flag: pinned, host-mapped */
+    int32_t *d_sync;
+    bool warned_timeout;
+};
+
+/* ---- options ------------------------------------------------------------- */
+
+const char *fb_timer_mode_name(fb_timer_mode m)
+{
+    switch (m) {
+    case FB_TIMER_EVENTS: return "events";
+    case FB_TIMER_GRAPH: return "graph";
+    case FB_TIMER_CUPTI: return "cupti";
+    }
+    return "?";
+}
+
+int fb_timer_mode_from_name(const char *s, fb_timer_mode *out)
+{
+    static const fb_timer_mode modes[] = {FB_TIMER_EVENTS, FB_TIMER_GRAPH, FB_TIMER_CUPTI};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (s && strcmp(s, fb_timer_mode_name(modes[i])) == 0) {
+            *out = modes[i];
+            return 0;
+        }
+    return -1;
+}
+
+void fb_timer_opts_default(fb_timer_opts *o)
+{
+    o->mode = FB_TIMER_EVENTS;
+    o->warmup_ms = 25;
+    o->rep_ms = 100;
+    o->max_noise_pct = 0.5;
+    o->max_wall_s = 5;
+    o->min_samples = 10;
+    o->max_samples = 2000;
+    o->flush = true;
+}
+
+static fb_status check_opts(const fb_timer_opts *o)
+{
+    if (!(o->rep_ms > 0) || !(o->warmup_ms >= 0) || !(o->max_wall_s > 0) || !(o->max_noise_pct >= 0) ||
+        o->min_samples < 1 || o->max_samples < o->min_samples) {
+        fb_error("timer: invalid options (rep %g ms, warm-up %g ms, max wall %g s, max noise %g%%, samples %d..%d)",
+                 o->rep_ms, o->warmup_ms, o->max_wall_s, o->max_noise_pct, o->min_samples, o->max_samples);
+        return FB_E_USAGE;
+    }
+    return FB_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- create / destroy ---------------------------------------------------- */
+
+static fb_status timer_init(fb_timer *t)
+{
+    size_t fb = 2 * t->dev.l2_bytes;
+    t->flush_bytes = fb > MIN_FLUSH_BYTES ? fb : MIN_FLUSH_BYTES;
+    FB_TRY(fb_dmalloc(&t->flush_buf, t->flush_bytes));
+    for (; t->n_events < EV_PAIRS; t->n_events++) {
+        FB_CUDA(cudaEventCreate(&t->start[t->n_events]));
+        fb_status s = fb_cuda_status(cudaEventCreate(&t->end[t->n_events]), "cudaEventCreate(&t->end[i])",
+                                     __FILE__, __LINE__);
+        if (s != FB_OK) {
+            cudaEventDestroy(t->start[t->n_events]);
+            return s;
+        }
+    }
+    void *h = NULL;
+    FB_CUDA(cudaHostAlloc(&h, 64, cudaHostAllocMapped));
+    t->h_sync = (volatile int32_t *)h;
+    t->h_sync[0] = 1;
+    t->h_sync[1] = 0;
+    void *d = NULL;
+    FB_CUDA(cudaHostGetDevicePointer(&d, h, 0));
+    t->d_sync = (int32_t *)d;
+
+    /* Time one flush (after an untimed one) so batches can be sized by the GPU
+     * time they will really take. */
+    FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
+    FB_CUDA(cudaEventRecord(t->start[0], t->stream));
+    FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
+    FB_CUDA(cudaEventRecord(t->end[0], t->stream));
+    FB_CUDA(cudaEventSynchronize(t->end[0]));
+    float ms = 0;
+    FB_CUDA(cudaEventElapsedTime(&ms, t->start[0], t->end[0]));
+    t->flush_ms = ms;
+    return FB_OK;
+}
+
+fb_status fb_timer_create(const fb_device_info *dev, const fb_timer_opts *opts, cudaStream_t stream,
+                          fb_timer **out)
+{
+    *out = NULL;
+    fb_timer *t = calloc(1, sizeof *t);
+    if (!t) {
+        fb_error("timer: out of host memory");
+        return FB_E_NOMEM;
+    }
+    t->dev = *dev;
+    if (opts) t->opts = *opts;
+    else fb_timer_opts_default(&t->opts);
+    t->stream = stream;
+    fb_status s = check_opts(&t->opts);
+    if (s == FB_OK) s = timer_init(t);
+    if (s != FB_OK) {
+        fb_timer_destroy(t);
+        return s;
+    }
+    *out = t;
+    return FB_OK;
+}
+
+void fb_timer_destroy(fb_timer *t)
+{
+    if (!t) return;
+    for (int i = 0; i < t->n_events; i++) {
+        cudaEventDestroy(t->start[i]);
+        cudaEventDestroy(t->end[i]);
+    }
+    if (t->h_sync) cudaFreeHost((void *)t->h_sync);
+    fb_dfree(t->flush_buf);
+    free(t);
+}
+
+size_t fb_timer_flush_bytes(const fb_timer *t) { return t ? t->flush_bytes : 0; }
+
+/* ---- one sample ------------------------------------------------------------ */
+
+static fb_status enqueue_sample(fb_timer *t, const fb_runnable *r, int i, bool capturing)
+{
+    if (t->opts.flush) FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
+    if (capturing) FB_CUDA(cudaEventRecordWithFlags(t->start[i], t->stream, cudaEventRecordExternal));
+    else FB_CUDA(cudaEventRecord(t->start[i], t->stream));
+    FB_TRY(r->run(r->self, t->stream));
+    if (capturing) FB_CUDA(cudaEventRecordWithFlags(t->end[i], t->stream, cudaEventRecordExternal));
+    else FB_CUDA(cudaEventRecord(t->end[i], t->stream));
+    return FB_OK;
+}
+
+static fb_status read_pairs(fb_timer *t, int n, double *out)
+{
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        FB_CUDA(cudaEventElapsedTime(&ms, t->start[i], t->end[i]));
+        out[i] = ms;
+    }
+    return FB_OK;
+}
+
+static void release_flag(fb_timer *t) { __atomic_store_n((int32_t *)&t->h_sync[0], 1, __ATOMIC_SEQ_CST); }
+
+/* Events mode: n samples queued behind the blocking kernel, then released. */
+static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out)
+{
+    __atomic_store_n((int32_t *)&t->h_sync[1], 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n((int32_t *)&t->h_sync[0], 0, __ATOMIC_SEQ_CST);
+    fb_status s = fb_cuda_status(fb_launch_block_stream(t->d_sync, t->d_sync + 1, BLOCK_TIMEOUT_NS, t->stream),
+                                 "fb_launch_block_stream", __FILE__, __LINE__);
+    if (s != FB_OK) {
+        release_flag(t);
+        return s;
+    }
+    for (int i = 0; i < n && s == FB_OK; i++) s = enqueue_sample(t, r, i, false);
+    /* Always release, also on error: the GPU must never be left spinning. */
+    release_flag(t);
+    if (s != FB_OK) {
+        (void)cudaStreamSynchronize(t->stream); /* drain; the first error is the one to report */
+        return s;
+    }
+    FB_CUDA(cudaStreamSynchronize(t->stream));
+    if (__atomic_load_n((int32_t *)&t->h_sync[1], __ATOMIC_SEQ_CST) && !t->warned_timeout) {
+        t->warned_timeout = true;
+        fprintf(stderr,
+                "fusionbench: warning: timer: the blocking kernel timed out after %.0f s while samples were queued "
+                "(does the variant synchronise inside run()?); launch gaps may be inside those samples%s%s\n",
+                BLOCK_TIMEOUT_NS / 1e9, fb_context_str()[0] ? "; while " : "", fb_context_str());
+    }
+    return read_pairs(t, n, out);
+}
+
+/* ---- shared stopping rules ------------------------------------------------- */
+
+typedef struct sampling {
+    double *x;       /* samples so far, measurement order */
+    double *scratch; /* sorted copy for the noise rule   */
+    int n, n_rep, cap;
+    double t0;       /* wall start of the measurement    */
+} sampling;
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+static int clamp_count(double want, int lo, int hi)
+{
+    if (!(want < 1e9)) want = 1e9;
+    int n = (int)ceil(want);
+    return n < lo ? lo : n > hi ? hi : n;
+}
+
+static bool should_stop(const fb_timer *t, sampling *S)
+{
+    if (S->n >= S->n_rep) return true;
+    if (S->n >= 3 && now_s() - S->t0 > t->opts.max_wall_s) return true;
+    if (S->n >= imax(t->opts.min_samples, 20)) {
+        memcpy(S->scratch, S->x, (size_t)S->n * sizeof *S->x);
+        fb_stats tmp;
+        fb_stats_compute(S->scratch, S->n, &tmp); /* sorts scratch */
+        if (fb_median_rel_noise(S->scratch, S->n) * 100.0 < t->opts.max_noise_pct) return true;
+    }
+    return false;
+}
+
+/* Samples that fit in one batch or graph. */
+static int batch_size(const fb_timer *t, const fb_runnable *r, double est_ms, int remaining)
+{
+    int launches = r->launches > 0 ? r->launches : 1;
+    int per_sample = launches + (t->opts.flush ? 1 : 0) + 2;
+    double gpu_ms = est_ms + (t->opts.flush ? t->flush_ms : 0);
+    int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : EV_PAIRS;
+    int b = imin(imin(remaining, EV_PAIRS), imin(QUEUE_BUDGET / per_sample, by_time));
+    return b < 1 ? 1 : b;
+}
+
+static double median_of(double *x, int n)
+{
+    fb_stats st;
+    fb_stats_compute(x, n, &st);
+    return st.median;
+}
+
+/* Warm-up without the flush; stops early when the host, not the GPU, is the
+ * bottleneck (a long eager chain of tiny kernels), or the wall cap is near. */
+static fb_status warm_up(fb_timer *t, const fb_runnable *r, double est_ms, double t0)
+{
+    int n_warm = clamp_count(t->opts.warmup_ms / est_ms, 1, 100000);
+    double w0 = now_s(), limit = 2 * t->opts.warmup_ms / 1e3 + 0.05;
+    for (int i = 0; i < n_warm; i++) {
+        FB_TRY(r->run(r->self, t->stream));
+        if ((i & 31) == 31) {
+            double now = now_s();
+            if (now - w0 > limit || now - t0 > t->opts.max_wall_s / 2) break;
+        }
+    }
+    FB_CUDA(cudaStreamSynchronize(t->stream));
+    return FB_OK;
+}
+
+/* ---- events mode ------------------------------------------------------------- */
+
+static fb_status measure_events(fb_timer *t, const fb_runnable *r, sampling *S)
+{
+    double est[5];
+    FB_TRY(run_batch(t, r, 1, est));
+    int n_est = 1;
+    if (est[0] * 4 < t->opts.rep_ms / 10) {
+        FB_TRY(run_batch(t, r, 4, est + 1));
+        n_est = 5;
+    }
+    double e = median_of(est, n_est);
+    if (!(e > 1e-4)) e = 1e-4;
+    FB_TRY(warm_up(t, r, e, S->t0));
+    S->n_rep = clamp_count(t->opts.rep_ms / e, t->opts.min_samples, imin(t->opts.max_samples, S->cap));
+    while (!should_stop(t, S)) {
+        int b = batch_size(t, r, e, S->n_rep - S->n);
+        FB_TRY(run_batch(t, r, b, S->x + S->n));
+        S->n += b;
+    }
+    return FB_OK;
+}
+
+/* ---- graph mode ---------------------------------------------------------------- */
+
+static fb_status capture(fb_timer *t, const fb_runnable *r, int k, cudaGraphExec_t *exec)
+{
+    *exec = NULL;
+    FB_CUDA(cudaStreamBeginCapture(t->stream, cudaStreamCaptureModeThreadLocal));
+    fb_status s = FB_OK;
+    for (int i = 0; i < k && s == FB_OK; i++) s = enqueue_sample(t, r, i, true);
+    cudaGraph_t g = NULL;
+    cudaError_t e = cudaStreamEndCapture(t->stream, &g);
+    if (s != FB_OK || e != cudaSuccess) {
+        char why[1024];
+        if (s != FB_OK) snprintf(why, sizeof why, "%s", fb_last_error());
+        else snprintf(why, sizeof why, "cudaStreamEndCapture: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+        if (g) cudaGraphDestroy(g);
+        (void)cudaGetLastError(); /* capture errors are not sticky */
+        const char *ctx = fb_context_str();
+        fb_error("timer graph: the variant could not be captured as a CUDA graph: %s%s%s", why,
+                 ctx[0] && !strstr(why, ctx) ? " while " : "", ctx[0] && !strstr(why, ctx) ? ctx : "");
+        return FB_E_CUDA;
+    }
+    e = cudaGraphInstantiate(exec, g, 0);
+    cudaGraphDestroy(g);
+    FB_CUDA(e);
+    return FB_OK;
+}
+
+static fb_status replay(fb_timer *t, cudaGraphExec_t exec, int k, double *out)
+{
+    FB_CUDA(cudaGraphLaunch(exec, t->stream));
+    FB_CUDA(cudaStreamSynchronize(t->stream));
+    return read_pairs(t, k, out);
+}
+
+static fb_status measure_graph_with(fb_timer *t, const fb_runnable *r, sampling *S, cudaGraphExec_t *g1,
+                                    cudaGraphExec_t *gk)
+{
+    /* Estimate from a one-sample graph: the first replay uploads the graph. */
+    FB_TRY(capture(t, r, 1, g1));
+    double est[3];
+    for (int i = 0; i < 3; i++) FB_TRY(replay(t, *g1, 1, est + i));
+    double e = median_of(est + 1, 2);
+    if (!(e > 1e-4)) e = 1e-4;
+    S->n_rep = clamp_count(t->opts.rep_ms / e, t->opts.min_samples, imin(t->opts.max_samples, S->cap));
+    /* The queue budget of events mode does not apply to a graph (one launch);
+     * the GPU time per replay is still bounded, for the stopping rules. */
+    double gpu_ms = e + (t->opts.flush ? t->flush_ms : 0);
+    int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : GRAPH_K_MAX;
+    int k = imax(1, imin(imin(S->n_rep, GRAPH_K_MAX), by_time));
+    FB_TRY(capture(t, r, k, gk));
+
+    int n_warm = clamp_count(t->opts.warmup_ms / (k * e), 1, 10000);
+    double w0 = now_s();
+    for (int i = 0; i < n_warm; i++) {
+        FB_CUDA(cudaGraphLaunch(*gk, t->stream));
+        if ((i & 7) == 7) {
+            FB_CUDA(cudaStreamSynchronize(t->stream));
+            if (now_s() - w0 > 2 * t->opts.warmup_ms / 1e3 + 0.05) break;
+        }
+    }
+    FB_CUDA(cudaStreamSynchronize(t->stream));
+
+    double buf[GRAPH_K_MAX];
+    while (!should_stop(t, S)) {
+        FB_TRY(replay(t, *gk, k, buf));
+        int take = imin(k, S->cap - S->n);
+        memcpy(S->x + S->n, buf, (size_t)take * sizeof *buf);
+        S->n += take;
+        if (S->n >= S->cap) break;
+    }
+    return FB_OK;
+}
+
+static fb_status measure_graph(fb_timer *t, const fb_runnable *r, sampling *S)
+{
+    cudaGraphExec_t g1 = NULL, gk = NULL;
+    fb_status s = measure_graph_with(t, r, S, &g1, &gk);
+    if (g1) cudaGraphExecDestroy(g1);
+    if (gk) cudaGraphExecDestroy(gk);
+    return s;
+}
+
+/* ---- measure ------------------------------------------------------------------ */
+
+fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, double *samples_out, int samples_cap)
+{
+    fb_stats_compute(NULL, 0, out);
+    if (t->opts.mode == FB_TIMER_CUPTI) {
+        fb_error("timer cupti: not built in this version");
+        return FB_E_UNSUPPORTED;
+    }
+    FB_TRY(check_opts(&t->opts));
+    sampling S = {0};
+    S.t0 = now_s();
+    S.cap = t->opts.max_samples + GRAPH_K_MAX; /* a graph replay may overshoot n_rep */
+    S.x = malloc((size_t)S.cap * sizeof *S.x);
+    S.scratch = malloc((size_t)S.cap * sizeof *S.scratch);
+    if (!S.x || !S.scratch) {
+        free(S.x);
+        free(S.scratch);
+        fb_error("timer: out of host memory");
+        return FB_E_NOMEM;
+    }
+
+    /* The untimed run: lazy initialisation must not land in a sample (and, in
+     * graph mode, must not happen inside a capture). */
+    fb_status s = r->run(r->self, t->stream);
+    if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(t->stream), "cudaStreamSynchronize(t->stream)",
+                                       __FILE__, __LINE__);
+    if (s == FB_OK) s = t->opts.mode == FB_TIMER_GRAPH ? measure_graph(t, r, &S) : measure_events(t, r, &S);
+    if (s == FB_OK) {
+        if (samples_out && samples_cap > 0)
+            memcpy(samples_out, S.x, (size_t)imin(S.n, samples_cap) * sizeof *S.x);
+        fb_stats_compute(S.x, S.n, out);
+    }
+    free(S.x);
+    free(S.scratch);
+    return s;
+}
+
+/* ---- runnables of the self-check and the copy bandwidth ------------------------------ */
+
+typedef struct spin_job {
+    long long cycles;
+    unsigned long long *log;
+    int cap;
+} spin_job;
+
+static fb_status spin_run(void *self, cudaStream_t stream)
+{
+    spin_job *j = self;
+    FB_CUDA(fb_launch_spin_cycles_logged(j->cycles, j->log, j->cap, stream));
+    return FB_OK;
+}
+
+typedef struct copy_job {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    bool memcpy_engine; /* cudaMemcpyAsync rather than the copy kernel */
+} copy_job;
+
+static fb_status copy_run(void *self, cudaStream_t stream)
+{
+    copy_job *j = self;
+    if (j->memcpy_engine) FB_CUDA(cudaMemcpyAsync(j->dst, j->src, j->bytes, cudaMemcpyDeviceToDevice, stream));
+    else FB_CUDA(fb_launch_copy(j->dst, j->src, j->bytes, stream));
+    return FB_OK;
+}
+
+/* Measure with temporarily different options; the timer's own are restored. */
+static fb_status measure_with(fb_timer *t, const fb_runnable *r, bool flush, double rep_ms, fb_stats *st)
+{
+    fb_timer_opts saved = t->opts;
+    t->opts.flush = flush;
+    if (rep_ms > 0) t->opts.rep_ms = rep_ms;
+    if (t->opts.mode == FB_TIMER_CUPTI) t->opts.mode = FB_TIMER_EVENTS;
+    fb_status s = fb_timer_measure(t, r, st, NULL, 0);
+    t->opts = saved;
+    return s;
+}
+
+static void appendf(char *buf, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void appendf(char *buf, size_t n, const char *fmt, ...)
+{
+    if (!buf || n == 0) return;
+    size_t len = strnlen(buf, n);
+    if (len >= n - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+    return (x > y) - (x < y);
+}
+
+#define SPIN_LOG_CAP 4096
+#define SPIN_TARGET_MS 2.0
+#define SPIN_REL_TOL 0.02
+#define SPIN_ABS_TOL_MS 0.005 /* event records around one launch add a few us */
+
+/* Check 1: the event-timed spin kernel against the kernel's own %globaltimer. */
+static fb_status check_spin(fb_timer *t, char *report, size_t n, bool *ok)
+{
+    double mhz_guess = t->dev.sm_clock_mhz > 0 ? t->dev.sm_clock_mhz : 1500;
+    spin_job j = {(long long)(SPIN_TARGET_MS * 1e-3 * mhz_guess * 1e6), NULL, SPIN_LOG_CAP};
+    size_t log_bytes = (1 + 4 * (size_t)SPIN_LOG_CAP) * sizeof(unsigned long long);
+    FB_TRY(fb_dmalloc((void **)&j.log, log_bytes));
+    unsigned long long *h = malloc(log_bytes);
+    unsigned long long *dur = malloc(SPIN_LOG_CAP * sizeof *dur), *cyc = malloc(SPIN_LOG_CAP * sizeof *cyc);
+    fb_status s = (h && dur && cyc) ? FB_OK : FB_E_NOMEM;
+    if (s != FB_OK) fb_error("timer self-check: out of host memory");
+    if (s == FB_OK)
+        s = fb_cuda_status(cudaMemsetAsync(j.log, 0, log_bytes, t->stream), "cudaMemsetAsync(j.log)", __FILE__,
+                           __LINE__);
+    fb_stats st;
+    fb_runnable r = {spin_run, &j, 1};
+    if (s == FB_OK) s = measure_with(t, &r, false, 0, &st);
+    if (s == FB_OK)
+        s = fb_cuda_status(cudaMemcpy(h, j.log, log_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(log)", __FILE__,
+                           __LINE__);
+    if (s == FB_OK) {
+        int runs = h[0] < SPIN_LOG_CAP ? (int)h[0] : SPIN_LOG_CAP;
+        for (int i = 0; i < runs; i++) {
+            const unsigned long long *rec = h + 1 + 4 * i;
+            cyc[i] = rec[1] - rec[0];
+            dur[i] = rec[3] - rec[2];
+        }
+        qsort(dur, (size_t)runs, sizeof *dur, cmp_u64);
+        qsort(cyc, (size_t)runs, sizeof *cyc, cmp_u64);
+        double gt_ns = runs ? (double)dur[runs / 2] : NAN;
+        double expected = gt_ns / 1e6;
+        double mhz = runs ? (double)cyc[runs / 2] / gt_ns * 1e3 : NAN;
+        double diff = fabs(st.median - expected);
+        *ok = runs > 0 && diff <= SPIN_REL_TOL * expected + SPIN_ABS_TOL_MS;
+        appendf(report, n, "timer: spin %.3f ms expected %.3f ms (clock %.0f MHz, %lld cycles, n=%d): %s\n",
+                st.median, expected, mhz, j.cycles, st.n, *ok ? "ok" : "FAIL (beyond 2% + 5 us)");
+    }
+    free(h);
+    free(dur);
+    free(cyc);
+    fb_dfree(j.log);
+    return s;
+}
+
+/* Check 2: the flush must make a working set that fits in L2 slower. */
+static fb_status check_flush(fb_timer *t, char *report, size_t n, bool *ok)
+{
+    const size_t half = (size_t)8 << 20; /* 8 MiB read + 8 MiB written: 16 MiB in L2 */
+    copy_job j = {NULL, NULL, half, false};
+    FB_TRY(fb_dmalloc(&j.dst, half));
+    fb_status s = fb_dmalloc((void **)&j.src, half);
+    if (s == FB_OK)
+        s = fb_cuda_status(cudaMemsetAsync((void *)j.src, 1, half, t->stream), "cudaMemsetAsync(src)", __FILE__,
+                           __LINE__);
+    fb_runnable r = {copy_run, &j, 1};
+    fb_stats cold, warm;
+    if (s == FB_OK) s = measure_with(t, &r, true, 50, &cold);
+    if (s == FB_OK) s = measure_with(t, &r, false, 50, &warm);
+    if (s == FB_OK) {
+        *ok = cold.median > warm.median;
+        appendf(report, n, "timer: flush 16 MiB working set %.2f us flushed vs %.2f us unflushed (%.2fx): %s\n",
+                cold.median * 1e3, warm.median * 1e3, cold.median / warm.median,
+                *ok ? "ok" : "FAIL (the flush does not cool L2)");
+    }
+    fb_dfree((void *)j.src);
+    fb_dfree(j.dst);
+    return s;
+}
+
+fb_status fb_timer_selfcheck(fb_timer *t, char *report, size_t n)
+{
+    if (report && n) report[0] = 0;
+    bool ok1 = false, ok2 = false;
+    FB_TRY(check_spin(t, report, n, &ok1));
+    FB_TRY(check_flush(t, report, n, &ok2));
+    if (!ok1 || !ok2) {
+        fb_error("timer self-check failed: %s", !ok1 ? "spin kernel time disagrees with %globaltimer"
+                                                      : "the L2 flush does not slow an L2-resident working set");
+        return FB_E_CHECK;
+    }
+    return FB_OK;
+}
+
+fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, double *gbps, fb_stats *st)
+{
+    *gbps = NAN;
+    fb_stats_compute(NULL, 0, st);
+    if (bytes == 0) {
+        fb_error("copy bandwidth: zero bytes");
+        return FB_E_USAGE;
+    }
+    copy_job j = {NULL, NULL, bytes, true};
+    FB_TRY(fb_dmalloc((void **)&j.src, bytes));
+    fb_status s = fb_dmalloc(&j.dst, bytes);
+    if (s == FB_OK)
+        s = fb_cuda_status(cudaMemsetAsync((void *)j.src, 1, bytes, t->stream), "cudaMemsetAsync(src)", __FILE__,
+                           __LINE__);
+    fb_runnable r = {copy_run, &j, 1};
+    if (s == FB_OK) s = measure_with(t, &r, true, 0, st);
+    if (s == FB_OK) *gbps = 2.0 * (double)bytes / (st->median * 1e-3) / 1e9;
+    fb_dfree(j.dst);
+    fb_dfree((void *)j.src);
+    return s;
+}

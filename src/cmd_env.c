@@ -1,2 +1,205 @@
+/* cmd_env.c — `fusionbench env`: what the benchmark numbers stand on.
+ *
+ * Prints the device facts every result file records (name, compute capability,
+ * SMs, L2, memory, clocks, bus, driver/runtime/cuBLAS/cuDNN versions, the L2
+ * flush size) and one measurement: the device-to-device copy bandwidth of a
+ * large buffer (2 GiB by default) under the same timer `run` uses, L2 flushed
+ * before each sample. GB/s count bytes read + written, as every GB/s figure in
+ * fusionbench does, so this number is the practical ceiling ("speed of light")
+ * a memory-bound fused kernel is compared with.
+ *
+ * No GPU: fb_device_open's FB_E_NO_GPU is returned unchanged, so main prints its
+ * one line and exits 77. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
 #include "commands.h"
-fb_status fb_cmd_env(int argc, char **argv) { (void)argc; (void)argv; fb_error("env: not built yet"); return FB_E_USAGE; }
+#include "device.h"
+#include "result.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fusionbench env [--json] [--bytes N]\n"
+            "\n"
+            "Print device facts and the measured device-to-device copy bandwidth.\n"
+            "\n"
+            "  --json      print one JSON object on stdout\n"
+            "  --bytes N   bytes to copy (suffixes K, M, G = KiB, MiB, GiB; default 2G)\n"
+            "  -h, --help  this text\n"
+            "\n"
+            "Bandwidth counts bytes read + written; the L2 is flushed before every sample.\n"
+            "Exit status: 0 ok, 2 usage, 4 CUDA error, 77 no usable GPU.\n");
+}
+
+/* "2G" -> 2 GiB; plain digits are bytes. */
+static int parse_bytes(const char *s, size_t *out)
+{
+    if (!s || !*s || *s == '-') return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    unsigned shift = 0;
+    if (*end) {
+        switch (*end) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: return -1;
+        }
+        end++;
+        if (*end == 'i' && end[1] == 'B') end += 2; /* "2GiB" */
+        else if (*end == 'B') end++;
+        if (*end) return -1;
+    }
+    if (v == 0 || v > (~0ull >> shift)) return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static void version_str(int v, char *buf, size_t n) /* 13000 -> "13.0" */
+{
+    snprintf(buf, n, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static void cublas_str(int v, char *buf, size_t n) /* 130100 -> "13.1.0" */
+{
+    snprintf(buf, n, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+}
+
+static void cudnn_str(size_t v, char *buf, size_t n) /* 91900 -> "9.19.0" (cuDNN 9: M*10000 + m*100 + p) */
+{
+    snprintf(buf, n, "%zu.%zu.%zu", v / 10000, (v / 100) % 100, v % 100);
+}
+
+typedef struct env_result {
+    size_t bytes, flush_bytes;
+    double gbps, gbps_p20, gbps_p80;
+    fb_stats st;
+} env_result;
+
+static void print_text(const fb_device_info *d, const env_result *r)
+{
+    char drv[16], rt[16], cb[24], dnn[24];
+    version_str(d->driver_version, drv, sizeof drv);
+    version_str(d->runtime_version, rt, sizeof rt);
+    cublas_str(d->cublas_version, cb, sizeof cb);
+    cudnn_str(d->cudnn_version, dnn, sizeof dnn);
+    printf("device        %s (ordinal %d)\n", d->name, d->ordinal);
+    printf("compute       sm_%d%d (cc %d.%d), %d SMs, SM clock %d MHz\n", d->cc_major, d->cc_minor, d->cc_major,
+           d->cc_minor, d->sms, d->sm_clock_mhz);
+    printf("memory        %.1f GiB, memory clock %d MHz, %d-bit bus, peak %.0f GB/s\n",
+           d->mem_bytes / 1073741824.0, d->mem_clock_mhz, d->bus_width_bits, d->peak_bw_gbps);
+    printf("L2            %.1f MiB (flush buffer %.0f MiB)\n", d->l2_bytes / 1048576.0, r->flush_bytes / 1048576.0);
+    printf("shared mem    %zu KiB per block (opt-in)\n", d->smem_per_block_optin / 1024);
+    printf("software      driver CUDA %s, runtime %s, cuBLAS %s, cuDNN %s\n", drv, rt, cb, dnn);
+    printf("copy D2D      %.2f GiB: %.1f GB/s median (p20 %.1f, p80 %.1f; %.3f ms, n=%d)", r->bytes / 1073741824.0,
+           r->gbps, r->gbps_p20, r->gbps_p80, r->st.median, r->st.n);
+    if (d->peak_bw_gbps > 0) printf(", %.0f%% of peak", 100.0 * r->gbps / d->peak_bw_gbps);
+    printf("\n");
+}
+
+static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, const env_result *r)
+{
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    /* Device keys match the result file's "device" object. */
+    json_t *dev = json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:o, s:i, s:i, s:i, s:I}",
+                            "name", d->name, "ordinal", d->ordinal, "cc", cc, "sms", d->sms,
+                            "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes", (json_int_t)d->mem_bytes,
+                            "smem_per_block_optin", (json_int_t)d->smem_per_block_optin,
+                            "sm_clock_mhz", d->sm_clock_mhz, "mem_clock_mhz", d->mem_clock_mhz,
+                            "bus_width_bits", d->bus_width_bits, "peak_bw_gbps", fb_json_real(d->peak_bw_gbps),
+                            "driver", d->driver_version, "runtime", d->runtime_version,
+                            "cublas", d->cublas_version, "cudnn", (json_int_t)d->cudnn_version);
+    json_t *copy = json_pack("{s:I, s:o, s:o, s:o, s:o}", "bytes", (json_int_t)r->bytes, "gbps", fb_json_real(r->gbps),
+                             "gbps_p20", fb_json_real(r->gbps_p20), "gbps_p80", fb_json_real(r->gbps_p80),
+                             "time_ms", fb_stats_to_json(&r->st));
+    json_t *timer = json_pack("{s:s, s:f, s:f, s:I}", "timer", fb_timer_mode_name(o->mode), "warmup_ms", o->warmup_ms,
+                              "rep_ms", o->rep_ms, "flush_bytes", (json_int_t)r->flush_bytes);
+    json_t *root = (dev && copy && timer) ? json_pack("{s:o, s:o, s:o}", "device", dev, "settings", timer, "copy", copy)
+                                          : NULL;
+    if (!root) {
+        json_decref(dev);
+        json_decref(copy);
+        json_decref(timer);
+        fb_error("out of host memory building JSON");
+        return FB_E_NOMEM;
+    }
+    char *s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (!s) {
+        fb_error("out of host memory writing JSON");
+        return FB_E_NOMEM;
+    }
+    printf("%s\n", s);
+    free(s);
+    return FB_OK;
+}
+
+static fb_status measure(fb_context *ctx, const fb_timer_opts *o, env_result *r)
+{
+    fb_timer *t = NULL;
+    FB_TRY(fb_timer_create(&ctx->dev, o, ctx->stream, &t));
+    r->flush_bytes = fb_timer_flush_bytes(t);
+    fb_set_context("env: copy bandwidth of %zu bytes", r->bytes);
+    fb_status s = fb_timer_copy_bandwidth(t, r->bytes, &r->gbps, &r->st);
+    fb_set_context(NULL);
+    fb_timer_destroy(t);
+    if (s != FB_OK) return s;
+    /* Bandwidth is bytes / time: the 20th percentile of bandwidth is the 80th of time. */
+    r->gbps_p20 = 2.0 * (double)r->bytes / (r->st.p80 * 1e-3) / 1e9;
+    r->gbps_p80 = 2.0 * (double)r->bytes / (r->st.p20 * 1e-3) / 1e9;
+    return FB_OK;
+}
+
+fb_status fb_cmd_env(int argc, char **argv)
+{
+    if (fb_wants_help(argc, argv)) {
+        usage(stdout);
+        return FB_OK;
+    }
+    bool json = false;
+    env_result r = {0};
+    r.bytes = (size_t)2 << 30;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
+            json = true;
+        } else if (strcmp(a, "--bytes") == 0 || strncmp(a, "--bytes=", 8) == 0) {
+            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v) {
+                fb_error("--bytes needs a value (e.g. --bytes 512M)");
+                return FB_E_USAGE;
+            }
+            if (parse_bytes(v, &r.bytes) != 0) {
+                fb_error("--bytes '%s' is not a positive byte count (e.g. 1048576, 512M, 2G)", v);
+                return FB_E_USAGE;
+            }
+        } else {
+            fb_error("unknown argument '%s'; see 'fusionbench env --help'", a);
+            return FB_E_USAGE;
+        }
+    }
+
+    fb_context ctx;
+    fb_status s = fb_context_init(&ctx);
+    if (s != FB_OK) {
+        fb_context_destroy(&ctx);
+        return s;
+    }
+    fb_timer_opts o;
+    fb_timer_opts_default(&o);
+    s = measure(&ctx, &o, &r);
+    if (s == FB_OK) {
+        if (json) s = print_json(&ctx.dev, &o, &r);
+        else print_text(&ctx.dev, &r);
+    }
+    fb_context_destroy(&ctx);
+    return s;
+}
