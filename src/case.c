@@ -1,2 +1,1054 @@
-/* case.c — placeholder until written */
-#include "fb.h"
+/* case.c — case files (cases/NAME.json) into struct fb_case, strictly.
+ *
+ * A case file is the one place a user writes fusionbench's input by hand, so the
+ * loader is a compiler front end, not a lenient reader: every key is known, every
+ * type checked, every name resolved, and every grid point's shapes and byte counts
+ * are derived once here, so that `run` never meets a case it cannot execute.
+ *
+ * Messages (status FB_E_CASE, text in fb_last_error()) are one line each:
+ *   syntax:    PATH:LINE:COL: message          (the column of the offending token)
+ *   semantics: PATH: WHERE: message            (WHERE is a JSON path: program[2].op)
+ *   files:     PATH: no such file | is a directory, not a case file | cannot read: ...
+ * The first error wins; checks run in file order so it is the one a reader meets first. */
+#include "case.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "variant.h"
+
+#ifndef FB_CASES_DIR
+#define FB_CASES_DIR "cases"
+#endif
+
+/* Far above any sensible case; keeps a mistaken `validate big.bin` from reading gigabytes. */
+#define MAX_CASE_BYTES ((size_t)4 << 20)
+#define WHERE_MAX 192
+
+/* Tolerances when the file is silent: loose enough for each type's rounding of
+ * inputs and outputs around fp32 (fp64) accumulation; a case overrides per dtype. */
+static const fb_tol default_tol[FB_NDTYPES] = {
+    [FB_F32] = {false, 1e-6, 1e-5},
+    [FB_F16] = {false, 1e-3, 1e-2},
+    [FB_BF16] = {false, 1e-2, 5e-2},
+    [FB_F64] = {false, 1e-12, 1e-10},
+};
+
+/* Loader state: the message prefix, the case being filled, and the raw program
+ * array (operand checks look ahead in it to say "used before it is defined"). */
+typedef struct loader {
+    const char *path;
+    fb_case *c;
+    json_t *program;
+    char sym_where[FB_MAX_SYMS][WHERE_MAX]; /* first use of each symbol */
+} loader;
+
+/* ---- messages ------------------------------------------------------------- */
+
+static fb_status fail(const loader *L, const char *where, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static fb_status fail(const loader *L, const char *where, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (where && where[0]) fb_error("%s: %s: %s", L->path, where, msg);
+    else fb_error("%s: %s", L->path, msg);
+    return FB_E_CASE;
+}
+
+/* A user string made safe for a one-line message: control bytes become '?', and
+ * long strings are cut, so a stray binary key cannot break the output. */
+static const char *clean(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 4 < n; s++) buf[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+    if (*s) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* What a JSON value is, for "expected X, got Y". Numbers are shown as written. */
+static const char *describe(const json_t *j, char *buf, size_t n)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: {
+        char s[48];
+        snprintf(buf, n, "the string '%s'", clean(json_string_value(j), s, sizeof s));
+        return buf;
+    }
+    case JSON_INTEGER: snprintf(buf, n, "%lld", (long long)json_integer_value(j)); return buf;
+    case JSON_REAL: snprintf(buf, n, "%g", json_real_value(j)); return buf;
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+static fb_status wrong_type(const loader *L, const char *where, const char *expected, const json_t *j)
+{
+    char d[96];
+    return fail(L, where, "expected %s, got %s", expected, describe(j, d, sizeof d));
+}
+
+/* A JSON path into a WHERE_MAX buffer; deep paths are cut, never overflow. */
+static void wfmt(char *dst, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void wfmt(char *dst, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, WHERE_MAX, fmt, ap);
+    va_end(ap);
+}
+
+/* " (did you mean 'x'?)" or "" */
+static const char *suggest(const char *word, const char *const *cands, int n, char *buf, size_t len)
+{
+    const char *near = fb_nearest(word, cands, n);
+    if (near) snprintf(buf, len, " (did you mean '%s'?)", near);
+    else buf[0] = 0;
+    return buf;
+}
+
+/* ---- small checks ------------------------------------------------------------ */
+
+static bool is_ident(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return false;
+    return strlen(s) < FB_NAME_MAX;
+}
+
+static fb_status check_ident(const loader *L, const char *where, const char *what, const char *s)
+{
+    char q[96];
+    if (strlen(s) >= FB_NAME_MAX)
+        return fail(L, where, "%s '%s' is too long (at most %d characters)", what, clean(s, q, sizeof q),
+                    FB_NAME_MAX - 1);
+    if (!is_ident(s))
+        return fail(L, where, "'%s' is not a valid %s (letters, digits and '_', not starting with a digit)",
+                    clean(s, q, sizeof q), what);
+    return FB_OK;
+}
+
+/* Every key of an object must be one of `allowed`; the first stranger is reported. */
+static fb_status check_keys(const loader *L, json_t *obj, const char *where, const char *const *allowed, int n)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        int known = 0;
+        for (int i = 0; i < n; i++) known |= strcmp(key, allowed[i]) == 0;
+        if (known) continue;
+        char q[96], s[96];
+        if (!suggest(key, allowed, n, s, sizeof s)[0]) {
+            size_t k = (size_t)snprintf(s, sizeof s, " (expected ");
+            for (int i = 0; i < n && k < sizeof s; i++)
+                k += (size_t)snprintf(s + k, sizeof s - k, "%s%s", i ? (i == n - 1 ? " or " : ", ") : "", allowed[i]);
+            if (k < sizeof s) snprintf(s + k, sizeof s - k, ")");
+        }
+        return fail(L, where, "unknown key '%s'%s", clean(key, q, sizeof q), s);
+    }
+    return FB_OK;
+}
+
+/* The member `key` of `obj`; NULL and an error when required and absent. */
+static fb_status member(const loader *L, json_t *obj, const char *where, const char *key, bool required,
+                        json_t **out)
+{
+    *out = json_object_get(obj, key);
+    if (!*out && required) return fail(L, where, "missing key '%s'", key);
+    return FB_OK;
+}
+
+static fb_status get_string(const loader *L, const char *where, json_t *j, char *dst, size_t cap)
+{
+    if (!json_is_string(j)) return wrong_type(L, where, "a string", j);
+    const char *s = json_string_value(j);
+    if (!s[0]) return fail(L, where, "must not be empty");
+    if (strlen(s) >= cap) return fail(L, where, "too long (%zu characters; at most %zu)", strlen(s), cap - 1);
+    memcpy(dst, s, strlen(s) + 1);
+    return FB_OK;
+}
+
+/* A non-empty array of at most `max` items. */
+static fb_status get_array(const loader *L, const char *where, json_t *j, size_t max, const char *items)
+{
+    if (!json_is_array(j)) return wrong_type(L, where, "an array", j);
+    if (json_array_size(j) == 0) return fail(L, where, "must not be empty");
+    if (json_array_size(j) > max)
+        return fail(L, where, "%zu %s; at most %zu", json_array_size(j), items, max);
+    return FB_OK;
+}
+
+static fb_status get_positive(const loader *L, const char *where, json_t *j, int64_t *out)
+{
+    if (!json_is_integer(j) || json_integer_value(j) <= 0) return wrong_type(L, where, "a positive integer", j);
+    *out = (int64_t)json_integer_value(j);
+    return FB_OK;
+}
+
+static int find_value(const fb_case *c, const char *name)
+{
+    for (int v = 0; v < c->n_values; v++)
+        if (strcmp(c->values[v].name, name) == 0) return v;
+    return -1;
+}
+
+static int find_sym(const fb_case *c, const char *name)
+{
+    for (int s = 0; s < c->n_syms; s++)
+        if (strcmp(c->sym[s], name) == 0) return s;
+    return -1;
+}
+
+static const char *const dtype_words[] = {"float32", "float16", "bfloat16", "float64", "fp32",
+                                          "fp16",    "bf16",    "fp64",     "half",    "double"};
+#define N_DTYPE_WORDS (int)(sizeof dtype_words / sizeof dtype_words[0])
+
+static fb_status get_dtype(const loader *L, const char *where, json_t *j, fb_dtype *d)
+{
+    if (!json_is_string(j)) return wrong_type(L, where, "a dtype name", j);
+    const char *s = json_string_value(j);
+    if (fb_dtype_from_name(s, d) == 0) return FB_OK;
+    char q[96], sg[96];
+    if (!suggest(s, dtype_words, N_DTYPE_WORDS, sg, sizeof sg)[0])
+        snprintf(sg, sizeof sg, " (expected float32, float16, bfloat16 or float64)");
+    return fail(L, where, "unknown dtype '%s'%s", clean(s, q, sizeof q), sg);
+}
+
+/* ---- name, summary ------------------------------------------------------------ */
+
+static fb_status parse_name(const loader *L, json_t *j)
+{
+    fb_status s = get_string(L, "name", j, L->c->name, sizeof L->c->name);
+    if (s) return s;
+    for (const char *p = L->c->name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-')) {
+            char q[96];
+            return fail(L, "name", "'%s' may hold only a-z, 0-9, '_', '.' and '-'", clean(L->c->name, q, sizeof q));
+        }
+    return FB_OK;
+}
+
+static fb_status parse_summary(const loader *L, json_t *j)
+{
+    fb_status s = get_string(L, "summary", j, L->c->summary, sizeof L->c->summary);
+    if (s) return s;
+    for (const char *p = L->c->summary; *p; p++)
+        if ((unsigned char)*p < 0x20) return fail(L, "summary", "must be a single line");
+    return FB_OK;
+}
+
+/* ---- inputs ------------------------------------------------------------------- */
+
+static fb_status add_sym(loader *L, const char *where, const char *name, int *out)
+{
+    fb_case *c = L->c;
+    fb_status s = check_ident(L, where, "symbol name", name);
+    if (s) return s;
+    int k = find_sym(c, name);
+    if (k < 0) {
+        if (c->n_syms == FB_MAX_SYMS) return fail(L, where, "too many shape symbols (at most %d)", FB_MAX_SYMS);
+        k = c->n_syms++;
+        snprintf(c->sym[k], sizeof c->sym[k], "%s", name);
+        wfmt(L->sym_where[k], "%s", where);
+    }
+    *out = k;
+    return FB_OK;
+}
+
+static fb_status parse_shape(loader *L, const char *where, json_t *j, fb_sym_shape *sh)
+{
+    if (!json_is_array(j)) return wrong_type(L, where, "an array of sizes and symbols", j);
+    size_t n = json_array_size(j);
+    if (n < 1 || n > FB_MAX_RANK) return fail(L, where, "rank %zu; a shape has 1 to %d dims", n, FB_MAX_RANK);
+    sh->rank = (int)n;
+    for (size_t i = 0; i < n; i++) {
+        char w[WHERE_MAX];
+        wfmt(w, "%s[%zu]", where, i);
+        json_t *d = json_array_get(j, i);
+        fb_status s;
+        if (json_is_string(d)) {
+            s = add_sym(L, w, json_string_value(d), &sh->dim[i].sym);
+        } else if (json_is_integer(d) && json_integer_value(d) > 0) {
+            sh->dim[i].sym = -1;
+            sh->dim[i].size = (int64_t)json_integer_value(d);
+            s = FB_OK;
+        } else {
+            s = wrong_type(L, w, "a positive integer or a symbol name", d);
+        }
+        if (s) return s;
+    }
+    return FB_OK;
+}
+
+static fb_status parse_init(const loader *L, const char *where, json_t *j, fb_init *out)
+{
+    if (!json_is_string(j)) return wrong_type(L, where, "a string", j);
+    const char *names[FB_NINITS];
+    for (int i = 0; i < FB_NINITS; i++) {
+        names[i] = fb_init_name((fb_init)i);
+        if (strcmp(json_string_value(j), names[i]) == 0) {
+            *out = (fb_init)i;
+            return FB_OK;
+        }
+    }
+    char q[96], sg[96];
+    if (!suggest(json_string_value(j), names, FB_NINITS, sg, sizeof sg)[0])
+        snprintf(sg, sizeof sg, " (expected normal, uniform or positive)");
+    return fail(L, where, "unknown init '%s'%s", clean(json_string_value(j), q, sizeof q), sg);
+}
+
+static fb_status parse_input(loader *L, const char *name, json_t *j)
+{
+    static const char *const keys[] = {"shape", "init"};
+    fb_case *c = L->c;
+    char w[WHERE_MAX], ws[WHERE_MAX];
+    fb_status s = check_ident(L, "inputs", "value name", name);
+    if (s) return s;
+    wfmt(w, "inputs.%s", name);
+    if (!json_is_object(j)) return wrong_type(L, w, "an object like {\"shape\": [...]}", j);
+    if ((s = check_keys(L, j, w, keys, 2))) return s;
+
+    fb_value *v = &c->values[c->n_values];
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "%s", name);
+    v->is_input = true;
+    v->producer = -1;
+    v->init = FB_INIT_NORMAL;
+
+    json_t *shape, *init;
+    if ((s = member(L, j, w, "shape", true, &shape))) return s;
+    wfmt(ws, "%s.shape", w);
+    if ((s = parse_shape(L, ws, shape, &v->shape))) return s;
+    if ((s = member(L, j, w, "init", false, &init))) return s;
+    wfmt(ws, "%s.init", w);
+    if (init && (s = parse_init(L, ws, init, &v->init))) return s;
+    c->n_values++;
+    c->n_inputs++;
+    return FB_OK;
+}
+
+static fb_status parse_inputs(loader *L, json_t *j)
+{
+    if (!json_is_object(j)) return wrong_type(L, "inputs", "an object of named inputs", j);
+    if (json_object_size(j) == 0) return fail(L, "inputs", "must not be empty");
+    if (json_object_size(j) > FB_MAX_VALUES)
+        return fail(L, "inputs", "%zu inputs; at most %d", json_object_size(j), FB_MAX_VALUES);
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        fb_status s = parse_input(L, key, v);
+        if (s) return s;
+    }
+    return FB_OK;
+}
+
+/* ---- program --------------------------------------------------------------------- */
+
+/* Why `name` is not a value yet: defined further down, this node's own output, a
+ * shape symbol, or simply unknown. */
+static fb_status undefined_operand(const loader *L, const char *where, int node, const char *name)
+{
+    const fb_case *c = L->c;
+    char q[96];
+    clean(name, q, sizeof q);
+    for (size_t k = (size_t)node; k < json_array_size(L->program); k++) {
+        json_t *out = json_object_get(json_array_get(L->program, k), "out");
+        if (!json_is_string(out) || strcmp(json_string_value(out), name) != 0) continue;
+        if ((int)k == node) return fail(L, where, "'%s' is this op's own output", q);
+        return fail(L, where, "'%s' is used before it is defined (by program[%zu])", q, k);
+    }
+    if (find_sym(c, name) >= 0) return fail(L, where, "'%s' is a shape symbol, not a value", q);
+    const char *names[FB_MAX_VALUES];
+    for (int v = 0; v < c->n_values; v++) names[v] = c->values[v].name;
+    char sg[96];
+    return fail(L, where, "unknown value '%s'%s", q, suggest(name, names, c->n_values, sg, sizeof sg));
+}
+
+static fb_status parse_operands(const loader *L, const char *where, int node, json_t *j, fb_node *nd)
+{
+    const fb_op_info *op = &fb_ops[nd->op];
+    if (!json_is_array(j)) return wrong_type(L, where, "an array of operands", j);
+    size_t n = json_array_size(j);
+    if (n != (size_t)op->n_in)
+        return fail(L, where, "'%s' takes %d operand%s, got %zu", op->name, op->n_in, op->n_in == 1 ? "" : "s", n);
+    nd->n_in = (int)n;
+    int literals = 0;
+    for (size_t k = 0; k < n; k++) {
+        char w[WHERE_MAX];
+        wfmt(w, "%s[%zu]", where, k);
+        json_t *a = json_array_get(j, k);
+        fb_operand *o = &nd->in[k];
+        if (json_is_string(a)) {
+            o->literal = false;
+            o->value = find_value(L->c, json_string_value(a));
+            if (o->value < 0) return undefined_operand(L, w, node, json_string_value(a));
+        } else if (json_is_number(a)) {
+            if (op->kind != FB_OPK_BINARY) return fail(L, w, "'%s' takes a value, not a literal", op->name);
+            o->literal = true;
+            o->number = json_number_value(a);
+            o->value = -1;
+            literals++;
+        } else {
+            return wrong_type(L, w, "a value name or a number", a);
+        }
+    }
+    if (literals == (int)n)
+        return fail(L, where, "'%s' needs at least one value operand, not only literals", op->name);
+    return FB_OK;
+}
+
+static fb_status parse_op(const loader *L, const char *where, json_t *j, fb_node *nd)
+{
+    if (!json_is_string(j)) return wrong_type(L, where, "an op name", j);
+    const char *name = json_string_value(j);
+    int op = fb_op_from_name(name);
+    char q[96];
+    if (op < 0) {
+        const char *names[FB_NOPS];
+        for (int i = 0; i < FB_NOPS; i++) names[i] = fb_ops[i].name;
+        char sg[96];
+        return fail(L, where, "unknown op '%s'%s", clean(name, q, sizeof q), suggest(name, names, FB_NOPS, sg, sizeof sg));
+    }
+    fb_op_kind k = fb_ops[op].kind;
+    if (k != FB_OPK_UNARY && k != FB_OPK_BINARY && k != FB_OPK_REDUCE)
+        return fail(L, where, "op '%s' is not supported by the loader yet", fb_ops[op].name);
+    nd->op = (fb_op)op;
+    return FB_OK;
+}
+
+static fb_status parse_dim(const loader *L, const char *where, int node, json_t *j, fb_node *nd)
+{
+    const fb_op_info *op = &fb_ops[nd->op];
+    if (op->kind != FB_OPK_REDUCE) {
+        if (!j) return FB_OK;
+        return fail(L, where, "'%s' is not a reduction and takes no dim", op->name);
+    }
+    if (!j) {
+        char w[WHERE_MAX];
+        wfmt(w, "program[%d]", node);
+        return fail(L, w, "missing key 'dim' ('%s' reduces over one dim)", op->name);
+    }
+    if (!json_is_integer(j)) return wrong_type(L, where, "an integer dim", j);
+    json_int_t d = json_integer_value(j);
+    /* the rank-aware check happens per grid point (fb_program_shapes); this one
+     * only keeps the value inside an int */
+    if (d < -FB_MAX_RANK || d >= FB_MAX_RANK)
+        return fail(L, where, "dim %lld is out of range (tensors have rank at most %d)", (long long)d, FB_MAX_RANK);
+    nd->dim = (int)d;
+    return FB_OK;
+}
+
+static fb_status parse_out(const loader *L, const char *where, int node, json_t *j)
+{
+    fb_case *c = L->c;
+    if (!json_is_string(j)) return wrong_type(L, where, "a value name", j);
+    const char *name = json_string_value(j);
+    fb_status s = check_ident(L, where, "value name", name);
+    if (s) return s;
+    int v = find_value(c, name);
+    if (v >= 0) {
+        if (c->values[v].is_input) return fail(L, where, "'%s' is already defined (an input)", name);
+        return fail(L, where, "'%s' is already defined (by program[%d])", name, c->values[v].producer);
+    }
+    if (c->n_values == FB_MAX_VALUES) return fail(L, where, "too many values (at most %d)", FB_MAX_VALUES);
+    fb_value *val = &c->values[c->n_values];
+    memset(val, 0, sizeof *val);
+    snprintf(val->name, sizeof val->name, "%s", name);
+    val->is_input = false;
+    val->producer = node;
+    c->nodes[node].out = c->n_values++;
+    return FB_OK;
+}
+
+static fb_status parse_node(loader *L, int i, json_t *j)
+{
+    static const char *const keys[] = {"op", "in", "out", "dim"};
+    fb_node *nd = &L->c->nodes[i];
+    char w[WHERE_MAX], wk[WHERE_MAX];
+    wfmt(w, "program[%d]", i);
+    if (!json_is_object(j)) return wrong_type(L, w, "an object like {\"op\": ..., \"in\": [...], \"out\": ...}", j);
+    fb_status s = check_keys(L, j, w, keys, 4);
+    if (s) return s;
+    memset(nd, 0, sizeof *nd);
+
+    json_t *op, *in, *out, *dim;
+    if ((s = member(L, j, w, "op", true, &op))) return s;
+    wfmt(wk, "%s.op", w);
+    if ((s = parse_op(L, wk, op, nd))) return s;
+    if ((s = member(L, j, w, "in", true, &in))) return s;
+    wfmt(wk, "%s.in", w);
+    if ((s = parse_operands(L, wk, i, in, nd))) return s;
+    if ((s = member(L, j, w, "dim", false, &dim))) return s;
+    wfmt(wk, "%s.dim", w);
+    if ((s = parse_dim(L, wk, i, dim, nd))) return s;
+    if ((s = member(L, j, w, "out", true, &out))) return s;
+    wfmt(wk, "%s.out", w);
+    return parse_out(L, wk, i, out);
+}
+
+static fb_status parse_program(loader *L, json_t *j)
+{
+    fb_status s = get_array(L, "program", j, FB_MAX_NODES, "ops");
+    if (s) return s;
+    L->program = j;
+    for (size_t i = 0; i < json_array_size(j); i++) {
+        if ((s = parse_node(L, (int)i, json_array_get(j, i)))) return s;
+        L->c->n_nodes++;
+    }
+    return FB_OK;
+}
+
+/* ---- outputs, and what nothing uses ----------------------------------------------- */
+
+static fb_status parse_outputs(const loader *L, json_t *j)
+{
+    fb_case *c = L->c;
+    fb_status s = get_array(L, "outputs", j, FB_MAX_VALUES, "outputs");
+    if (s) return s;
+    for (size_t k = 0; k < json_array_size(j); k++) {
+        char w[WHERE_MAX], q[96];
+        wfmt(w, "outputs[%zu]", k);
+        json_t *o = json_array_get(j, k);
+        if (!json_is_string(o)) return wrong_type(L, w, "a value name", o);
+        const char *name = json_string_value(o);
+        int v = find_value(c, name);
+        if (v < 0) {
+            /* an input is never a valid output, so only computed values are suggested */
+            const char *names[FB_MAX_VALUES];
+            int n = 0;
+            for (int i = c->n_inputs; i < c->n_values; i++) names[n++] = c->values[i].name;
+            char sg[96];
+            return fail(L, w, "'%s' is not produced by the program%s", clean(name, q, sizeof q),
+                        suggest(name, names, n, sg, sizeof sg));
+        }
+        if (c->values[v].is_input) return fail(L, w, "'%s' is an input, not computed by the program", name);
+        for (int i = 0; i < c->n_outputs; i++)
+            if (c->outputs[i] == v) return fail(L, w, "'%s' is listed twice (also outputs[%d])", name, i);
+        c->outputs[c->n_outputs++] = v;
+    }
+    return FB_OK;
+}
+
+/* An input nobody reads or an op whose result nobody uses would still be
+ * allocated, initialised and (for eager) computed, skewing every comparison. */
+static fb_status check_all_used(const loader *L)
+{
+    const fb_case *c = L->c;
+    bool used[FB_MAX_VALUES] = {false};
+    for (int n = 0; n < c->n_nodes; n++)
+        for (int k = 0; k < c->nodes[n].n_in; k++)
+            if (!c->nodes[n].in[k].literal) used[c->nodes[n].in[k].value] = true;
+    for (int o = 0; o < c->n_outputs; o++) used[c->outputs[o]] = true;
+    for (int v = 0; v < c->n_values; v++) {
+        if (used[v]) continue;
+        char w[WHERE_MAX];
+        const fb_value *val = &c->values[v];
+        if (val->is_input) {
+            wfmt(w, "inputs.%s", val->name);
+            return fail(L, w, "never used by the program");
+        }
+        wfmt(w, "program[%d].out", val->producer);
+        return fail(L, w, "'%s' is never used (not an operand of a later op, not an output)", val->name);
+    }
+    return FB_OK;
+}
+
+/* ---- dtypes, fused ---------------------------------------------------------------- */
+
+static fb_status parse_dtypes(const loader *L, json_t *j)
+{
+    fb_case *c = L->c;
+    fb_status s = get_array(L, "dtypes", j, 64, "dtypes");
+    if (s) return s;
+    for (size_t k = 0; k < json_array_size(j); k++) {
+        char w[WHERE_MAX];
+        wfmt(w, "dtypes[%zu]", k);
+        fb_dtype d;
+        if ((s = get_dtype(L, w, json_array_get(j, k), &d))) return s;
+        for (int i = 0; i < c->n_dtypes; i++)
+            if (c->dtypes[i] == d)
+                return fail(L, w, "'%s' repeats %s (dtypes[%d])", json_string_value(json_array_get(j, k)),
+                            fb_dtype_name(d), i);
+        c->dtypes[c->n_dtypes++] = d;
+    }
+    return FB_OK;
+}
+
+static fb_status parse_fused(const loader *L, json_t *j)
+{
+    fb_case *c = L->c;
+    if (!j) return FB_OK;
+    if (!json_is_array(j)) return wrong_type(L, "fused", "an array of variant names", j);
+    if (json_array_size(j) > FB_MAX_FUSED)
+        return fail(L, "fused", "%zu variants; at most %d", json_array_size(j), FB_MAX_FUSED);
+    for (size_t k = 0; k < json_array_size(j); k++) {
+        char w[WHERE_MAX], q[96];
+        wfmt(w, "fused[%zu]", k);
+        json_t *f = json_array_get(j, k);
+        if (!json_is_string(f)) return wrong_type(L, w, "a variant name", f);
+        const char *name = json_string_value(f);
+        if (strcmp(name, "eager") == 0) return fail(L, w, "'eager' always runs; list only fused variants");
+        const fb_variant *v = fb_variant_find(name);
+        if (!v) {
+            const char *names[256];
+            int n = fb_variant_names(names, 256);
+            char sg[96];
+            return fail(L, w, "unknown variant '%s'%s", clean(name, q, sizeof q), suggest(name, names, n, sg, sizeof sg));
+        }
+        for (int i = 0; i < c->n_fused; i++)
+            if (strcmp(c->fused[i], name) == 0) return fail(L, w, "'%s' is listed twice (also fused[%d])", name, i);
+        for (int i = 0; i < c->n_dtypes; i++)
+            if (!(v->dtypes & FB_DTYPE_BIT(c->dtypes[i])))
+                return fail(L, w, "variant '%s' does not support %s", name, fb_dtype_name(c->dtypes[i]));
+        snprintf(c->fused[c->n_fused++], FB_NAME_MAX, "%s", name);
+    }
+    return FB_OK;
+}
+
+/* ---- grid ------------------------------------------------------------------------- */
+
+static fb_status parse_axis(const loader *L, const char *key, json_t *j, fb_axis *ax)
+{
+    const fb_case *c = L->c;
+    char w[WHERE_MAX], q[96];
+    ax->sym = find_sym(c, key);
+    if (ax->sym < 0) {
+        /* suggest only symbols still waiting for an axis: the likely typo */
+        const char *names[FB_MAX_SYMS];
+        int n = 0;
+        for (int i = 0; i < c->n_syms; i++) {
+            bool swept = false;
+            for (int a = 0; a < c->n_axes; a++) swept |= c->axis[a].sym == i;
+            if (!swept) names[n++] = c->sym[i];
+        }
+        char sg[96];
+        return fail(L, "grid", "'%s' is not a symbol of any input shape%s", clean(key, q, sizeof q),
+                    suggest(key, names, n, sg, sizeof sg));
+    }
+    wfmt(w, "grid.%s", key);
+    fb_status s = get_array(L, w, j, FB_MAX_GRID, "values");
+    if (s) return s;
+    ax->n = (int)json_array_size(j);
+    for (int i = 0; i < ax->n; i++) {
+        wfmt(w, "grid.%s[%d]", key, i);
+        if ((s = get_positive(L, w, json_array_get(j, (size_t)i), &ax->v[i]))) return s;
+        for (int k = 0; k < i; k++)
+            if (ax->v[k] == ax->v[i])
+                return fail(L, w, "%lld repeats grid.%s[%d]", (long long)ax->v[i], key, k);
+    }
+    return FB_OK;
+}
+
+static fb_status parse_grid(const loader *L, json_t *j)
+{
+    fb_case *c = L->c;
+    if (!json_is_object(j)) return wrong_type(L, "grid", "an object of 1 or 2 axes", j);
+    size_t n = json_object_size(j);
+    if (n == 0) return fail(L, "grid", "no axes; give 1 (rows) or 2 (rows, columns)");
+    if (n > 2) return fail(L, "grid", "%zu axes; a grid has 1 (rows) or 2 (rows, columns)", n);
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        fb_status s = parse_axis(L, key, v, &c->axis[c->n_axes]);
+        if (s) return s;
+        c->n_axes++;
+    }
+    for (int s = 0; s < c->n_syms; s++) {
+        bool swept = false;
+        for (int a = 0; a < c->n_axes; a++) swept |= c->axis[a].sym == s;
+        if (!swept)
+            return fail(L, "grid", "symbol '%s' (used at %s) has no axis; every shape symbol needs one", c->sym[s],
+                        L->sym_where[s]);
+    }
+    return FB_OK;
+}
+
+/* ---- tolerance ------------------------------------------------------------------- */
+
+static fb_status get_tol_number(const loader *L, const char *where, json_t *j, double *out)
+{
+    if (!json_is_number(j) || json_number_value(j) < 0 || !isfinite(json_number_value(j)))
+        return wrong_type(L, where, "a non-negative number", j);
+    *out = json_number_value(j);
+    return FB_OK;
+}
+
+static fb_status parse_tolerance(const loader *L, json_t *j)
+{
+    static const char *const keys[] = {"atol", "rtol"};
+    fb_case *c = L->c;
+    for (int d = 0; d < FB_NDTYPES; d++) c->tol[d] = default_tol[d];
+    if (!j) return FB_OK;
+    if (!json_is_object(j)) return wrong_type(L, "tolerance", "an object of dtype -> {atol, rtol}", j);
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        fb_dtype d;
+        fb_status s;
+        char w[WHERE_MAX], q[96];
+        if (fb_dtype_from_name(key, &d) != 0) {
+            char sg[96];
+            if (!suggest(key, dtype_words, N_DTYPE_WORDS, sg, sizeof sg)[0])
+                snprintf(sg, sizeof sg, " (expected float32, float16, bfloat16 or float64)");
+            return fail(L, "tolerance", "unknown dtype '%s'%s", clean(key, q, sizeof q), sg);
+        }
+        bool listed = false;
+        for (int i = 0; i < c->n_dtypes; i++) listed |= c->dtypes[i] == d;
+        if (!listed) {
+            char list[96];
+            size_t k = 0;
+            for (int i = 0; i < c->n_dtypes; i++)
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", fb_dtype_name(c->dtypes[i]));
+            return fail(L, "tolerance", "'%s' is not one of this case's dtypes (%s)", key, list);
+        }
+        if (c->tol[d].set) return fail(L, "tolerance", "'%s' repeats %s", key, fb_dtype_name(d));
+        wfmt(w, "tolerance.%s", key);
+        if (!json_is_object(v)) return wrong_type(L, w, "an object like {\"atol\": 1e-6, \"rtol\": 1e-5}", v);
+        if ((s = check_keys(L, v, w, keys, 2))) return s;
+        json_t *atol, *rtol;
+        if ((s = member(L, v, w, "atol", true, &atol))) return s;
+        if ((s = member(L, v, w, "rtol", true, &rtol))) return s;
+        char wa[WHERE_MAX];
+        wfmt(wa, "%s.atol", w);
+        if ((s = get_tol_number(L, wa, atol, &c->tol[d].atol))) return s;
+        wfmt(wa, "%s.rtol", w);
+        if ((s = get_tol_number(L, wa, rtol, &c->tol[d].rtol))) return s;
+        c->tol[d].set = true;
+    }
+    return FB_OK;
+}
+
+/* ---- every grid point --------------------------------------------------------------- */
+
+/* Shapes and byte counts at every point and dtype: a case that fails at its largest
+ * point would otherwise fail hours into a run. The sweep is cheap (at most
+ * 64 x 64 points, a few dozen nodes each). */
+static fb_status check_grid_points(const loader *L)
+{
+    const fb_case *c = L->c;
+    int rows = c->axis[0].n, cols = c->n_axes > 1 ? c->axis[1].n : 1;
+    static _Thread_local fb_shape shapes[FB_MAX_VALUES];
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < cols; k++) {
+            fb_point p;
+            memset(&p, 0, sizeof p);
+            char at[160];
+            p.sym[c->axis[0].sym] = c->axis[0].v[r];
+            int n = snprintf(at, sizeof at, "at %s=%lld", c->sym[c->axis[0].sym], (long long)c->axis[0].v[r]);
+            if (c->n_axes > 1) {
+                p.sym[c->axis[1].sym] = c->axis[1].v[k];
+                snprintf(at + n, sizeof at - (size_t)n, ", %s=%lld", c->sym[c->axis[1].sym],
+                         (long long)c->axis[1].v[k]);
+            }
+            fb_status s = fb_program_shapes(c, &p, shapes);
+            if (s == FB_E_CASE) return fail(L, NULL, "%s (%s)", fb_last_error(), at);
+            if (s) return s;
+            for (int d = 0; d < c->n_dtypes; d++) {
+                fb_costs costs;
+                s = fb_program_costs(c, shapes, c->dtypes[d], &costs);
+                if (s == FB_E_CASE)
+                    return fail(L, NULL, "%s (%s, %s)", fb_last_error(), fb_dtype_name(c->dtypes[d]), at);
+                if (s) return s;
+            }
+        }
+    return FB_OK;
+}
+
+/* ---- the document ------------------------------------------------------------------ */
+
+static fb_status parse_root(loader *L, json_t *root)
+{
+    static const char *const keys[] = {"name",   "summary", "inputs", "program", "outputs",
+                                       "fused",  "dtypes",  "grid",   "tolerance"};
+    static const bool required[] = {true, true, true, true, true, false, true, true, false};
+    enum { N_KEYS = sizeof keys / sizeof keys[0] };
+    char d[96];
+    if (!json_is_object(root)) return fail(L, NULL, "top level must be a JSON object, got %s", describe(root, d, sizeof d));
+    fb_status s = check_keys(L, root, NULL, keys, N_KEYS);
+    if (s) return s;
+    json_t *m[N_KEYS];
+    for (int i = 0; i < N_KEYS; i++)
+        if ((s = member(L, root, NULL, keys[i], required[i], &m[i]))) return s;
+
+    if ((s = parse_name(L, m[0]))) return s;
+    if ((s = parse_summary(L, m[1]))) return s;
+    if ((s = parse_inputs(L, m[2]))) return s;
+    if ((s = parse_program(L, m[3]))) return s;
+    if ((s = parse_outputs(L, m[4]))) return s;
+    if ((s = check_all_used(L))) return s;
+    /* dtypes before fused: a variant is checked against every listed dtype */
+    if ((s = parse_dtypes(L, m[6]))) return s;
+    if ((s = parse_fused(L, m[5]))) return s;
+    if ((s = parse_grid(L, m[7]))) return s;
+    if ((s = parse_tolerance(L, m[8]))) return s;
+    return check_grid_points(L);
+}
+
+/* Column of the token jansson complained about, not of the character after it:
+ * jansson reports where its reader stopped; we step back over the token it quotes. */
+static void error_position(const char *text, size_t len, const json_error_t *e, const char *near, int *line,
+                           int *col)
+{
+    size_t pos = e->position < 0 ? 0 : (size_t)e->position;
+    if (pos > len) pos = len;
+    size_t nl = near ? strlen(near) : 0;
+    if (near && nl <= pos && memcmp(text + pos - nl, near, nl) == 0) pos -= nl;
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < pos; i++) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            ++*col; /* count code points, as editors do */
+        }
+    }
+}
+
+static fb_status syntax_error(const char *path, const char *text, size_t len, const json_error_t *e)
+{
+    char head[JSON_ERROR_TEXT_LENGTH], near[JSON_ERROR_TEXT_LENGTH], msg[2 * JSON_ERROR_TEXT_LENGTH];
+    snprintf(head, sizeof head, "%s", e->text);
+    near[0] = 0;
+    /* jansson writes "WHAT near 'TOKEN'" or "WHAT near end of file" */
+    char *p = strstr(head, " near '");
+    size_t hl = strlen(head);
+    bool at_eof = false;
+    if (p && hl > 0 && head[hl - 1] == '\'') {
+        head[hl - 1] = 0;
+        snprintf(near, sizeof near, "%s", p + 7);
+        *p = 0;
+    } else if ((p = strstr(head, " near end of file")) != NULL) {
+        *p = 0;
+        at_eof = true;
+    }
+    int line, col;
+    error_position(text, len, e, near[0] ? near : NULL, &line, &col);
+
+    char qn[96];
+    clean(near, qn, sizeof qn);
+    size_t ql = strlen(qn);
+    if (strcmp(head, "duplicate object key") == 0 && ql >= 2 && qn[0] == '"' && qn[ql - 1] == '"') {
+        qn[ql - 1] = 0;
+        snprintf(msg, sizeof msg, "duplicate key '%s'", qn + 1);
+    } else if (at_eof) {
+        bool blank = true;
+        for (size_t i = 0; i < len; i++) blank &= text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r';
+        if (blank) {
+            line = col = 1;
+            snprintf(msg, sizeof msg, "empty file; a case file is a JSON object");
+        } else if (strcmp(head, "unexpected token") == 0) {
+            snprintf(msg, sizeof msg, "unexpected end of file");
+        } else {
+            snprintf(msg, sizeof msg, "unexpected end of file (%s)", head);
+        }
+    } else if (near[0]) {
+        snprintf(msg, sizeof msg, "%s near '%s'", head, qn);
+    } else {
+        snprintf(msg, sizeof msg, "%s", head);
+    }
+    fb_error("%s:%d:%d: %s", path, line, col, msg);
+    return FB_E_CASE;
+}
+
+static fb_status parse_buffer(const char *text, size_t len, const char *path, fb_case *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    json_error_t e;
+    /* DECODE_ANY: a top-level array or number gets our message, not jansson's */
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+    if (!root) return syntax_error(path, text, len, &e);
+    static _Thread_local loader L;
+    memset(&L, 0, sizeof L);
+    L.path = path;
+    L.c = c;
+    fb_status s = parse_root(&L, root);
+    json_decref(root);
+    return s;
+}
+
+fb_status fb_case_parse(const char *text, const char *path, fb_case *c)
+{
+    if (!path) path = "<string>";
+    if (!text) {
+        fb_error("%s: no text", path);
+        return FB_E_CASE;
+    }
+    return parse_buffer(text, strlen(text), path, c);
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+static fb_status read_file(const char *path, char **text, size_t *len)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT) fb_error("%s: no such file", path);
+        else fb_error("%s: cannot read: %s", path, strerror(errno));
+        return FB_E_CASE;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fb_error("%s: is a directory, not a case file", path);
+        return FB_E_CASE;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* a FIFO or device would block or never end */
+        fb_error("%s: not a regular file", path);
+        return FB_E_CASE;
+    }
+    if ((size_t)st.st_size > MAX_CASE_BYTES) {
+        fb_error("%s: too large for a case file (%lld bytes; at most %zu)", path, (long long)st.st_size,
+                 MAX_CASE_BYTES);
+        return FB_E_CASE;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fb_error("%s: cannot read: %s", path, strerror(errno));
+        return FB_E_CASE;
+    }
+    size_t size = (size_t)st.st_size;
+    char *buf = malloc(size + 2);
+    if (!buf) {
+        fclose(f);
+        fb_error("%s: out of memory reading the file", path);
+        return FB_E_NOMEM;
+    }
+    /* one byte more than stat promised: a file that grew since is caught, not cut */
+    size_t n = fread(buf, 1, size + 1, f);
+    int err = ferror(f) ? errno : 0;
+    fclose(f);
+    if (err) {
+        free(buf);
+        fb_error("%s: cannot read: %s", path, strerror(err));
+        return FB_E_CASE;
+    }
+    if (n > size) {
+        free(buf);
+        fb_error("%s: changed while being read", path);
+        return FB_E_CASE;
+    }
+    buf[n] = 0;
+    *text = buf;
+    *len = n;
+    return FB_OK;
+}
+
+fb_status fb_case_load(const char *path, fb_case *c)
+{
+    char *text;
+    size_t len;
+    fb_status s = read_file(path, &text, &len);
+    if (s) return s;
+    s = parse_buffer(text, len, path, c);
+    free(text);
+    return s;
+}
+
+const char *fb_cases_dir(void)
+{
+    const char *env = getenv("FUSIONBENCH_CASES");
+    return env && env[0] ? env : FB_CASES_DIR;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+int fb_case_list(char names[][FB_NAME_MAX], int max)
+{
+    const char *dir = fb_cases_dir();
+    DIR *d = opendir(dir);
+    if (!d) {
+        fb_error("cannot open the cases directory %s: %s", dir, strerror(errno));
+        return 0;
+    }
+    /* collect all, sort, then keep the first `max`: the cut must not depend on readdir order */
+    int n = 0, cap = 0;
+    char(*all)[FB_NAME_MAX] = NULL;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (e->d_name[0] == '.' || l <= 5 || l - 5 >= FB_NAME_MAX || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 32;
+            void *p = realloc(all, (size_t)cap * FB_NAME_MAX);
+            if (!p) break;
+            all = p;
+        }
+        memcpy(all[n], e->d_name, l - 5);
+        all[n][l - 5] = 0;
+        n++;
+    }
+    closedir(d);
+    if (n) qsort(all, (size_t)n, FB_NAME_MAX, cmp_names);
+    if (n > max) n = max;
+    for (int i = 0; i < n; i++) memcpy(names[i], all[i], FB_NAME_MAX);
+    free(all);
+    return n;
+}
+
+fb_status fb_case_find(const char *name_or_path, fb_case *c)
+{
+    size_t l = strlen(name_or_path);
+    if (strchr(name_or_path, '/') || (l >= 5 && strcmp(name_or_path + l - 5, ".json") == 0))
+        return fb_case_load(name_or_path, c);
+
+    static char names[256][FB_NAME_MAX];
+    int n = fb_case_list(names, 256);
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name_or_path) == 0) {
+            char *path = malloc(strlen(fb_cases_dir()) + FB_NAME_MAX + 8);
+            if (!path) {
+                fb_error("out of memory");
+                return FB_E_NOMEM;
+            }
+            sprintf(path, "%s/%s.json", fb_cases_dir(), names[i]);
+            fb_status s = fb_case_load(path, c);
+            free(path);
+            return s;
+        }
+
+    const char *cands[256];
+    for (int i = 0; i < n; i++) cands[i] = names[i];
+    char q[96];
+    const char *near = l ? fb_nearest(name_or_path, cands, n) : NULL;
+    if (near) {
+        fb_error("unknown case '%s' (did you mean '%s'?)", clean(name_or_path, q, sizeof q), near);
+    } else {
+        char list[512];
+        size_t k = 0;
+        list[0] = 0;
+        for (int i = 0; i < n && k < sizeof list; i++)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", names[i]);
+        if (n) fb_error("unknown case '%s' (available: %s)", clean(name_or_path, q, sizeof q), list);
+        else fb_error("unknown case '%s' (no cases in %s)", clean(name_or_path, q, sizeof q), fb_cases_dir());
+    }
+    return FB_E_CASE;
+}

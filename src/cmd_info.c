@@ -1,3 +1,304 @@
+/* cmd_info.c — `fusionbench list` and `fusionbench validate`: the subcommands that
+ * only read case files. Neither touches CUDA, so both work on the build machine and
+ * in CI (validate is the pre-commit check for a new case file).
+ *
+ * validate prints one "ok" line per good file on stdout and the loader's one-line
+ * message per bad file on stderr, compiler style (PATH:LINE:COL: ...), so editors
+ * and CI annotations can jump to it; it keeps going so one run reports every file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "case.h"
 #include "commands.h"
-fb_status fb_cmd_list(int argc, char **argv) { (void)argc; (void)argv; fb_error("list: not built yet"); return FB_E_USAGE; }
-fb_status fb_cmd_validate(int argc, char **argv) { (void)argc; (void)argv; fb_error("validate: not built yet"); return FB_E_USAGE; }
+#include "variant.h"
+
+#define MAX_LISTED 256
+
+/* One case at a time: fb_case is large (tens of KiB) and neither command needs two. */
+static fb_case g_case;
+
+static void validate_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fusionbench validate [FILE|NAME ...]\n"
+            "\n"
+            "Check case files strictly without a GPU: keys, types, names, ops, dtypes,\n"
+            "fused variants, and the shapes and byte counts at every grid point.\n"
+            "With no arguments, checks every bundled case in %s\n"
+            "(set FUSIONBENCH_CASES to use another directory).\n"
+            "A NAME is looked up there; an argument holding '/' or ending in .json is a path.\n"
+            "\n"
+            "Prints 'ok   PATH (...)' per valid file on stdout and one message per invalid\n"
+            "file on stderr. Exit status: 0 all valid, 3 some invalid, 2 usage error.\n",
+            fb_cases_dir());
+}
+
+static void list_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fusionbench list [--json] [NAME ...]\n"
+            "\n"
+            "Describe the bundled cases (from %s, or $FUSIONBENCH_CASES):\n"
+            "summary, program, dtypes, grid axes and fused variants.\n"
+            "\n"
+            "  --json   print a JSON array on stdout instead of text\n",
+            fb_cases_dir());
+}
+
+/* "--bogus" -> FB_E_USAGE ("--" ends options in both commands). */
+static fb_status unknown_option(const char *cmd, const char *arg)
+{
+    fb_error("unknown option '%s'; see 'fusionbench %s --help'", arg, cmd);
+    return FB_E_USAGE;
+}
+
+static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* ---- validate ------------------------------------------------------------------- */
+
+static void print_ok(const fb_case *c)
+{
+    char grid[64];
+    if (c->n_axes == 2) snprintf(grid, sizeof grid, "%d x %d grid", c->axis[0].n, c->axis[1].n);
+    else snprintf(grid, sizeof grid, "%d-point grid", c->axis[0].n);
+    printf("ok   %s (%d %s, %d fused %s, %s)\n", c->path, c->n_nodes, plural(c->n_nodes, "op", "ops"), c->n_fused,
+           plural(c->n_fused, "variant", "variants"), grid);
+}
+
+/* Validate one file or name; prints its line. Returns the loader's status. */
+static fb_status validate_one(const char *arg)
+{
+    fb_clear_error();
+    fb_status s = fb_case_find(arg, &g_case);
+    if (s == FB_OK) print_ok(&g_case);
+    else fprintf(stderr, "%s\n", fb_last_error());
+    fflush(stdout);
+    return s;
+}
+
+fb_status fb_cmd_validate(int argc, char **argv)
+{
+    if (fb_wants_help(argc, argv)) {
+        validate_usage(stdout);
+        return FB_OK;
+    }
+    static char *files[MAX_LISTED];
+    int n_files = 0;
+    bool opts = true;
+    for (int i = 1; i < argc; i++) {
+        if (opts && strcmp(argv[i], "--") == 0) opts = false;
+        else if (opts && argv[i][0] == '-' && argv[i][1]) return unknown_option("validate", argv[i]);
+        else if (n_files == MAX_LISTED) {
+            fb_error("too many files (at most %d per run)", MAX_LISTED);
+            return FB_E_USAGE;
+        } else files[n_files++] = argv[i];
+    }
+
+    int total = 0, bad = 0;
+    fb_status worst = FB_OK;
+    if (n_files) {
+        for (int i = 0; i < n_files; i++, total++) {
+            fb_status s = validate_one(files[i]);
+            if (s) {
+                bad++;
+                if (worst == FB_OK || s != FB_E_CASE) worst = s;
+            }
+        }
+    } else {
+        static char names[MAX_LISTED][FB_NAME_MAX];
+        fb_clear_error();
+        int n = fb_case_list(names, MAX_LISTED);
+        if (n == 0) {
+            if (!fb_last_error()[0]) fb_error("no case files (*.json) in %s", fb_cases_dir());
+            return FB_E_CASE;
+        }
+        for (int i = 0; i < n; i++, total++) {
+            fb_status s = validate_one(names[i]);
+            if (s) {
+                bad++;
+                if (worst == FB_OK || s != FB_E_CASE) worst = s;
+            }
+        }
+    }
+    /* each bad file already has its line on stderr; a summary helps only when several were checked */
+    if (bad && total > 1) fb_error("%d of %d case files invalid", bad, total);
+    else fb_clear_error();
+    return worst;
+}
+
+/* ---- list ----------------------------------------------------------------------- */
+
+static void print_case_text(const fb_case *c)
+{
+    printf("%s: %s\n", c->name, c->summary);
+    printf("  file      %s\n", c->path);
+
+    printf("  inputs    ");
+    for (int v = 0; v < c->n_inputs; v++) {
+        const fb_value *val = &c->values[v];
+        printf("%s%s[", v ? ", " : "", val->name);
+        for (int d = 0; d < val->shape.rank; d++) {
+            const fb_dim *dm = &val->shape.dim[d];
+            if (dm->sym >= 0) printf("%s%s", d ? ", " : "", c->sym[dm->sym]);
+            else printf("%s%lld", d ? ", " : "", (long long)dm->size);
+        }
+        printf("] %s", fb_init_name(val->init));
+    }
+    printf("\n  program   ");
+    for (int n = 0; n < c->n_nodes; n++) printf("%s%s", n ? " " : "", fb_ops[c->nodes[n].op].name);
+    printf("  (%d %s) -> ", c->n_nodes, plural(c->n_nodes, "op", "ops"));
+    for (int o = 0; o < c->n_outputs; o++) printf("%s%s", o ? ", " : "", c->values[c->outputs[o]].name);
+
+    printf("\n  dtypes    ");
+    for (int d = 0; d < c->n_dtypes; d++) printf("%s%s", d ? ", " : "", fb_dtype_name(c->dtypes[d]));
+    printf("\n");
+
+    static const char *const role[2] = {"rows", "columns"};
+    for (int a = 0; a < c->n_axes; a++) {
+        const fb_axis *ax = &c->axis[a];
+        printf("  %-9s %s:", role[a], c->sym[ax->sym]);
+        for (int i = 0; i < ax->n; i++) printf(" %lld", (long long)ax->v[i]);
+        printf("\n");
+    }
+
+    int width = 5; /* "eager" */
+    for (int f = 0; f < c->n_fused; f++)
+        if ((int)strlen(c->fused[f]) > width) width = (int)strlen(c->fused[f]);
+    printf("  variants  %-*s  one kernel per op, every intermediate in device memory (the baseline)\n", width,
+           "eager");
+    for (int f = 0; f < c->n_fused; f++) {
+        const fb_variant *v = fb_variant_find(c->fused[f]);
+        printf("            %-*s  %s\n", width, c->fused[f], v && v->about ? v->about : "");
+    }
+}
+
+static json_t *dtypes_json(unsigned bits, const fb_dtype *list, int n)
+{
+    json_t *a = json_array();
+    if (list) {
+        for (int d = 0; d < n; d++) json_array_append_new(a, json_string(fb_dtype_name(list[d])));
+    } else {
+        for (int d = 0; d < FB_NDTYPES; d++)
+            if (bits & FB_DTYPE_BIT(d)) json_array_append_new(a, json_string(fb_dtype_name((fb_dtype)d)));
+    }
+    return a;
+}
+
+static json_t *case_json(const fb_case *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(c->name));
+    json_object_set_new(o, "summary", json_string(c->summary));
+    json_object_set_new(o, "path", json_string(c->path));
+
+    json_t *inputs = json_object();
+    for (int v = 0; v < c->n_inputs; v++) {
+        const fb_value *val = &c->values[v];
+        json_t *shape = json_array();
+        for (int d = 0; d < val->shape.rank; d++) {
+            const fb_dim *dm = &val->shape.dim[d];
+            json_array_append_new(shape, dm->sym >= 0 ? json_string(c->sym[dm->sym]) : json_integer(dm->size));
+        }
+        json_object_set_new(inputs, val->name, json_pack("{s:o, s:s}", "shape", shape, "init", fb_init_name(val->init)));
+    }
+    json_object_set_new(o, "inputs", inputs);
+
+    json_t *ops = json_array();
+    for (int n = 0; n < c->n_nodes; n++) json_array_append_new(ops, json_string(fb_ops[c->nodes[n].op].name));
+    json_object_set_new(o, "ops", ops);
+    json_t *outs = json_array();
+    for (int k = 0; k < c->n_outputs; k++) json_array_append_new(outs, json_string(c->values[c->outputs[k]].name));
+    json_object_set_new(o, "outputs", outs);
+    json_object_set_new(o, "dtypes", dtypes_json(0, c->dtypes, c->n_dtypes));
+
+    /* the grid as an ordered array: axis 0 is the rows, axis 1 the columns */
+    static const char *const role[2] = {"rows", "columns"};
+    json_t *grid = json_array();
+    for (int a = 0; a < c->n_axes; a++) {
+        json_t *vals = json_array();
+        for (int i = 0; i < c->axis[a].n; i++) json_array_append_new(vals, json_integer(c->axis[a].v[i]));
+        json_array_append_new(grid, json_pack("{s:s, s:s, s:o}", "symbol", c->sym[c->axis[a].sym], "role", role[a],
+                                              "values", vals));
+    }
+    json_object_set_new(o, "grid", grid);
+
+    json_t *tol = json_object();
+    for (int d = 0; d < c->n_dtypes; d++) {
+        const fb_tol *t = &c->tol[c->dtypes[d]];
+        json_object_set_new(tol, fb_dtype_name(c->dtypes[d]),
+                            json_pack("{s:f, s:f, s:b}", "atol", t->atol, "rtol", t->rtol, "from_file", t->set));
+    }
+    json_object_set_new(o, "tolerance", tol);
+
+    json_t *variants = json_array();
+    for (int f = 0; f < c->n_fused; f++) {
+        const fb_variant *v = fb_variant_find(c->fused[f]);
+        json_array_append_new(variants, json_pack("{s:s, s:s, s:o}", "name", c->fused[f], "about",
+                                                  v && v->about ? v->about : "", "dtypes",
+                                                  dtypes_json(v ? v->dtypes : 0, NULL, 0)));
+    }
+    json_object_set_new(o, "fused", variants);
+    return o;
+}
+
+fb_status fb_cmd_list(int argc, char **argv)
+{
+    if (fb_wants_help(argc, argv)) {
+        list_usage(stdout);
+        return FB_OK;
+    }
+    bool as_json = false, opts = true;
+    static char names[MAX_LISTED][FB_NAME_MAX];
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (opts && strcmp(argv[i], "--") == 0) opts = false;
+        else if (opts && strcmp(argv[i], "--json") == 0) as_json = true;
+        else if (opts && argv[i][0] == '-' && argv[i][1]) return unknown_option("list", argv[i]);
+        else if (n < MAX_LISTED) snprintf(names[n++], FB_NAME_MAX, "%s", argv[i]);
+    }
+    if (n == 0) {
+        fb_clear_error();
+        n = fb_case_list(names, MAX_LISTED);
+        if (n == 0) {
+            if (!fb_last_error()[0]) fb_error("no case files (*.json) in %s", fb_cases_dir());
+            return FB_E_CASE;
+        }
+    }
+
+    /* a broken case is reported and skipped: the others are still worth listing */
+    json_t *all = as_json ? json_array() : NULL;
+    int bad = 0, shown = 0;
+    for (int i = 0; i < n; i++) {
+        fb_clear_error();
+        if (fb_case_find(names[i], &g_case) != FB_OK) {
+            fprintf(stderr, "%s\n", fb_last_error());
+            bad++;
+            continue;
+        }
+        if (as_json) {
+            json_array_append_new(all, case_json(&g_case));
+        } else {
+            if (shown) printf("\n");
+            print_case_text(&g_case);
+        }
+        shown++;
+    }
+    if (as_json) {
+        char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+        json_decref(all);
+        if (!text) {
+            fb_error("out of memory writing JSON");
+            return FB_E_NOMEM;
+        }
+        printf("%s\n", text);
+        free(text);
+    }
+    if (bad) {
+        fb_error("%d of %d cases invalid; see 'fusionbench validate'", bad, n);
+        return FB_E_CASE;
+    }
+    return FB_OK;
+}
