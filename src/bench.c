@@ -622,7 +622,7 @@ fb_status fb_timer_selfcheck(fb_timer *t, char *report, size_t n)
     return FB_OK;
 }
 
-fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, double *gbps, fb_stats *st)
+fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, bool use_kernel, double *gbps, fb_stats *st)
 {
     *gbps = NAN;
     fb_stats_compute(NULL, 0, st);
@@ -630,7 +630,7 @@ fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, double *gbps, fb_st
         fb_error("copy bandwidth: zero bytes");
         return FB_E_USAGE;
     }
-    copy_job j = {NULL, NULL, bytes, true};
+    copy_job j = {NULL, NULL, bytes, !use_kernel};
     FB_TRY(fb_dmalloc((void **)&j.src, bytes));
     fb_status s = fb_dmalloc(&j.dst, bytes);
     if (s == FB_OK)

@@ -53,8 +53,9 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out,
 fb_status fb_timer_selfcheck(fb_timer *t, char *report, size_t n);
 
 /* Device-to-device copy bandwidth in GB/s (bytes read + written per second) of
- * `bytes` copied with cudaMemcpyAsync, measured with this timer. */
-fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, double *gbps, fb_stats *st);
+ * `bytes` copied with cudaMemcpyAsync (use_kernel false) or with fusionbench's
+ * own 16-byte streaming copy kernel (use_kernel true), measured with this timer. */
+fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, bool use_kernel, double *gbps, fb_stats *st);
 
 #ifdef __cplusplus
 }

@@ -79,8 +79,8 @@ static void cudnn_str(size_t v, char *buf, size_t n) /* 91900 -> "9.19.0" (cuDNN
 
 typedef struct env_result {
     size_t bytes, flush_bytes;
-    double gbps, gbps_p20, gbps_p80;
-    fb_stats st;
+    double gbps, gbps_p20, gbps_p80, kernel_gbps;
+    fb_stats st, kernel_st;
 } env_result;
 
 static void print_text(const fb_device_info *d, const env_result *r)
@@ -102,6 +102,8 @@ static void print_text(const fb_device_info *d, const env_result *r)
            r->gbps, r->gbps_p20, r->gbps_p80, r->st.median, r->st.n);
     if (d->peak_bw_gbps > 0) printf(", %.0f%% of peak", 100.0 * r->gbps / d->peak_bw_gbps);
     printf("\n");
+    printf("copy kernel   %.2f GiB: %.1f GB/s median (%.3f ms, n=%d): fusionbench's 16-byte streaming copy\n",
+           r->bytes / 1073741824.0, r->kernel_gbps, r->kernel_st.median, r->kernel_st.n);
 }
 
 static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, const env_result *r)
@@ -122,6 +124,7 @@ static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, con
                              "time_ms", fb_stats_to_json(&r->st));
     json_t *timer = json_pack("{s:s, s:f, s:f, s:I}", "timer", fb_timer_mode_name(o->mode), "warmup_ms", o->warmup_ms,
                               "rep_ms", o->rep_ms, "flush_bytes", (json_int_t)r->flush_bytes);
+    if (copy) json_object_set_new(copy, "kernel_gbps", fb_json_real(r->kernel_gbps));
     json_t *root = (dev && copy && timer) ? json_pack("{s:o, s:o, s:o}", "device", dev, "settings", timer, "copy", copy)
                                           : NULL;
     if (!root) {
@@ -148,7 +151,8 @@ static fb_status measure(fb_context *ctx, const fb_timer_opts *o, env_result *r)
     FB_TRY(fb_timer_create(&ctx->dev, o, ctx->stream, &t));
     r->flush_bytes = fb_timer_flush_bytes(t);
     fb_set_context("env: copy bandwidth of %zu bytes", r->bytes);
-    fb_status s = fb_timer_copy_bandwidth(t, r->bytes, &r->gbps, &r->st);
+    fb_status s = fb_timer_copy_bandwidth(t, r->bytes, false, &r->gbps, &r->st);
+    if (s == FB_OK) s = fb_timer_copy_bandwidth(t, r->bytes, true, &r->kernel_gbps, &r->kernel_st);
     fb_set_context(NULL);
     fb_timer_destroy(t);
     if (s != FB_OK) return s;

@@ -217,7 +217,7 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
                 return FB_E_USAGE;
             }
             axis_override *ov = &o->ov[o->n_ov++];
-            snprintf(ov->name, sizeof ov->name, "%s", name + 2);
+            snprintf(ov->name, sizeof ov->name, "%.*s", (int)sizeof ov->name - 1, name + 2);
             FB_TRY(parse_list(name, val, ov));
         }
     }
