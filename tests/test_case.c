@@ -115,8 +115,8 @@ static void test_softmax_file(void)
     CHECK(c->axis[0].v[0] == 128 && c->axis[0].v[9] == 65536 && c->axis[1].v[3] == 1024);
 
     CHECK(c->tol[FB_F32].set && c->tol[FB_F32].atol == 1e-6 && c->tol[FB_F32].rtol == 1e-5);
-    CHECK(c->tol[FB_F16].set && c->tol[FB_F16].atol == 1e-4 && c->tol[FB_F16].rtol == 1e-2);
-    CHECK(c->tol[FB_BF16].set && c->tol[FB_BF16].atol == 1e-3 && c->tol[FB_BF16].rtol == 5e-2);
+    CHECK(c->tol[FB_F16].set && c->tol[FB_F16].atol == 1e-5 && c->tol[FB_F16].rtol == 1e-2);
+    CHECK(c->tol[FB_BF16].set && c->tol[FB_BF16].atol == 1e-5 && c->tol[FB_BF16].rtol == 5e-2);
     /* not listed, not in the file: the default is still there, marked as such */
     CHECK(!c->tol[FB_F64].set && c->tol[FB_F64].atol == 1e-12 && c->tol[FB_F64].rtol == 1e-10);
 }
