@@ -1,7 +1,811 @@
-// softmax.cu — placeholder table until the kernels land (so the registry links).
+// softmax.cu — fused softmax over the last dimension.
+//
+// For x of shape [..., W] (rows = product of the leading dims) and every row r:
+//     y[r, i] = exp(x[r, i] - max_j x[r, j]) / sum_j exp(x[r, j] - max_j x[r, j])
+// computed in fp32 for float32, float16 and bfloat16 (half types are stored as half),
+// as the case program's amax -> sub -> exp -> sum -> div chain does. A NaN anywhere in a
+// row makes the whole row NaN (the NaN reaches the row sum), as in the reference.
+//
+// The op is memory-bound: ideal traffic is one read of x and one write of y, and on an
+// H100 the arithmetic (one ex2 per element) is a few percent of the SM's rate. So every
+// variant below is built around reading x exactly once: the row (or this CTA's slice of
+// it) is held in registers between the reductions and the write. exp is computed once
+// per element and kept in place of x; y = e * scale.
+//
+// Variants (the table at the bottom):
+//   softmax.warp_rows    A group of G = 2..32 lanes per row (G sized to the row), each lane
+//                        holding up to 32 values; R rows per group in flight for short rows.
+//                        Reductions are G-lane shuffles, no shared memory, no barriers.
+//                        Wins for W <= 1024 with many rows (96-98% of SOL on the grid), and
+//                        for odd W <= ~1030 through the peeled path below.
+//   softmax.block_row    One CTA per row, the row in the CTA's registers (32 values per
+//                        thread, up to 1024 threads). Each warp reduces to a partial
+//                        (max, sum of exp(x - max)); one __syncthreads, then every warp merges
+//                        the partials. Wins for medium W (2K..16K float32: 95-98% of SOL).
+//   softmax.cluster_row  A thread-block cluster of C = 2..8 CTAs per row, each CTA's slice in
+//                        registers; the per-warp partials of all C CTAs are exchanged once
+//                        through distributed shared memory (one cluster barrier) and merged:
+//                        S = sum_w s_w * exp(m_w - M). Still one read and one write of the row.
+//                        Wins for long rows (W >= 32K float32: a row no longer fits one CTA's
+//                        registers) and for few rows (128 rows of 64K: one CTA per row would
+//                        leave 4 of 132 SMs idle and have too little in flight).
+//   softmax.two_pass     One CTA per row, no register residency: an online (max, sum) pass
+//                        over x, then a second pass that re-reads x and writes y. 1.5x the
+//                        ideal traffic; the fallback for rows too long for 8 CTAs' registers
+//                        (W > 8 CTAs x 1024 threads x 32 values = 256K), any W.
+//   softmax.fused        Picks by shape (choose_plan): warp_rows for rows of <= 1024 values
+//                        (<= ~1030 odd); else one CTA of <= 512 threads x 32 values per row if
+//                        it fits, else a cluster of such CTAs (C <= 8, 1024 threads past
+//                        that), split further when rows * C < 2 CTAs per SM; else two_pass.
+//                        The thresholds come from measured sweeps (kernels/NOTES.md).
+//
+// Vector vs scalar: when W is a multiple of the 16-byte vector width and x, y are 16-byte
+// aligned, every access is an LDG.128/STG.128 (the "unit" is one vec). Odd W (rows start at
+// varying alignments) in warp_rows: each row is peeled into a scalar head, an aligned
+// vector body and a scalar tail. Otherwise (unaligned tensors, or odd W past warp_rows) the
+// unit is one element: scalar accesses, still coalesced across the lanes of a row. Loads and
+// stores carry streaming hints: x is read once and y is not read again.
 #include "softmax.h"
-static int placeholder_run(const fb_call *) { return FB_E_UNSUPPORTED; }
-extern "C" const fb_variant fb_softmax_variants[] = {
-    {"softmax.fused", "softmax over the last dim, one pass (placeholder)", FB_DTYPES_HALF_AND_F32, nullptr, nullptr, placeholder_run, 1},
+#include "common.cuh"
+
+#include <cooperative_groups.h>
+#include <math.h>
+#include <stdio.h>
+
+#include <algorithm>
+
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+// ---- device helpers --------------------------------------------------------------
+
+// MUFU.EX2 directly: exp2f without -ftz wraps it in denormal scaling we do not need
+// (results under 2^-126 are far below every tolerance). Max error 2 ulp.
+__device__ __forceinline__ float ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// A "unit" is what one access moves: a 16-byte vector, or one element when rows are not
+// 16-byte aligned. Values are converted to fp32 on load and back on store.
+template <typename T, bool VEC> struct Unit;
+template <typename T> struct Unit<T, true> {
+    static constexpr int N = 16 / (int)sizeof(T);
+    static __device__ __forceinline__ void load(const T *p, long i, float (&v)[N]) {
+        const fb::vec<T> t = fb::load_vec_stream(p + i * N);
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k] = fb::to_acc(t.v[k]);
+    }
+    static __device__ __forceinline__ void store(T *p, long i, const float (&v)[N]) {
+        fb::vec<T> t;
+#pragma unroll
+        for (int k = 0; k < N; ++k) t.v[k] = fb::from_acc<T>(v[k]);
+        fb::store_vec_stream(p + i * N, t);
+    }
 };
-extern "C" const int fb_softmax_variant_count = 1;
+template <typename T> struct Unit<T, false> {
+    static constexpr int N = 1;
+    static __device__ __forceinline__ void load(const T *p, long i, float (&v)[1]) {
+        v[0] = fb::to_acc(__ldcs(p + i));
+    }
+    static __device__ __forceinline__ void store(T *p, long i, const float (&v)[1]) {
+        __stcs(p + i, fb::from_acc<T>(v[0]));
+    }
+};
+
+// fmaxf drops NaN; that is fine here because a NaN element still reaches the row sum
+// through exp(NaN - m) and makes every output of its row NaN (what the reference does).
+__device__ __forceinline__ float group_max(float x, int G) {
+    for (int o = G >> 1; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
+    return x;
+}
+__device__ __forceinline__ float group_sum(float x, int G) {
+    for (int o = G >> 1; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+__device__ __forceinline__ float block_fmax(float x, float *scratch) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    x = group_max(x, 32);
+    __syncthreads();
+    if (lane == 0) scratch[warp] = x;
+    __syncthreads();
+    x = lane < nwarps ? scratch[lane] : -INFINITY;
+    return group_max(x, 32);
+}
+
+// Cluster barrier halves. arrive.release + wait (acquire) publishes shared-memory writes
+// to the peer CTAs; a second arrive after the last remote read, paired with a wait just
+// before exit, keeps every CTA's shared memory alive while peers may still read it,
+// without stalling the stores in between.
+__device__ __forceinline__ void cluster_arrive_release() {
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// ---- kernels ------------------------------------------------------------------------
+
+// warp_rows: groups of G lanes (a power of two <= 32) per row; a group handles R
+// consecutive rows at once (more independent loads in flight for short rows). Lane l of a
+// group holds units l, l+G, l+2G, ... (coalesced: the group reads G consecutive units per
+// instruction). Rows past the end still run the shuffles (full-warp masks) but touch no
+// memory.
+// PEEL (with VEC): W is not a multiple of the vector width, so rows start at varying
+// alignments. Each row is split into a scalar head (up to the next 16-byte boundary), an
+// aligned vector body and a scalar tail; lane l < head+tail (<= 2N-2 <= G) holds one of
+// those scalars besides its body vectors. Odd widths then still move 16 bytes per access.
+template <typename T, bool VEC, bool PEEL, int UPT, int R>
+__global__ void __launch_bounds__(256) softmax_group_kernel(const T *__restrict__ x, T *__restrict__ y,
+                                                            long rows, long W, int G) {
+    using U = Unit<T, VEC>;
+    constexpr int N = U::N;
+    const int lane = threadIdx.x & (G - 1);
+    const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+
+    float v[R][UPT][N];
+    float ex[R];       // PEEL: this lane's head/tail element (or -inf)
+    long ex_at[R];     // its index in the row, -1 if none
+    long head[R], nbody[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const long row = group * R + r;
+        head[r] = 0;
+        nbody[r] = W / N;
+        ex[r] = -INFINITY;
+        ex_at[r] = -1;
+        if constexpr (PEEL) {
+            head[r] = min(W, (long)((N - (row * W) % N) % N));  // x is 16-byte aligned
+            nbody[r] = (W - head[r]) / N;
+            const long tail = W - head[r] - nbody[r] * N;
+            if (lane < head[r]) ex_at[r] = lane;
+            else if (lane < head[r] + tail) ex_at[r] = nbody[r] * N + lane;
+            if (row < rows && ex_at[r] >= 0) ex[r] = fb::to_acc(__ldcs(x + row * W + ex_at[r]));
+        }
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            const long i = lane + (long)u * G;
+            if (row < rows && i < nbody[r]) {
+                U::load(x + row * W + head[r], i, v[r][u]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < N; ++k) v[r][u][k] = -INFINITY;  // exp -> 0
+            }
+        }
+    }
+    float m[R], s[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        m[r] = ex[r];
+#pragma unroll
+        for (int u = 0; u < UPT; ++u)
+#pragma unroll
+            for (int k = 0; k < N; ++k) m[r] = fmaxf(m[r], v[r][u][k]);
+        m[r] = group_max(m[r], G);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        s[r] = 0.f;
+        if constexpr (PEEL) {
+            ex[r] = ex2((ex[r] - m[r]) * kLog2e);
+            s[r] = ex[r];
+        }
+#pragma unroll
+        for (int u = 0; u < UPT; ++u)
+#pragma unroll
+            for (int k = 0; k < N; ++k) {
+                v[r][u][k] = ex2((v[r][u][k] - m[r]) * kLog2e);
+                s[r] += v[r][u][k];
+            }
+        s[r] = group_sum(s[r], G);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const long row = group * R + r;
+        const float inv = 1.f / s[r];
+        if constexpr (PEEL) {
+            if (row < rows && ex_at[r] >= 0) __stcs(y + row * W + ex_at[r], fb::from_acc<T>(ex[r] * inv));
+        }
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            const long i = lane + (long)u * G;
+            if (row < rows && i < nbody[r]) {
+#pragma unroll
+                for (int k = 0; k < N; ++k) v[r][u][k] *= inv;
+                U::store(y + row * W + head[r], i, v[r][u]);
+            }
+        }
+    }
+}
+
+// block_row (CLUSTER = false) and cluster_row (CLUSTER = true): C CTAs per row, CTA `rank`
+// owns units [rank*chunk, (rank+1)*chunk) of the row, thread t holds units t + u*blockDim.
+// Every warp reduces its own values with shuffles to a partial (m_w, s_w) = (max, sum of
+// exp(x - m_w)) and publishes it in shared memory; after ONE barrier (__syncthreads, or the
+// cluster barrier) every warp reads all C * nwarps partials (over DSMEM for peers) and merges
+// them: M = max m_w, S = sum s_w exp(m_w - M); the warp's scale is exp(m_w - M) / S. One
+// barrier instead of the four of a block max + block sum: less time with the row held in
+// registers and no memory traffic in flight.
+template <typename T, bool VEC, int UPT, bool CLUSTER>
+__global__ void __launch_bounds__(1024) softmax_cta_kernel(const T *__restrict__ x, T *__restrict__ y,
+                                                          long W, int C, long chunk) {
+    using U = Unit<T, VEC>;
+    constexpr int N = U::N;
+    __shared__ float2 part[32];
+
+    long row = blockIdx.x;
+    long begin = 0;
+    if constexpr (CLUSTER) {
+        row = blockIdx.x / C;  // clusters tile grid.x: CTAs of one cluster are consecutive
+        begin = (long)cg::this_cluster().block_rank() * chunk;
+    }
+    const long nunits = W / N;
+    const long count = min(nunits - begin, chunk);  // may be <= 0 for a trailing rank
+    const T *xr = x + row * W + begin * N;
+    T *yr = y + row * W + begin * N;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+
+    float v[UPT][N];
+#pragma unroll
+    for (int u = 0; u < UPT; ++u) {
+        const long i = threadIdx.x + (long)u * blockDim.x;
+        if (i < count) {
+            U::load(xr, i, v[u]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < N; ++k) v[u][k] = -INFINITY;
+        }
+    }
+    float m = -INFINITY;
+#pragma unroll
+    for (int u = 0; u < UPT; ++u)
+#pragma unroll
+        for (int k = 0; k < N; ++k) m = fmaxf(m, v[u][k]);
+    m = group_max(m, 32);
+    // A warp may hold only -inf (or padding) while the row does not: shift by 0 then, so its
+    // exps are 0 rather than NaN. The merge uses the true m (exp(-inf - M) = 0).
+    const float shift = m == -INFINITY ? 0.f : m;
+    float s = 0.f;
+#pragma unroll
+    for (int u = 0; u < UPT; ++u)
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            v[u][k] = ex2((v[u][k] - shift) * kLog2e);
+            s += v[u][k];
+        }
+    s = group_sum(s, 32);
+    if (lane == 0) part[warp] = make_float2(m, s);
+
+    // Merge all partials; lane l takes partials l, l+32, ... (at most 8 CTAs x 32 warps).
+    const int P = (CLUSTER ? C : 1) * nwarps;
+    float2 pp[8];
+    if constexpr (CLUSTER) {
+        cluster_arrive_release();
+        cluster_wait();
+        cg::cluster_group cl = cg::this_cluster();
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            const int k = lane + 32 * j;
+            pp[j] = k < P ? cl.map_shared_rank(part, k / nwarps)[k % nwarps] : make_float2(-INFINITY, 0.f);
+        }
+    } else {
+        __syncthreads();
+        pp[0] = lane < P ? part[lane] : make_float2(-INFINITY, 0.f);
+#pragma unroll
+        for (int j = 1; j < 8; ++j) pp[j] = make_float2(-INFINITY, 0.f);
+    }
+    float M = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) M = fmaxf(M, pp[j].x);
+    M = group_max(M, 32);
+    // M = -inf (an all -inf row) gives NaN, as the reference does; a NaN partial sum poisons S.
+    float S = 0.f;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) S += pp[j].y == 0.f ? 0.f : pp[j].y * ex2((pp[j].x - M) * kLog2e);
+    S = group_sum(S, 32);
+    if constexpr (CLUSTER) {
+        // Done with the peers' shared memory. Release (not relaxed): the DSMEM loads above
+        // must be complete before a peer can pass its final wait and exit.
+        cluster_arrive_release();
+    }
+    const float scale = ex2((m - M) * kLog2e) / S;
+#pragma unroll
+    for (int u = 0; u < UPT; ++u) {
+        const long i = threadIdx.x + (long)u * blockDim.x;
+        if (i < count) {
+#pragma unroll
+            for (int k = 0; k < N; ++k) v[u][k] *= scale;
+            U::store(yr, i, v[u]);
+        }
+    }
+    if constexpr (CLUSTER) cluster_wait();
+}
+
+// two_pass: any W. Pass 1 keeps a running (m, s) per thread (online softmax), the block
+// merges them; pass 2 re-reads x and writes y.
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(1024) softmax_two_pass_kernel(const T *__restrict__ x, T *__restrict__ y,
+                                                               long W) {
+    using U = Unit<T, VEC>;
+    constexpr int N = U::N;
+    __shared__ float red[32];
+    const long row = blockIdx.x;
+    const long nunits = W / N;
+    const T *xr = x + row * W;
+    T *yr = y + row * W;
+
+    float m = -INFINITY, s = 0.f;
+    for (long i = threadIdx.x; i < nunits; i += blockDim.x) {
+        float v[N];
+        U::load(xr, i, v);
+        float mu = m;
+#pragma unroll
+        for (int k = 0; k < N; ++k) mu = fmaxf(mu, v[k]);
+        if (mu > m) {
+            s *= ex2((m - mu) * kLog2e);  // m = -inf: s is 0 and stays 0
+            m = mu;
+        }
+        const float sh = m == -INFINITY ? 0.f : m;
+#pragma unroll
+        for (int k = 0; k < N; ++k) s += ex2((v[k] - sh) * kLog2e);
+    }
+    const float M = block_fmax(m, red);
+    // s == 0: nothing finite seen (skip: exp(m - M) may be NaN); a NaN s stays NaN.
+    const float S = fb::block_sum(s == 0.f ? 0.f : s * ex2((m - M) * kLog2e), red);
+    const float inv = 1.f / S;
+    for (long i = threadIdx.x; i < nunits; i += blockDim.x) {
+        float v[N];
+        U::load(xr, i, v);
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k] = ex2((v[k] - M) * kLog2e) * inv;
+        U::store(yr, i, v);
+    }
+}
+
+// ---- plans ----------------------------------------------------------------------------
+
+enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2 };
+
+struct Plan {
+    int kind;
+    bool vec;
+    bool peel;    // K_GROUP with vec: W not a multiple of the vector width
+    int upt;      // units per thread (per row)
+    int r;        // rows per group (K_GROUP)
+    int g;        // lanes per row (K_GROUP)
+    int threads;  // CTA size (K_CTA, K_TWO_PASS)
+    int c;        // CTAs per row (K_CTA); 1 = block_row
+};
+
+struct Shape {
+    long rows, W;
+    fb_dtype dt;
+    int esz;
+    const void *x;
+    void *y;
+};
+
+constexpr int kMaxVals = 32;   // fp32 values a thread may hold (register budget)
+constexpr int kMaxCluster = 8; // portable cluster size
+
+static int pow2ceil(long v) {
+    int p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+static long cdiv(long a, long b) { return (a + b - 1) / b; }
+
+static int sm_count() {
+    static int sms = 0;
+    if (sms == 0) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
+            sms = 132;
+        (void)cudaGetLastError();
+    }
+    return sms;
+}
+
+// Instantiated units-per-thread (a plan rounds up to the next one).
+static const int kGroupVecUpt[] = {1, 2, 4, 8};
+static const int kGroupScalarUpt[] = {1, 2, 4, 6, 8, 12, 16, 24, 32};
+static const int kCtaVecUpt[] = {1, 2, 4, 8};
+static const int kCtaScalarUpt[] = {4, 8, 16};
+
+template <size_t K> static int round_up_in(const int (&set)[K], long v) {
+    for (size_t i = 0; i < K; ++i)
+        if (set[i] >= v) return set[i];
+    return -1;
+}
+
+static bool vec_ok(const Shape &s) {
+    const int N = 16 / s.esz;
+    return s.W % N == 0 && fb::aligned16(s.x) && fb::aligned16(s.y);
+}
+
+static bool aligned_xy(const Shape &s) { return fb::aligned16(s.x) && fb::aligned16(s.y); }
+
+static bool plan_group(const Shape &s, Plan *p) {
+    const bool vec = vec_ok(s);
+    // Odd widths with aligned tensors: vector body + scalar head/tail per row.
+    const bool peel = !vec && aligned_xy(s) && s.W >= 16 / s.esz;
+    const int N = vec || peel ? 16 / s.esz : 1;
+    const long nunits = s.W / N;
+    const int cap = kMaxVals / N;  // units a lane may hold
+    if (nunits > 32L * cap) return false;
+    p->kind = K_GROUP;
+    p->vec = vec || peel;
+    p->peel = peel;
+    if (p->vec) {
+        // 16 values (64 B) per lane in flight is plenty; 32 only when the row needs it.
+        const int want = (int)std::max(std::min<long>(nunits, 16 / N), cdiv(nunits, 32));
+        p->upt = round_up_in(kGroupVecUpt, want);
+        if (p->upt < 0 || p->upt * N > kMaxVals) return false;
+    } else {
+        const int want = (int)std::max(std::min<long>(4, nunits), cdiv(nunits, 32));
+        p->upt = round_up_in(kGroupScalarUpt, want);
+        if (p->upt < 0) return false;
+    }
+    p->g = std::min(32, pow2ceil(cdiv(nunits, p->upt)));
+    if (peel && p->g < 2 * N) {  // head + tail <= 2N - 2 scalars, one per lane
+        p->g = 2 * N;
+        p->upt = round_up_in(kGroupVecUpt, cdiv(nunits, p->g));
+    }
+    if (p->g > 32) return false;
+    // Short rows: several rows per group so each lane has ~16 values in flight.
+    const int vals = p->upt * N;
+    p->r = std::min(p->vec ? 4 : 8, std::max(1, 16 / vals));
+    p->threads = 256;
+    p->c = 1;
+    return true;
+}
+
+static bool plan_cta(const Shape &s, int min_c, Plan *p) {
+    const bool vec = vec_ok(s);
+    const int N = vec ? 16 / s.esz : 1;
+    const long nunits = s.W / N;
+    const int sms = sm_count();
+    // 32 values per thread (scalar: 16, its per-element addresses cost registers) and CTAs of
+    // up to 512 threads. Measured (NOTES.md): 32 values beat 16; one CTA per row beats a
+    // cluster; a cluster of fewer 512-thread CTAs beats more 256- or 128-thread ones.
+    // (Tried: half types at 64 values x 256 threads in a cluster, 128 registers: 70-78% of
+    // SOL against 77-88% for 32 values x 512 threads. See NOTES.md.)
+    const int upt = vec ? kMaxVals / N : 16;
+    long c = cdiv(nunits, 512L * upt);
+    if (c > kMaxCluster) {
+        c = cdiv(nunits, 1024L * upt);
+        if (c > kMaxCluster) return false;
+    }
+    // Few rows: split them further so there are >= 2 CTAs per SM, keeping >= 128 threads' worth.
+    while (c < kMaxCluster && s.rows * c < 2L * sms && cdiv(nunits, 2 * c) >= 128L * upt)
+        c = std::min<long>(2 * c, kMaxCluster);
+    if (c < min_c) c = min_c;
+    if (c > kMaxCluster) return false;
+    const long chunk = cdiv(nunits, c);
+    const long t = std::max(32L, ((cdiv(chunk, upt) + 31) / 32) * 32);
+    p->kind = K_CTA;
+    p->vec = vec;
+    p->peel = false;
+    p->upt = vec ? round_up_in(kCtaVecUpt, cdiv(chunk, t)) : round_up_in(kCtaScalarUpt, cdiv(chunk, t));
+    if (p->upt < 0) return false;
+    p->threads = (int)t;
+    p->c = (int)c;
+    p->r = 1;
+    p->g = 32;
+    return true;
+}
+
+static void plan_two_pass(const Shape &s, Plan *p) {
+    p->kind = K_TWO_PASS;
+    p->vec = vec_ok(s);
+    p->peel = false;
+    p->threads = 1024;
+    p->upt = 1;
+    p->r = 1;
+    p->g = 32;
+    p->c = 1;
+}
+
+static void choose_plan(const Shape &s, Plan *p) {
+    if (plan_group(s, p)) return;
+    if (plan_cta(s, 1, p)) return;
+    plan_two_pass(s, p);
+}
+
+// ---- launchers ------------------------------------------------------------------------
+
+template <typename T, bool VEC, bool PEEL, int UPT, int R>
+static cudaError_t launch_group(const Shape &s, const Plan &p, cudaStream_t st) {
+    const long groups = cdiv(s.rows, R);
+    const long per_block = p.threads / p.g;
+    const long blocks = cdiv(groups, per_block);
+    if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
+    softmax_group_kernel<T, VEC, PEEL, UPT, R><<<(unsigned)blocks, p.threads, 0, st>>>(
+        (const T *)s.x, (T *)s.y, s.rows, s.W, p.g);
+    return cudaGetLastError();
+}
+
+template <typename T, bool VEC, int UPT>
+static cudaError_t launch_cta(const Shape &s, const Plan &p, cudaStream_t st) {
+    const int N = VEC ? 16 / (int)sizeof(T) : 1;
+    const long nunits = s.W / N;
+    const long chunk = cdiv(nunits, p.c);
+    const long blocks = s.rows * p.c;
+    if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
+    if (p.c == 1) {
+        softmax_cta_kernel<T, VEC, UPT, false><<<(unsigned)blocks, p.threads, 0, st>>>(
+            (const T *)s.x, (T *)s.y, s.W, 1, chunk);
+        return cudaGetLastError();
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3((unsigned)p.threads);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)p.c;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, softmax_cta_kernel<T, VEC, UPT, true>, (const T *)s.x,
+                                             (T *)s.y, s.W, p.c, chunk);
+    if (e != cudaSuccess) return e;
+    return cudaGetLastError();
+}
+
+template <typename T, bool VEC, bool PEEL>
+static cudaError_t launch_group_upt(const Shape &s, const Plan &p, cudaStream_t st) {
+#define FB_G(U, RR)                                                   \
+    if (p.upt == U && p.r == RR) return launch_group<T, VEC, PEEL, U, RR>(s, p, st);
+    if constexpr (VEC) {
+        FB_G(1, 2) FB_G(1, 4) FB_G(2, 1) FB_G(2, 2) FB_G(4, 1) FB_G(4, 2)
+        if constexpr (sizeof(T) == 4) { FB_G(8, 1) }
+    } else {
+        FB_G(1, 8) FB_G(2, 8) FB_G(4, 4) FB_G(6, 2) FB_G(8, 2) FB_G(12, 1) FB_G(16, 1) FB_G(24, 1)
+        FB_G(32, 1)
+    }
+#undef FB_G
+    return cudaErrorInvalidConfiguration;
+}
+
+template <typename T, bool VEC>
+static cudaError_t launch_cta_upt(const Shape &s, const Plan &p, cudaStream_t st) {
+    if constexpr (VEC) {
+        switch (p.upt) {
+        case 1: return launch_cta<T, VEC, 1>(s, p, st);
+        case 2: return launch_cta<T, VEC, 2>(s, p, st);
+        case 4: return launch_cta<T, VEC, 4>(s, p, st);
+        case 8:
+            if constexpr (sizeof(T) == 4) return launch_cta<T, VEC, 8>(s, p, st);
+            break;
+        }
+    } else {
+        switch (p.upt) {
+        case 4: return launch_cta<T, VEC, 4>(s, p, st);
+        case 8:
+            if constexpr (sizeof(T) == 4) return launch_cta<T, VEC, 8>(s, p, st);
+            break;
+        case 16: return launch_cta<T, VEC, 16>(s, p, st);
+        }
+    }
+    return cudaErrorInvalidConfiguration;
+}
+
+template <typename T>
+static cudaError_t launch_plan_t(const Shape &s, const Plan &p, cudaStream_t st) {
+    switch (p.kind) {
+    case K_GROUP:
+        if (p.peel) return launch_group_upt<T, true, true>(s, p, st);
+        return p.vec ? launch_group_upt<T, true, false>(s, p, st) : launch_group_upt<T, false, false>(s, p, st);
+    case K_CTA:
+        return p.vec ? launch_cta_upt<T, true>(s, p, st) : launch_cta_upt<T, false>(s, p, st);
+    case K_TWO_PASS:
+        if (s.rows > INT32_MAX) return cudaErrorInvalidConfiguration;
+        if (p.vec)
+            softmax_two_pass_kernel<T, true><<<(unsigned)s.rows, p.threads, 0, st>>>((const T *)s.x, (T *)s.y, s.W);
+        else
+            softmax_two_pass_kernel<T, false><<<(unsigned)s.rows, p.threads, 0, st>>>((const T *)s.x, (T *)s.y, s.W);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}
+
+static int launch_plan(const Shape &s, const Plan &p, cudaStream_t st) {
+    if (s.rows == 0 || s.W == 0) return FB_OK;
+    cudaError_t e = cudaErrorInvalidValue;
+    FB_DISPATCH_FLOAT(s.dt, T, e = launch_plan_t<T>(s, p, st));
+    if (e == cudaErrorInvalidConfiguration && p.kind != K_TWO_PASS) {
+        (void)cudaGetLastError();
+        fb_error("softmax: no kernel instantiated for plan kind=%d vec=%d upt=%d r=%d", p.kind, (int)p.vec, p.upt,
+                 p.r);
+        return FB_E_UNSUPPORTED;
+    }
+    return fb_cuda_status((int)e, "softmax kernel launch", __FILE__, __LINE__);
+}
+
+// ---- the variant interface -------------------------------------------------------------
+
+static int check_call(const fb_call *c, char *why, size_t n) {
+    if (c->n_in != 1 || c->n_out != 1) {
+        if (why) snprintf(why, n, "softmax takes 1 input and 1 output");
+        return FB_E_UNSUPPORTED;
+    }
+    const fb_tensor *x = &c->in[0], *y = &c->out[0];
+    if (x->dtype != y->dtype || (x->dtype != FB_F32 && x->dtype != FB_F16 && x->dtype != FB_BF16)) {
+        if (why) snprintf(why, n, "softmax needs float32/float16/bfloat16 in and out of one dtype");
+        return FB_E_UNSUPPORTED;
+    }
+    if (x->shape.rank < 1 || x->shape.rank != y->shape.rank) {
+        if (why) snprintf(why, n, "softmax needs equal input and output shapes of rank >= 1");
+        return FB_E_UNSUPPORTED;
+    }
+    for (int i = 0; i < x->shape.rank; ++i)
+        if (x->shape.dim[i] != y->shape.dim[i]) {
+            if (why) snprintf(why, n, "softmax needs equal input and output shapes");
+            return FB_E_UNSUPPORTED;
+        }
+    if (x->shape.dim[x->shape.rank - 1] > INT32_MAX) {
+        if (why) snprintf(why, n, "softmax rows longer than 2^31-1 elements");
+        return FB_E_UNSUPPORTED;
+    }
+    return FB_OK;
+}
+
+static Shape shape_of(const fb_call *c) {
+    Shape s;
+    const fb_tensor *x = &c->in[0];
+    s.W = x->shape.dim[x->shape.rank - 1];
+    s.rows = 1;
+    for (int i = 0; i < x->shape.rank - 1; ++i) s.rows *= x->shape.dim[i];
+    s.dt = x->dtype;
+    s.esz = (int)fb_dtype_size(x->dtype);
+    s.x = x->data;
+    s.y = c->out[0].data;
+    return s;
+}
+
+static int fused_supports(const fb_call *c, char *why, size_t n) { return check_call(c, why, n); }
+static int fused_run(const fb_call *c) {
+    const int st = check_call(c, nullptr, 0);
+    if (st != FB_OK) return st;
+    const Shape s = shape_of(c);
+    Plan p;
+    choose_plan(s, &p);
+    return launch_plan(s, p, c->stream);
+}
+
+static int warp_rows_supports(const fb_call *c, char *why, size_t n) {
+    const int st = check_call(c, why, n);
+    if (st != FB_OK) return st;
+    Plan p;
+    if (!plan_group(shape_of(c), &p)) {
+        if (why) snprintf(why, n, "warp_rows holds at most 32 values per lane: W <= 1024 (aligned) or 1024");
+        return FB_E_UNSUPPORTED;
+    }
+    return FB_OK;
+}
+static int warp_rows_run(const fb_call *c) {
+    const int st = warp_rows_supports(c, nullptr, 0);
+    if (st != FB_OK) return st;
+    const Shape s = shape_of(c);
+    Plan p;
+    plan_group(s, &p);
+    return launch_plan(s, p, c->stream);
+}
+
+static bool plan_block(const Shape &s, Plan *p) {
+    // block_row: one CTA per row, up to 1024 threads x 32 values (scalar 16).
+    const bool vec = vec_ok(s);
+    const int N = vec ? 16 / s.esz : 1;
+    const long nunits = s.W / N;
+    const int cap = vec ? kMaxVals / N : 16;
+    if (nunits > 1024L * cap) return false;
+    const long t = std::max(32L, ((cdiv(nunits, cap) + 31) / 32) * 32);
+    p->kind = K_CTA;
+    p->vec = vec;
+    p->peel = false;
+    p->upt = vec ? round_up_in(kCtaVecUpt, cdiv(nunits, t)) : round_up_in(kCtaScalarUpt, cdiv(nunits, t));
+    p->threads = (int)t;
+    p->c = 1;
+    p->r = 1;
+    p->g = 32;
+    return p->upt > 0;
+}
+static int block_row_supports(const fb_call *c, char *why, size_t n) {
+    const int st = check_call(c, why, n);
+    if (st != FB_OK) return st;
+    Plan p;
+    if (!plan_block(shape_of(c), &p)) {
+        if (why) snprintf(why, n, "block_row holds at most 32 values per thread, 1024 threads");
+        return FB_E_UNSUPPORTED;
+    }
+    return FB_OK;
+}
+static int block_row_run(const fb_call *c) {
+    const int st = block_row_supports(c, nullptr, 0);
+    if (st != FB_OK) return st;
+    const Shape s = shape_of(c);
+    Plan p;
+    plan_block(s, &p);
+    return launch_plan(s, p, c->stream);
+}
+
+static int cluster_row_supports(const fb_call *c, char *why, size_t n) {
+    const int st = check_call(c, why, n);
+    if (st != FB_OK) return st;
+    Plan p;
+    if (!plan_cta(shape_of(c), 2, &p)) {
+        if (why) snprintf(why, n, "cluster_row: row longer than 8 CTAs x 1024 threads x 32 values");
+        return FB_E_UNSUPPORTED;
+    }
+    return FB_OK;
+}
+static int cluster_row_run(const fb_call *c) {
+    const int st = cluster_row_supports(c, nullptr, 0);
+    if (st != FB_OK) return st;
+    const Shape s = shape_of(c);
+    Plan p;
+    plan_cta(s, 2, &p);
+    return launch_plan(s, p, c->stream);
+}
+
+static int two_pass_run(const fb_call *c) {
+    const int st = check_call(c, nullptr, 0);
+    if (st != FB_OK) return st;
+    const Shape s = shape_of(c);
+    Plan p;
+    plan_two_pass(s, &p);
+    return launch_plan(s, p, c->stream);
+}
+
+}  // namespace
+
+#ifdef FB_SOFTMAX_DEV
+// Dev-harness hook (dev/softmax_dev.cu): run an explicit plan, or report the auto plan.
+// kind < 0: fill *out_plan (7 ints: kind vec upt r g threads c) with the auto plan and run it.
+extern "C" int fb_softmax_dev_run(const fb_call *c, const int *plan_in, int *out_plan) {
+    const int st = check_call(c, nullptr, 0);
+    if (st != FB_OK) return st;
+    const Shape s = shape_of(c);
+    Plan p;
+    if (plan_in == nullptr || plan_in[0] < 0) {
+        choose_plan(s, &p);
+    } else {
+        p.kind = plan_in[0];
+        p.vec = plan_in[1] != 0;
+        p.peel = plan_in[1] == 2;
+        p.upt = plan_in[2];
+        p.r = plan_in[3];
+        p.g = plan_in[4];
+        p.threads = plan_in[5];
+        p.c = plan_in[6];
+    }
+    if (out_plan) {
+        out_plan[0] = p.kind; out_plan[1] = p.peel ? 2 : p.vec; out_plan[2] = p.upt;
+        out_plan[3] = p.r;
+        out_plan[4] = p.g; out_plan[5] = p.threads; out_plan[6] = p.c;
+    }
+    return launch_plan(s, p, c->stream);
+}
+#endif
+
+extern "C" const fb_variant fb_softmax_variants[] = {
+    {"softmax.fused", "softmax over the last dim: picks warp_rows / block_row / cluster_row / two_pass by shape",
+     FB_DTYPES_HALF_AND_F32, fused_supports, nullptr, fused_run, 1},
+    {"softmax.warp_rows", "softmax, 2..32 lanes per row, row in registers (W <= 1024)", FB_DTYPES_HALF_AND_F32,
+     warp_rows_supports, nullptr, warp_rows_run, 1},
+    {"softmax.block_row", "softmax, one CTA per row, row in registers (W <= 32K float32)", FB_DTYPES_HALF_AND_F32,
+     block_row_supports, nullptr, block_row_run, 1},
+    {"softmax.cluster_row", "softmax, a cluster of 2..8 CTAs per row exchanging (max, sum) over DSMEM",
+     FB_DTYPES_HALF_AND_F32, cluster_row_supports, nullptr, cluster_row_run, 1},
+    {"softmax.two_pass", "softmax, one CTA per row: online (max, sum) pass, then re-read and write (any W)",
+     FB_DTYPES_HALF_AND_F32, fused_supports, nullptr, two_pass_run, 1},
+};
+extern "C" const int fb_softmax_variant_count = (int)(sizeof fb_softmax_variants / sizeof fb_softmax_variants[0]);
