@@ -622,6 +622,13 @@ fb_status fb_timer_selfcheck(fb_timer *t, char *report, size_t n)
     return FB_OK;
 }
 
+fb_timer_mode fb_timer_set_mode(fb_timer *t, fb_timer_mode mode)
+{
+    fb_timer_mode old = t->opts.mode;
+    t->opts.mode = mode;
+    return old;
+}
+
 fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, bool use_kernel, double *gbps, fb_stats *st)
 {
     *gbps = NAN;
