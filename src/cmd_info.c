@@ -244,6 +244,22 @@ static json_t *case_json(const fb_case *c)
     return o;
 }
 
+/* Every registered fused variant: a case lists some, `run --variants` can name any. */
+static void print_registry(void)
+{
+    printf("\nregistered variants (any can join a run with --variants):\n");
+    for (int i = 0; i < fb_variant_count(); i++) {
+        const fb_variant *v = fb_variant_at(i);
+        char dts[64] = "";
+        for (int d = 0; d < FB_NDTYPES; d++)
+            if (v->dtypes & FB_DTYPE_BIT(d)) {
+                size_t k = strlen(dts);
+                snprintf(dts + k, sizeof dts - k, "%s%s", k ? "," : "", fb_dtype_name((fb_dtype)d));
+            }
+        printf("  %-22s %-25s %s\n", v->name, dts, v->about);
+    }
+}
+
 fb_status fb_cmd_list(int argc, char **argv)
 {
     if (fb_wants_help(argc, argv)) {
@@ -295,6 +311,8 @@ fb_status fb_cmd_list(int argc, char **argv)
         }
         printf("%s\n", text);
         free(text);
+    } else {
+        print_registry();
     }
     if (bad) {
         fb_error("%d of %d cases invalid; see 'fusionbench validate'", bad, n);

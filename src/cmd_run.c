@@ -24,6 +24,7 @@
 
 #define MAX_CASES 64
 #define MAX_OVERRIDES 8
+#define MAX_VARIANTS (2 * FB_MAX_FUSED + 1)
 
 typedef struct axis_override {
     char name[FB_NAME_MAX];
@@ -237,7 +238,7 @@ typedef struct case_plan {
     fb_case c;
     fb_dtype dtypes[FB_NDTYPES];
     int n_dtypes;
-    const char *variants[FB_MAX_FUSED + 1];
+    const char *variants[MAX_VARIANTS];
     int n_variants;
     const char *baseline;
 } case_plan;
@@ -281,13 +282,13 @@ static fb_status plan_dtypes(const run_opts *o, case_plan *p)
 static fb_status plan_variants(const run_opts *o, case_plan *p)
 {
     const fb_case *c = &p->c;
-    const char *known[FB_MAX_FUSED + 1];
+    const char *known[MAX_VARIANTS];
     int n_known = 0;
     known[n_known++] = FB_EAGER;
     for (int i = 0; i < c->n_fused; i++) known[n_known++] = c->fused[i];
     p->baseline = o->baseline ? o->baseline : FB_EAGER;
 
-    bool want[FB_MAX_FUSED + 1] = {0};
+    bool want[MAX_VARIANTS] = {0};
     if (!o->variants) {
         for (int i = 0; i < n_known; i++) want[i] = true;
     } else {
@@ -297,9 +298,19 @@ static fb_status plan_variants(const run_opts *o, case_plan *p)
             int k = -1;
             for (int i = 0; i < n_known; i++)
                 if (!strcmp(tok, known[i])) k = i;
+            /* any registered variant may join, e.g. one strategy of softmax.fused */
+            const fb_variant *reg = k < 0 ? fb_variant_find(tok) : NULL;
+            if (reg && n_known < MAX_VARIANTS) {
+                k = n_known;
+                known[n_known++] = reg->name;
+            }
             if (k < 0) {
-                const char *near = fb_nearest(tok, known, n_known);
-                fb_error("--variants: case '%s' has no variant '%s'%s%s%s", c->name, tok,
+                const char *all[MAX_VARIANTS + 64];
+                int n_all = 0;
+                for (int i = 0; i < n_known; i++) all[n_all++] = known[i];
+                n_all += fb_variant_names(all + n_all, 64);
+                const char *near = fb_nearest(tok, all, n_all);
+                fb_error("--variants: no variant '%s'%s%s%s (see 'fusionbench list')", tok,
                          near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
                 return FB_E_USAGE;
             }
