@@ -20,13 +20,15 @@ static const int64_t shapes2[][2] = {{1, 1}, {3, 61}, {7, 130}, {5, 1027}, {2, 6
 static const int64_t shapes1[] = {1, 61, 130, 1027, 65536, 1228800};
 #define N2 (int)(sizeof shapes2 / sizeof shapes2[0])
 #define N1 (int)(sizeof shapes1 / sizeof shapes1[0])
+#define MAX_SELFTEST_VARIANTS 64
 
 static const char selftest_usage[] =
     "usage: fusionbench selftest [--case NAME ...] [--no-timer]\n"
     "\n"
-    "Checks the eager interpreter and every fused variant of every bundled case, in\n"
-    "every dtype they support, on shapes 1x1, 3x61, 7x130, 5x1027, 2x65536, 300x4096,\n"
-    "1x262144 and 4099x33 against the float64 reference; then the timer's self-checks.\n"
+    "Checks the eager interpreter and every fused variant of every bundled case (the\n"
+    "case's list and every registered CASE.* strategy), in every dtype they support,\n"
+    "on shapes 1x1, 3x61, 7x130, 5x1027, 2x65536, 300x4096, 1x262144 and 4099x33\n"
+    "against the float64 reference; then the timer's self-checks.\n"
     "Exit 0 when all pass, 1 when any fails, 77 without a GPU.\n";
 
 typedef struct tally {
@@ -64,12 +66,21 @@ static fb_status check_case(fb_run_env *env, const fb_case *c, tally *t)
     int n = c->n_axes > 1 ? N2 : N1;
     for (int d = 0; d < FB_NDTYPES; d++) {
         fb_dtype dt = (fb_dtype)d;
-        const char *variants[FB_MAX_FUSED + 1];
+        const char *variants[MAX_SELFTEST_VARIANTS];
         int nv = 0;
         variants[nv++] = FB_EAGER;
         for (int i = 0; i < c->n_fused; i++) {
             const fb_variant *v = fb_variant_find(c->fused[i]);
             if (v && (v->dtypes & FB_DTYPE_BIT(dt))) variants[nv++] = c->fused[i];
+        }
+        /* and every registered strategy of the case's family ("softmax.*"), listed or not */
+        size_t len = strlen(c->name);
+        for (int i = 0; i < fb_variant_count() && nv < MAX_SELFTEST_VARIANTS; i++) {
+            const fb_variant *v = fb_variant_at(i);
+            bool listed = false;
+            for (int k = 0; k < nv; k++) listed |= !strcmp(variants[k], v->name);
+            if (!listed && !strncmp(v->name, c->name, len) && v->name[len] == '.' && (v->dtypes & FB_DTYPE_BIT(dt)))
+                variants[nv++] = v->name;
         }
         for (int k = 0; k < n; k++) {
             fb_point p = {0};
