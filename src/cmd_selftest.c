@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "case.h"
+#include "check.h"
+#include "eager.h"
+#include "primitives.h"
 #include "cell.h"
 #include "commands.h"
 #include "result.h"
@@ -104,6 +107,58 @@ static fb_status check_case(fb_run_env *env, const fb_case *c, tally *t)
     return FB_OK;
 }
 
+/* The checker must be able to fail: poisoned outputs fail everywhere, and one
+ * corrupted element of a correct eager result is found at its index. */
+static fb_status checker_selfcheck(fb_run_env *env, const fb_case *c, tally *t)
+{
+    fb_point p = {0};
+    for (int a = 0; a < c->n_axes; a++) p.sym[c->axis[a].sym] = a == 0 ? 3 : 61;
+    fb_shape shapes[FB_MAX_VALUES];
+    FB_TRY(fb_program_shapes(c, &p, shapes));
+    cudaStream_t st = env->ctx.stream;
+    fb_tensor in[FB_MAX_VALUES] = {0}, out[FB_MAX_VALUES] = {0};
+    fb_reference *ref = NULL;
+    fb_eager *e = NULL;
+    fb_status s = FB_OK;
+    for (int i = 0; i < c->n_inputs && s == FB_OK; i++) {
+        in[i] = (fb_tensor){NULL, FB_F32, shapes[i]};
+        s = fb_dmalloc(&in[i].data, (size_t)fb_shape_numel(&shapes[i]) * 4);
+        if (s == FB_OK) s = fb_cuda_status(fb_fill(&in[i], c->values[i].init, 7, st), "fb_fill", __FILE__, __LINE__);
+    }
+    for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
+        out[k] = (fb_tensor){NULL, FB_F32, shapes[c->outputs[k]]};
+        s = fb_dmalloc(&out[k].data, (size_t)fb_shape_numel(&out[k].shape) * 4);
+        if (s == FB_OK) s = fb_cuda_status(fb_poison(&out[k], st), "fb_poison", __FILE__, __LINE__);
+    }
+    if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(st), "cudaStreamSynchronize", __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_reference_create(c, shapes, FB_F32, in, 1 << 20, &ref);
+    fb_check_result r1 = {0}, r2 = {0};
+    if (s == FB_OK) s = fb_check_outputs(ref, out, c->tol[FB_F32], &r1);
+    int64_t victim = fb_shape_numel(&out[0].shape) / 2 + 1;
+    if (s == FB_OK) s = fb_eager_create(c, shapes, FB_F32, &e);
+    if (s == FB_OK) s = fb_eager_run(e, in, out, st);
+    if (s == FB_OK) /* 0x3f3f3f3f = 0.747f: far outside any tolerance */
+        s = fb_cuda_status(cudaMemsetAsync((float *)out[0].data + victim, 0x3f, 4, st), "cudaMemsetAsync", __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(st), "cudaStreamSynchronize", __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_check_outputs(ref, out, c->tol[FB_F32], &r2);
+    if (s == FB_OK) {
+        int64_t n = fb_shape_numel(&out[0].shape);
+        bool ok1 = !r1.passed && r1.n_bad >= n;
+        bool ok2 = !r2.passed && r2.n_bad == 1 && r2.worst_output == 0 && r2.worst_index == victim;
+        printf("%s  checker: poisoned output fails (%lld of %lld bad)\n", ok1 ? "ok  " : "FAIL", (long long)r1.n_bad,
+               (long long)n);
+        printf("%s  checker: one corrupted element found at [%lld] (%lld bad, worst [%lld])\n", ok2 ? "ok  " : "FAIL",
+               (long long)victim, (long long)r2.n_bad, (long long)r2.worst_index);
+        t->ok += ok1 + ok2;
+        t->fail += !ok1 + !ok2;
+    }
+    fb_eager_destroy(e);
+    fb_reference_destroy(ref);
+    for (int i = 0; i < c->n_inputs; i++) fb_dfree(in[i].data);
+    for (int k = 0; k < c->n_outputs; k++) fb_dfree(out[k].data);
+    return s;
+}
+
 fb_status fb_cmd_selftest(int argc, char **argv)
 {
     if (fb_wants_help(argc, argv)) {
@@ -141,6 +196,7 @@ fb_status fb_cmd_selftest(int argc, char **argv)
     tally t = {0};
     fb_status s = FB_OK;
     for (int i = 0; i < n_names && s == FB_OK; i++) s = check_case(&env, &cases[i], &t);
+    if (s == FB_OK && n_names > 0) s = checker_selfcheck(&env, &cases[0], &t);
 
     if (s == FB_OK && timer_checks) {
         char report[2048] = "";
