@@ -8,6 +8,9 @@
 //   build-softmax/softmax_dev --grid [--dtype T] the 10x10 dim0 x dim1 grid, softmax.fused, % of SOL per cell
 //   build-softmax/softmax_dev --cells R:W,R:W [--dtype T]   chosen cells
 //   build-softmax/softmax_dev --sweep            explicit plans on key float32 cells (tuning choose_plan)
+//   build-softmax/softmax_dev --cells R:W --plan kind,vec,upt,r,g,threads,c   an explicit plan on chosen cells
+//     (kind 0 warp_rows, 1 block/cluster rows, 2 two_pass, 4 smem_rows: threads = rows per tile,
+//      c = CTAs per SM of the persistent grid, 0 = one CTA per tile)
 //   options: --samples N (default 30), --min-mb M (grid: skip cells under M MB of ideal traffic)
 //
 // Per cell: x = seeded normals (made on the GPU), y poisoned with NaN, one checked run (every
@@ -289,7 +292,16 @@ static void small_tests(Ctx &c) {
                     printf("%-8s %6ld %7ld  %-20s unsupported: %s\n", dt_name(dt), rows, W, var->name, why);
                     continue;
                 }
+                void *ws = nullptr;
+                const size_t wsb = var->workspace ? var->workspace(&call) : 0;
+                if (wsb) CK(cudaMalloc(&ws, wsb));
+                call.workspace = ws;
+                call.workspace_bytes = wsb;
                 const int st = var->run(&call);
+                if (ws) {
+                    CK(cudaStreamSynchronize(c.st));
+                    CK(cudaFree(ws));
+                }
                 CK(cudaStreamSynchronize(c.st));
                 if (st != FB_OK) {
                     printf("%-8s %6ld %7ld  %-20s ERROR %d %s\n", dt_name(dt), rows, W, var->name, st, g_err);
@@ -310,6 +322,8 @@ int main(int argc, char **argv) {
     Ctx c;
     bool small = false, grid = false, sweep = false;
     std::string cells;
+    int plan[7];
+    bool have_plan = false;
     fb_dtype dt = FB_F32;
     double min_mb = 0;
     for (int i = 1; i < argc; ++i) {
@@ -318,7 +332,11 @@ int main(int argc, char **argv) {
         else if (a == "--grid") grid = true;
         else if (a == "--sweep") sweep = true;
         else if (a == "--cells" && i + 1 < argc) cells = argv[++i];
-        else if (a == "--samples" && i + 1 < argc) c.samples = atoi(argv[++i]);
+        else if (a == "--plan" && i + 1 < argc) {
+            have_plan = sscanf(argv[++i], "%d,%d,%d,%d,%d,%d,%d", &plan[0], &plan[1], &plan[2], &plan[3], &plan[4],
+                               &plan[5], &plan[6]) == 7;
+            if (!have_plan) { fprintf(stderr, "--plan kind,vec,upt,r,g,threads,c\n"); return 2; }
+        } else if (a == "--samples" && i + 1 < argc) c.samples = atoi(argv[++i]);
         else if (a == "--min-mb" && i + 1 < argc) min_mb = atof(argv[++i]);
         else if (a == "--dtype" && i + 1 < argc) {
             std::string d = argv[++i];
@@ -355,7 +373,7 @@ int main(int argc, char **argv) {
             if (*p == ':') ++p;
             long w = strtol(p, (char **)&p, 10);
             if (*p == ',') ++p;
-            cell(c, dt, r, w, nullptr, nullptr, true);
+            cell(c, dt, r, w, have_plan ? plan : nullptr, have_plan ? "plan" : nullptr, true);
         }
     }
     if (sweep) {
