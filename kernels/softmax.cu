@@ -917,7 +917,7 @@ extern "C" int fb_softmax_dev_run(const fb_call *c, const int *plan_in, int *out
 #endif
 
 extern "C" const fb_variant fb_softmax_variants[] = {
-    {"softmax.fused", "softmax over the last dim: picks warp_rows / block_row / cluster_row / two_pass by shape",
+    {"softmax.fused", "softmax over the last dim: picks warp_rows / smem_rows / block_row / cluster_row / two_pass by shape",
      FB_DTYPES_HALF_AND_F32, fused_supports, nullptr, fused_run, 1},
     {"softmax.warp_rows", "softmax, 2..32 lanes per row, row in registers (W <= 1024)", FB_DTYPES_HALF_AND_F32,
      warp_rows_supports, nullptr, warp_rows_run, 1},

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # device_check.sh — what a GPU session runs in one go (build here, carry build/):
-# compute-sanitizer over the GPU suite, the suite itself, env beside torch's copy,
+# the GPU suite, env beside torch's copy,
 # the softmax grid twice with events and once with graphs (repeatability and timer
-# agreement), an out-of-memory grid, and a killed-then-resumed run.
+# agreement), an out-of-memory grid, a killed-then-resumed run, and
+# compute-sanitizer over the GPU suite.
 # Usage: bash scripts/device_check.sh OUTDIR
 set -uo pipefail
 out="${1:?usage: device_check.sh OUTDIR}"
@@ -10,8 +11,6 @@ fb=./build/fusionbench
 mkdir -p "$out"
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 
-compute-sanitizer --tool memcheck --print-limit 5 $fb selftest --no-timer > "$out/sanitizer.txt" 2>&1
-echo "sanitizer rc=$? $(grep -E 'ERROR SUMMARY|selftest:' "$out/sanitizer.txt" | tr '\n' ' ')"
 $fb selftest > "$out/selftest.txt" 2>&1; echo "selftest rc=$?"; grep -v '^ok' "$out/selftest.txt" | tail -6
 $fb env | tee "$out/env.txt"
 python3 scripts/torch_peer.py copy --bytes 2147483648 | tee -a "$out/env.txt"
@@ -36,3 +35,6 @@ echo "== killed after 8 s, then resumed"
 timeout -s INT 8 $fb run --case softmax --dtype float16 --out "$out/resume.json" > /dev/null 2>&1; echo "killed rc=$?"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('cells in file after kill:', len(d['cases'][0]['dtypes'][0]['cells']))" "$out/resume.json"
 $fb run --case softmax --dtype float16 --resume "$out/resume.json" > /dev/null 2>"$out/resume.log"; echo "resume rc=$?"; tail -1 "$out/resume.log"
+echo "== compute-sanitizer memcheck over the GPU suite"
+timeout 240 compute-sanitizer --tool memcheck --print-limit 5 $fb selftest --no-timer > "$out/sanitizer.txt" 2>&1
+echo "sanitizer rc=$? $(grep -E 'ERROR SUMMARY|selftest:' "$out/sanitizer.txt" | tr '\n' ' ')"
