@@ -27,6 +27,8 @@ echo "== repeatability (median >= 50 us, limit 3%)"
 python3 scripts/spread.py "$out/softmax.json" "$out/softmax-rerun.json" --min-us 50 --limit 3
 echo "== events vs graph (ideal bytes >= 64 MB, limit 5%)"
 python3 scripts/spread.py "$out/softmax.json" "$out/softmax-graph.json" --min-bytes 64e6 --limit 5 --include-sol
+echo "== the half-type grids"
+$fb run --case softmax --dtype bfloat16 --out "$out/softmax-bfloat16.json" 2>&1 | tail -14
 echo "== odd widths at 65536 rows"
 $fb run --case softmax --dim0 65536 --dim1 61,130,1027 --show sol --out "$out/odd.json" 2>&1 | tail -5
 echo "== out of memory"
@@ -38,3 +40,5 @@ $fb run --case softmax --dtype float16 --resume "$out/resume.json" > /dev/null 2
 echo "== compute-sanitizer memcheck over the GPU suite"
 timeout 240 compute-sanitizer --tool memcheck --print-limit 5 $fb selftest --no-timer > "$out/sanitizer.txt" 2>&1
 echo "sanitizer rc=$? $(grep -E 'ERROR SUMMARY|selftest:' "$out/sanitizer.txt" | tr '\n' ' ')"
+# the device returns at most 8 files: everything in one archive
+tar -C "$out" -czf "$out/../device-check.tgz" . && mv "$out/../device-check.tgz" "$out/device-check.tgz"

@@ -33,6 +33,7 @@ def main():
     a = dict(cells(json.load(open(args.a))))
     b = dict(cells(json.load(open(args.b))))
     worst, n, over = 0.0, 0, []
+    per_variant = {}
     for key in sorted(set(a) & set(b), key=str):
         ca, cb = a[key], b[key]
         if ca.get("ideal_bytes", 0) < args.min_bytes:
@@ -49,10 +50,14 @@ def main():
             s = abs(ma - mb) / min(ma, mb) * 100
             n += 1
             worst = max(worst, s)
+            w, k = per_variant.get(name, (0.0, 0))
+            per_variant[name] = (max(w, s), k + 1)
             if s > args.limit:
                 over.append((key, name, ma, mb, s))
     print(f"{n} variant-cells compared (median >= {args.min_us} us, ideal bytes >= {args.min_bytes:.0f}); "
           f"worst spread {worst:.2f}%; {len(over)} over {args.limit}%")
+    for name, (w, k) in sorted(per_variant.items()):
+        print(f"  {name}: {k} cells, worst spread {w:.2f}%")
     for key, name, ma, mb, s in over:
         print(f"  {key} {name}: {ma * 1e3:.1f} us vs {mb * 1e3:.1f} us ({s:.2f}%)")
     return 1 if over else 0
