@@ -35,13 +35,21 @@
 //                        memory. Wins for short odd rows of 96..256 bytes (W=61: float16/bfloat16
 //                        73% of SOL vs 67% peeled, float32 97% vs 89%), where warp_rows' per-row
 //                        scalar head and tail dominate.
+//   softmax.row_smem     One 1024-thread CTA per row, the row split between registers (16 values
+//                        per thread) and up to 200 KB of shared memory (16-byte cp.async): a grid
+//                        of at most one row per SM runs in one wave with everything requested up
+//                        front. Wins for 67..132 rows of 32..128 KB (128 x 32768 float32 92% of
+//                        SOL vs 84% for clusters; bfloat16 128 x 65536 87% vs 75%); loses when
+//                        the shared part is large (float32 W = 65536: its extra shared-memory
+//                        passes and exps run while HBM idles).
 //   softmax.two_pass     One CTA per row, no register residency: an online (max, sum) pass
 //                        over x, then a second pass that re-reads x and writes y. 1.5x the
 //                        ideal traffic; the fallback for rows too long for 8 CTAs' registers
 //                        (W > 8 CTAs x 1024 threads x 32 values = 256K), any W.
 //   softmax.fused        Picks by shape (choose_plan): smem_rows for odd (not 16-byte multiple) rows
 //                        of 96..256 bytes; warp_rows for rows of <= 1024 values
-//                        (<= ~1030 odd); else one CTA of <= 512 threads x 32 values per row if
+//                        (<= ~1030 odd); row_smem for 67..132 rows of W >= 16K and <= 128 KB;
+//                        else one CTA of <= 512 threads x 32 values per row if
 //                        it fits, else a cluster of such CTAs (C <= 8, 1024 threads past
 //                        that), split further when rows * C < 2 CTAs per SM; else two_pass.
 //                        The thresholds come from measured sweeps (kernels/NOTES.md).
@@ -438,9 +446,110 @@ __global__ void __launch_bounds__(256) softmax_smem_rows_kernel(const T *__restr
     }
 }
 
+// row_smem: one 1024-thread CTA per row, the row split between registers (REG 16-byte
+// units per thread) and dynamic shared memory (the rest, brought in with 16-byte cp.async).
+// Registers plus shared memory hold 4 x 64 KB + 227 KB per SM, so a grid of up to one row
+// per SM (128 rows of 64K float32) runs in ONE wave with every byte requested up front and
+// no cluster: the cluster version needs ~2 waves of 4-CTA clusters for the same cells, and
+// each wave pays a load -> reduce -> store bubble. Each thread reads back only the shared
+// units it copied itself, so cp.async.wait_all needs no barrier before the reductions;
+// the merge of per-warp (max, sum) partials is block_row's (one __syncthreads).
+template <typename T, int REG>
+__global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__restrict__ x, T *__restrict__ y,
+                                                                   long W, int K) {
+    using U = Unit<T, true>;
+    constexpr int N = U::N;
+    extern __shared__ __align__(16) unsigned char row_smem_raw[];
+    fb::vec<T> *sm = reinterpret_cast<fb::vec<T> *>(row_smem_raw);
+    __shared__ float2 part[32];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = blockDim.x >> 5;
+    const long nunits = W / N;
+    const long reg_units = (long)REG * blockDim.x;
+    const T *xr = x + (long)blockIdx.x * W;
+    T *yr = y + (long)blockIdx.x * W;
+
+    // shared part first: its copies are in flight while the register loads issue
+    for (int k = 0; k < K; ++k) {
+        const long u = reg_units + tid + (long)k * blockDim.x;
+        if (u < nunits) cp_async16(sm + tid + k * blockDim.x, xr + u * N);
+    }
+    cp_async_commit();
+    float v[REG][N];
+#pragma unroll
+    for (int u = 0; u < REG; ++u) {
+        const long i = tid + (long)u * blockDim.x;
+        if (i < nunits) {
+            U::load(xr, i, v[u]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < N; ++k) v[u][k] = -INFINITY;
+        }
+    }
+    float m = -INFINITY;
+#pragma unroll
+    for (int u = 0; u < REG; ++u)
+#pragma unroll
+        for (int k = 0; k < N; ++k) m = fmaxf(m, v[u][k]);
+    cp_async_wait_all();
+    for (int k = 0; k < K; ++k) {
+        const long u = reg_units + tid + (long)k * blockDim.x;
+        if (u < nunits) {
+            const fb::vec<T> t = sm[tid + k * blockDim.x];
+#pragma unroll
+            for (int j = 0; j < N; ++j) m = fmaxf(m, fb::to_acc(t.v[j]));
+        }
+    }
+    m = group_max(m, 32);
+    const float shift = m == -INFINITY ? 0.f : m;
+    float s = 0.f;
+#pragma unroll
+    for (int u = 0; u < REG; ++u)
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            v[u][k] = ex2((v[u][k] - shift) * kLog2e);
+            s += v[u][k];
+        }
+    for (int k = 0; k < K; ++k) {
+        const long u = reg_units + tid + (long)k * blockDim.x;
+        if (u < nunits) {
+            const fb::vec<T> t = sm[tid + k * blockDim.x];
+#pragma unroll
+            for (int j = 0; j < N; ++j) s += ex2((fb::to_acc(t.v[j]) - shift) * kLog2e);
+        }
+    }
+    s = group_sum(s, 32);
+    if (lane == 0) part[warp] = make_float2(m, s);
+    __syncthreads();
+    const float2 pp = lane < nwarps ? part[lane] : make_float2(-INFINITY, 0.f);
+    const float M = group_max(pp.x, 32);
+    const float S = group_sum(pp.y == 0.f ? 0.f : pp.y * ex2((pp.x - M) * kLog2e), 32);
+    const float scale = ex2((m - M) * kLog2e) / S, inv = 1.f / S;
+#pragma unroll
+    for (int u = 0; u < REG; ++u) {
+        const long i = tid + (long)u * blockDim.x;
+        if (i < nunits) {
+#pragma unroll
+            for (int k = 0; k < N; ++k) v[u][k] *= scale;
+            U::store(yr, i, v[u]);
+        }
+    }
+    // the shared part is recomputed against the row's (M, S): exp is cheap, registers are not
+    for (int k = 0; k < K; ++k) {
+        const long u = reg_units + tid + (long)k * blockDim.x;
+        if (u < nunits) {
+            const fb::vec<T> t = sm[tid + k * blockDim.x];
+            float o[N];
+#pragma unroll
+            for (int j = 0; j < N; ++j) o[j] = ex2((fb::to_acc(t.v[j]) - M) * kLog2e) * inv;
+            U::store(yr, u, o);
+        }
+    }
+}
+
+
 // ---- plans ----------------------------------------------------------------------------
 
-enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4 };
+enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5 };
 
 struct Plan {
     int kind;
@@ -599,6 +708,28 @@ static bool plan_smem(const Shape &s, Plan *p) {
     return true;
 }
 
+// row_smem: 1024 threads, REG units per thread in registers (float32: 4 x float4 = 16 values;
+// half types: 2 x 8 = 16 values), the rest of the row in up to 200 KB of shared memory.
+constexpr long kRowSmemMaxBytes = 200 * 1024;
+static bool plan_row_smem(const Shape &s, Plan *p) {
+    if (!vec_ok(s)) return false;
+    const int N = 16 / s.esz;
+    const int reg = s.esz == 4 ? 4 : 2;
+    const long nunits = s.W / N;
+    const long rest = std::max(0L, nunits - 1024L * reg);
+    const long K = cdiv(rest, 1024);
+    if (K * 1024 * 16 > kRowSmemMaxBytes) return false;
+    p->kind = K_ROW_SMEM;
+    p->vec = true;
+    p->peel = false;
+    p->threads = 1024;
+    p->upt = reg;
+    p->r = (int)K;  // shared units per thread
+    p->g = 32;
+    p->c = 1;
+    return true;
+}
+
 static void choose_plan(const Shape &s, Plan *p) {
     // Short odd rows: staged through shared memory rather than peeled per row (NOTES.md:
     // W=61 float16 67% -> 73%, float32 89% -> 97%). Only rows of 96..256 bytes: shorter rows
@@ -606,6 +737,12 @@ static void choose_plan(const Shape &s, Plan *p) {
     if (!vec_ok(s) && s.W * s.esz >= kSmemMinRowBytes && s.W * s.esz <= kSmemMaxRowBytes && plan_smem(s, p))
         return;
     if (plan_group(s, p)) return;
+    // Few long rows (one per SM, at least half the SMs busy): one wave of row_smem CTAs beats
+    // ~2 waves of clusters while the shared part stays small (NOTES.md, v6: 128 x 32768
+    // float32 92% vs 84%, bfloat16 128 x 65536 87% vs 75%; float32 rows of 256 KB lose).
+    const int sms = sm_count();
+    if (s.rows > sms / 2 && s.rows <= sms && s.W >= 16384 && s.W * s.esz <= 128 * 1024 && plan_row_smem(s, p))
+        return;
     if (plan_cta(s, 1, p)) return;
     plan_two_pass(s, p);
 }
@@ -701,6 +838,20 @@ static cudaError_t launch_plan_t(const Shape &s, const Plan &p, cudaStream_t st)
             return cudaErrorInvalidConfiguration;
         softmax_smem_rows_kernel<T><<<(unsigned)blocks, p.threads, smem, st>>>((const T *)s.x, (T *)s.y, s.rows, s.W);
         return cudaGetLastError();
+    }
+    case K_ROW_SMEM: {
+        const size_t smem = (size_t)p.r * p.threads * 16;
+        if (s.rows > INT32_MAX || p.threads != 1024) return cudaErrorInvalidConfiguration;
+        auto launch = [&](auto kernel) {
+            // > 48 KB of dynamic shared memory must be asked for, per kernel
+            cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            if (e != cudaSuccess) return e;
+            kernel<<<(unsigned)s.rows, p.threads, smem, st>>>((const T *)s.x, (T *)s.y, s.W, p.r);
+            return cudaGetLastError();
+        };
+        if (p.upt == 2) return launch(softmax_row_smem_kernel<T, 2>);
+        if (p.upt == 4) return launch(softmax_row_smem_kernel<T, 4>);
+        return cudaErrorInvalidConfiguration;
     }
     case K_GROUP:
         if (p.peel) return launch_group_upt<T, true, true>(s, p, st);
@@ -857,6 +1008,25 @@ static int block_row_run(const fb_call *c) {
     return launch_plan(s, p, c->stream);
 }
 
+static int row_smem_supports(const fb_call *c, char *why, size_t n) {
+    const int st = check_call(c, why, n);
+    if (st != FB_OK) return st;
+    Plan p;
+    if (!plan_row_smem(shape_of(c), &p)) {
+        if (why) snprintf(why, n, "row_smem needs 16-byte aligned rows of <= 16K x 16 B in registers + 200 KB shared");
+        return FB_E_UNSUPPORTED;
+    }
+    return FB_OK;
+}
+static int row_smem_run(const fb_call *c) {
+    const int st = row_smem_supports(c, nullptr, 0);
+    if (st != FB_OK) return st;
+    const Shape s = shape_of(c);
+    Plan p;
+    plan_row_smem(s, &p);
+    return launch_plan(s, p, c->stream);
+}
+
 static int cluster_row_supports(const fb_call *c, char *why, size_t n) {
     const int st = check_call(c, why, n);
     if (st != FB_OK) return st;
@@ -917,7 +1087,7 @@ extern "C" int fb_softmax_dev_run(const fb_call *c, const int *plan_in, int *out
 #endif
 
 extern "C" const fb_variant fb_softmax_variants[] = {
-    {"softmax.fused", "softmax over the last dim: picks warp_rows / smem_rows / block_row / cluster_row / two_pass by shape",
+    {"softmax.fused", "softmax over the last dim: picks warp_rows / smem_rows / row_smem / block_row / cluster_row / two_pass by shape",
      FB_DTYPES_HALF_AND_F32, fused_supports, nullptr, fused_run, 1},
     {"softmax.warp_rows", "softmax, 2..32 lanes per row, row in registers (W <= 1024)", FB_DTYPES_HALF_AND_F32,
      warp_rows_supports, nullptr, warp_rows_run, 1},
@@ -929,5 +1099,7 @@ extern "C" const fb_variant fb_softmax_variants[] = {
      FB_DTYPES_HALF_AND_F32, fused_supports, nullptr, two_pass_run, 1},
     {"softmax.smem_rows", "softmax, short rows staged through shared memory with 16-byte accesses",
      FB_DTYPES_HALF_AND_F32, smem_rows_supports, nullptr, smem_rows_run, 1},
+    {"softmax.row_smem", "softmax, one 1024-thread CTA per row, the row in registers + shared memory (one wave for few long rows)",
+     FB_DTYPES_HALF_AND_F32, row_smem_supports, nullptr, row_smem_run, 1},
 };
 extern "C" const int fb_softmax_variant_count = (int)(sizeof fb_softmax_variants / sizeof fb_softmax_variants[0]);
