@@ -459,6 +459,8 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
                                                                    long W, int K) {
     using U = Unit<T, true>;
     constexpr int N = U::N;
+    // float32 keeps exp(x - m) in place of x in shared memory (same size): one exp per element.
+    constexpr bool kInPlace = sizeof(T) == 4;
     extern __shared__ __align__(16) unsigned char row_smem_raw[];
     fb::vec<T> *sm = reinterpret_cast<fb::vec<T> *>(row_smem_raw);
     __shared__ float2 part[32];
@@ -468,7 +470,7 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
     const T *xr = x + (long)blockIdx.x * W;
     T *yr = y + (long)blockIdx.x * W;
 
-    // shared part first: its copies are in flight while the register loads issue
+    // shared part first: its copies are in flight while the register part loads and reduces
     for (int k = 0; k < K; ++k) {
         const long u = reg_units + tid + (long)k * blockDim.x;
         if (u < nunits) cp_async16(sm + tid + k * blockDim.x, xr + u * N);
@@ -485,67 +487,84 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
             for (int k = 0; k < N; ++k) v[u][k] = -INFINITY;
         }
     }
-    float m = -INFINITY;
+    // register part: its own (max, sum of exp) while the shared copies land
+    float mr = -INFINITY;
 #pragma unroll
     for (int u = 0; u < REG; ++u)
 #pragma unroll
-        for (int k = 0; k < N; ++k) m = fmaxf(m, v[u][k]);
-    cp_async_wait_all();
-    for (int k = 0; k < K; ++k) {
-        const long u = reg_units + tid + (long)k * blockDim.x;
-        if (u < nunits) {
-            const fb::vec<T> t = sm[tid + k * blockDim.x];
-#pragma unroll
-            for (int j = 0; j < N; ++j) m = fmaxf(m, fb::to_acc(t.v[j]));
-        }
-    }
-    m = group_max(m, 32);
-    const float shift = m == -INFINITY ? 0.f : m;
-    float s = 0.f;
+        for (int k = 0; k < N; ++k) mr = fmaxf(mr, v[u][k]);
+    const float shr = mr == -INFINITY ? 0.f : mr;
+    float sr = 0.f;
 #pragma unroll
     for (int u = 0; u < REG; ++u)
 #pragma unroll
         for (int k = 0; k < N; ++k) {
-            v[u][k] = ex2((v[u][k] - shift) * kLog2e);
-            s += v[u][k];
+            v[u][k] = ex2((v[u][k] - shr) * kLog2e);
+            sr += v[u][k];
         }
+    // shared part: each thread reads back only what it copied, so no barrier is needed
+    cp_async_wait_all();
+    float ms = -INFINITY;
     for (int k = 0; k < K; ++k) {
         const long u = reg_units + tid + (long)k * blockDim.x;
         if (u < nunits) {
             const fb::vec<T> t = sm[tid + k * blockDim.x];
 #pragma unroll
-            for (int j = 0; j < N; ++j) s += ex2((fb::to_acc(t.v[j]) - shift) * kLog2e);
+            for (int j = 0; j < N; ++j) ms = fmaxf(ms, fb::to_acc(t.v[j]));
         }
     }
-    s = group_sum(s, 32);
-    if (lane == 0) part[warp] = make_float2(m, s);
+    const float shs = ms == -INFINITY ? 0.f : ms;
+    float ss = 0.f;
+    for (int k = 0; k < K; ++k) {
+        const long u = reg_units + tid + (long)k * blockDim.x;
+        if (u < nunits) {
+            fb::vec<T> t = sm[tid + k * blockDim.x];
+#pragma unroll
+            for (int j = 0; j < N; ++j) {
+                const float e = ex2((fb::to_acc(t.v[j]) - shs) * kLog2e);
+                ss += e;
+                if constexpr (kInPlace) t.v[j] = e;
+            }
+            if constexpr (kInPlace) sm[tid + k * blockDim.x] = t;
+        }
+    }
+    // the thread's partial, then the warp's, then the row's: S = sum s_i * exp(m_i - M)
+    float m = fmaxf(mr, ms);
+    float s = (sr == 0.f ? 0.f : sr * ex2((mr - m) * kLog2e)) + (ss == 0.f ? 0.f : ss * ex2((ms - m) * kLog2e));
+    const float mw = group_max(m, 32);
+    const float sw = group_sum(s == 0.f ? 0.f : s * ex2((m - mw) * kLog2e), 32);
+    if (lane == 0) part[warp] = make_float2(mw, sw);
     __syncthreads();
     const float2 pp = lane < nwarps ? part[lane] : make_float2(-INFINITY, 0.f);
     const float M = group_max(pp.x, 32);
     const float S = group_sum(pp.y == 0.f ? 0.f : pp.y * ex2((pp.x - M) * kLog2e), 32);
-    const float scale = ex2((m - M) * kLog2e) / S, inv = 1.f / S;
+    const float inv = 1.f / S;
+    const float scale_r = ex2((mr - M) * kLog2e) * inv;
 #pragma unroll
     for (int u = 0; u < REG; ++u) {
         const long i = tid + (long)u * blockDim.x;
         if (i < nunits) {
 #pragma unroll
-            for (int k = 0; k < N; ++k) v[u][k] *= scale;
+            for (int k = 0; k < N; ++k) v[u][k] *= scale_r;
             U::store(yr, i, v[u]);
         }
     }
-    // the shared part is recomputed against the row's (M, S): exp is cheap, registers are not
+    const float scale_s = ex2((ms - M) * kLog2e) * inv;
     for (int k = 0; k < K; ++k) {
         const long u = reg_units + tid + (long)k * blockDim.x;
         if (u < nunits) {
             const fb::vec<T> t = sm[tid + k * blockDim.x];
             float o[N];
 #pragma unroll
-            for (int j = 0; j < N; ++j) o[j] = ex2((fb::to_acc(t.v[j]) - M) * kLog2e) * inv;
+            for (int j = 0; j < N; ++j) {
+                // half types recompute the exp against the row's M: no precision lost to storage
+                if constexpr (kInPlace) o[j] = fb::to_acc(t.v[j]) * scale_s;
+                else o[j] = ex2((fb::to_acc(t.v[j]) - M) * kLog2e) * inv;
+            }
             U::store(yr, u, o);
         }
     }
 }
-
 
 // ---- plans ----------------------------------------------------------------------------
 
