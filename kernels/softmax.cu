@@ -454,13 +454,36 @@ __global__ void __launch_bounds__(256) softmax_smem_rows_kernel(const T *__restr
 // each wave pays a load -> reduce -> store bubble. Each thread reads back only the shared
 // units it copied itself, so cp.async.wait_all needs no barrier before the reductions;
 // the merge of per-warp (max, sum) partials is block_row's (one __syncthreads).
+// cp.async.wait_group takes an immediate: wait until at most n of this thread's groups pend.
+__device__ __forceinline__ void cp_async_wait_pending(int n) {
+    switch (n) {
+#define FB_WAIT(k) case k: asm volatile("cp.async.wait_group " #k ";" ::: "memory"); break;
+        FB_WAIT(1) FB_WAIT(2) FB_WAIT(3) FB_WAIT(4) FB_WAIT(5) FB_WAIT(6) FB_WAIT(7)
+        FB_WAIT(8) FB_WAIT(9) FB_WAIT(10) FB_WAIT(11) FB_WAIT(12) FB_WAIT(13) FB_WAIT(14) FB_WAIT(15)
+#undef FB_WAIT
+    default: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    }
+}
+
+// Online (max, sum of exp) update with one 16-byte unit: the sum is rescaled when the max grows.
+template <int N> __device__ __forceinline__ void online_update(const float (&x)[N], float &m, float &s) {
+    float um = x[0];
+#pragma unroll
+    for (int j = 1; j < N; ++j) um = fmaxf(um, x[j]);
+    if (um > m) {
+        s = s == 0.f ? 0.f : s * ex2((m - um) * kLog2e);
+        m = um;
+    }
+    const float sh = m == -INFINITY ? 0.f : m;
+#pragma unroll
+    for (int j = 0; j < N; ++j) s += ex2((x[j] - sh) * kLog2e);
+}
+
 template <typename T, int REG>
 __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                                    long W, int K) {
     using U = Unit<T, true>;
     constexpr int N = U::N;
-    // float32 keeps exp(x - m) in place of x in shared memory (same size): one exp per element.
-    constexpr bool kInPlace = sizeof(T) == 4;
     extern __shared__ __align__(16) unsigned char row_smem_raw[];
     fb::vec<T> *sm = reinterpret_cast<fb::vec<T> *>(row_smem_raw);
     __shared__ float2 part[32];
@@ -470,12 +493,13 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
     const T *xr = x + (long)blockIdx.x * W;
     T *yr = y + (long)blockIdx.x * W;
 
-    // shared part first: its copies are in flight while the register part loads and reduces
+    // Shared part first, one cp.async group per unit, so each unit can be reduced as soon as
+    // it lands: the (max, sum) work hides under the load phase instead of following it.
     for (int k = 0; k < K; ++k) {
         const long u = reg_units + tid + (long)k * blockDim.x;
         if (u < nunits) cp_async16(sm + tid + k * blockDim.x, xr + u * N);
+        cp_async_commit();
     }
-    cp_async_commit();
     float v[REG][N];
 #pragma unroll
     for (int u = 0; u < REG; ++u) {
@@ -487,7 +511,7 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
             for (int k = 0; k < N; ++k) v[u][k] = -INFINITY;
         }
     }
-    // register part: its own (max, sum of exp) while the shared copies land
+    // register part: exp(x - mr) kept in place for the output
     float mr = -INFINITY;
 #pragma unroll
     for (int u = 0; u < REG; ++u)
@@ -502,35 +526,22 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
             v[u][k] = ex2((v[u][k] - shr) * kLog2e);
             sr += v[u][k];
         }
-    // shared part: each thread reads back only what it copied, so no barrier is needed
-    cp_async_wait_all();
-    float ms = -INFINITY;
+    // shared part, unit by unit as the copies complete; each thread reads only its own copies
+    float ms = -INFINITY, ss = 0.f;
     for (int k = 0; k < K; ++k) {
+        cp_async_wait_pending(K - 1 - k);
         const long u = reg_units + tid + (long)k * blockDim.x;
         if (u < nunits) {
             const fb::vec<T> t = sm[tid + k * blockDim.x];
+            float f[N];
 #pragma unroll
-            for (int j = 0; j < N; ++j) ms = fmaxf(ms, fb::to_acc(t.v[j]));
-        }
-    }
-    const float shs = ms == -INFINITY ? 0.f : ms;
-    float ss = 0.f;
-    for (int k = 0; k < K; ++k) {
-        const long u = reg_units + tid + (long)k * blockDim.x;
-        if (u < nunits) {
-            fb::vec<T> t = sm[tid + k * blockDim.x];
-#pragma unroll
-            for (int j = 0; j < N; ++j) {
-                const float e = ex2((fb::to_acc(t.v[j]) - shs) * kLog2e);
-                ss += e;
-                if constexpr (kInPlace) t.v[j] = e;
-            }
-            if constexpr (kInPlace) sm[tid + k * blockDim.x] = t;
+            for (int j = 0; j < N; ++j) f[j] = fb::to_acc(t.v[j]);
+            online_update<N>(f, ms, ss);
         }
     }
     // the thread's partial, then the warp's, then the row's: S = sum s_i * exp(m_i - M)
-    float m = fmaxf(mr, ms);
-    float s = (sr == 0.f ? 0.f : sr * ex2((mr - m) * kLog2e)) + (ss == 0.f ? 0.f : ss * ex2((ms - m) * kLog2e));
+    const float m = fmaxf(mr, ms);
+    const float s = (sr == 0.f ? 0.f : sr * ex2((mr - m) * kLog2e)) + (ss == 0.f ? 0.f : ss * ex2((ms - m) * kLog2e));
     const float mw = group_max(m, 32);
     const float sw = group_sum(s == 0.f ? 0.f : s * ex2((m - mw) * kLog2e), 32);
     if (lane == 0) part[warp] = make_float2(mw, sw);
@@ -549,18 +560,14 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
             U::store(yr, i, v[u]);
         }
     }
-    const float scale_s = ex2((ms - M) * kLog2e) * inv;
+    // the shared part's exps are recomputed against (M, S): they overlap the stores
     for (int k = 0; k < K; ++k) {
         const long u = reg_units + tid + (long)k * blockDim.x;
         if (u < nunits) {
             const fb::vec<T> t = sm[tid + k * blockDim.x];
             float o[N];
 #pragma unroll
-            for (int j = 0; j < N; ++j) {
-                // half types recompute the exp against the row's M: no precision lost to storage
-                if constexpr (kInPlace) o[j] = fb::to_acc(t.v[j]) * scale_s;
-                else o[j] = ex2((fb::to_acc(t.v[j]) - M) * kLog2e) * inv;
-            }
+            for (int j = 0; j < N; ++j) o[j] = ex2((fb::to_acc(t.v[j]) - M) * kLog2e) * inv;
             U::store(yr, u, o);
         }
     }
