@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "version.h"
 
 struct cmd_struct {
     const char *name;

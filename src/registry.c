@@ -1,4 +1,4 @@
-/* registry.c — fused variants by name. Each kernels/*.cu file exports a table;
+/* registry.c — fused variants by name. Each kernels/NAME.cu file exports a table;
  * adding a kernel file means adding its table here. */
 #include "variant.h"
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "result.h"
+#include "version.h"
 
 fb_status fb_run_env_open(fb_run_env *env, const fb_timer_opts *opts)
 {
