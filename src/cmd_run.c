@@ -51,7 +51,7 @@ typedef struct run_opts {
 
 static const char run_usage[] =
     "usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
-    "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph|cupti]\n"
+    "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph]\n"
     "                       [--warmup MS] [--rep MS] [--max-noise PCT] [--max-time S] [--seed N]\n"
     "                       [--out FILE] [--resume FILE] [--show speedup|sol|time|gbps]\n"
     "\n"
@@ -63,12 +63,13 @@ static const char run_usage[] =
     "                   repeatable, or comma-separated\n"
     "  --all            every bundled case\n"
     "  --dtype T        float32, float16, bfloat16, float64, or 'all' (default: the case's first)\n"
-    "  --variants A,B   which variants to run (default: eager and all of the case's fused ones)\n"
+    "  --variants A,B   which variants to run (default: eager and all of the case's fused ones;\n"
+    "                   any registered variant may be named, see 'fusionbench list')\n"
     "  --baseline V     the denominator of the grid (default: eager)\n"
     "  --AXIS LIST      replace a grid axis, e.g. --dim1 61,130,1027 or --dim0 128:65536\n"
     "                   (a:b is every power of two from a to b)\n"
     "  --quick          only the first, middle and last value of each axis\n"
-    "  --timer MODE     events (default), graph (CUDA graph replay, flush inside), cupti\n"
+    "  --timer MODE     events (default) or graph (CUDA graph replay, flush inside)\n"
     "  --warmup MS      warm-up time per measurement (default 25)\n"
     "  --rep MS         measured time per measurement (default 100)\n"
     "  --max-noise PCT  stop a measurement early once the median's noise is below PCT (default 0.5)\n"
@@ -190,7 +191,11 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
         else if (!strcmp(name, "--resume")) o->resume = val;
         else if (!strcmp(name, "--timer")) {
             if (fb_timer_mode_from_name(val, &o->timer.mode) != 0) {
-                fb_error("--timer: unknown mode '%s' (events, graph or cupti)", val);
+                fb_error("--timer: unknown mode '%s' (events or graph)", val);
+                return FB_E_USAGE;
+            }
+            if (o->timer.mode == FB_TIMER_CUPTI) {
+                fb_error("--timer cupti: not available in this build (CUPTI is not linked); use events or graph");
                 return FB_E_USAGE;
             }
         } else if (!strcmp(name, "--show")) {

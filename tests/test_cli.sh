@@ -171,5 +171,39 @@ expect "unknown subcommand" 2 "(did you mean 'validate'?)"
 run
 expect "no subcommand" 2 "usage: fusionbench"
 
+# ---- run: arguments are checked before the GPU is touched
+run run
+expect "run without a case" 2 "which case? give --case NAME or --all"
+run run --case sofmax
+expect "run unknown case" 3 "unknown case 'sofmax' (did you mean 'softmax'?)"
+run run --case softmax --dim2 5
+expect "run unknown axis" 2 "unknown option '--dim2' (did you mean '--dim0'?)"
+run run --case softmax --dim1 61,x
+expect "run bad list" 2 "--dim1: expected a positive integer, got 'x'"
+run run --case softmax --dim1 0
+expect "run zero size" 2 "--dim1: expected a positive integer, got '0'"
+run run --case softmax --variants softmax.fsed
+expect "run unknown variant" 2 "no variant 'softmax.fsed' (did you mean 'softmax.fused'?)"
+run run --case softmax --dtype bf61
+expect "run unknown dtype" 2 "--dtype: unknown dtype 'bf61'"
+run run --case softmax --dtype float64
+expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
+run run --case softmax --timer cupti
+expect "run cupti" 2 "--timer cupti: not available in this build"
+run run --case softmax --rep -1
+expect "run negative rep" 2 "--rep: expected a number >= 0.001, got '-1'"
+run run --case softmax --dim0 4294967296 --dim1 4294967296
+expect "run overflowing grid" 2 "byte count overflows 64 bits"
+run run --help
+expect "run --help" 0
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    # no GPU here: the three GPU commands say so in one line and exit 77 (meson's skip)
+    for c in run selftest env; do
+        if [ "$c" = run ]; then run run --case softmax --quick; else run "$c"; fi
+        expect "$c without a GPU" 77 "no usable GPU"
+        [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && ok || bad "$c without a GPU: more than one line: $err"
+    done
+fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
