@@ -527,6 +527,11 @@ fb_status fb_cmd_run(int argc, char **argv)
 
     /* a result file that cannot be written is found out now, not after an hour */
     s = fb_result_write(root, out);
+    if (s != FB_OK) {
+        json_decref(root);
+        fb_run_env_close(&env);
+        return s;
+    }
 
     int total = 0;
     for (int i = 0; i < n_plans; i++)
