@@ -35,8 +35,8 @@
 //                        memory. Wins for short odd rows of 96..256 bytes (W=61: float16/bfloat16
 //                        73% of SOL vs 67% peeled, float32 97% vs 89%), where warp_rows' per-row
 //                        scalar head and tail dominate.
-//   softmax.row_smem     One 1024-thread CTA per row, the row split between registers (16 values
-//                        per thread) and up to 200 KB of shared memory (16-byte cp.async): a grid
+//   softmax.row_smem     One 1024-thread CTA per row, the row split between registers (16 or 32
+//                        values per thread) and up to 200 KB of shared memory (16-byte cp.async): a grid
 //                        of at most one row per SM runs in one wave with everything requested up
 //                        front. Wins for 67..132 rows of 32..128 KB (128 x 32768 float32 92% of
 //                        SOL vs 84% for clusters; bfloat16 128 x 65536 87% vs 75%); loses when
@@ -734,13 +734,16 @@ static bool plan_smem(const Shape &s, Plan *p) {
     return true;
 }
 
-// row_smem: 1024 threads, REG units per thread in registers (float32: 4 x float4 = 16 values;
-// half types: 2 x 8 = 16 values), the rest of the row in up to 200 KB of shared memory.
+// row_smem: 1024 threads, REG units per thread in registers (float32: 4 or 8 x float4 = 16 or
+// 32 values; half types: 2 x 8 = 16 values), the rest of the row in up to 200 KB of shared memory.
 constexpr long kRowSmemMaxBytes = 200 * 1024;
 static bool plan_row_smem(const Shape &s, Plan *p) {
     if (!vec_ok(s)) return false;
     const int N = 16 / s.esz;
-    const int reg = s.esz == 4 ? 4 : 2;
+    // float32: 16 values per thread while they hold the whole row (W <= 16K), else 32 (a
+    // 32K row then lives in registers alone: 128 x 32768 103% of SOL vs 94% at 16 values);
+    // half types: 16 values (32 would spill at 1024 threads).
+    const int reg = s.esz == 4 ? (s.W / N <= 4096 ? 4 : 8) : 2;
     const long nunits = s.W / N;
     const long rest = std::max(0L, nunits - 1024L * reg);
     const long K = cdiv(rest, 1024);
@@ -877,6 +880,8 @@ static cudaError_t launch_plan_t(const Shape &s, const Plan &p, cudaStream_t st)
         };
         if (p.upt == 2) return launch(softmax_row_smem_kernel<T, 2>);
         if (p.upt == 4) return launch(softmax_row_smem_kernel<T, 4>);
+        if constexpr (sizeof(T) == 4)
+            if (p.upt == 8) return launch(softmax_row_smem_kernel<T, 8>);
         return cudaErrorInvalidConfiguration;
     }
     case K_GROUP:
