@@ -38,17 +38,19 @@
 //   softmax.row_smem     One 1024-thread CTA per row, the row split between registers (16 or 32
 //                        values per thread) and up to 200 KB of shared memory (16-byte cp.async): a grid
 //                        of at most one row per SM runs in one wave with everything requested up
-//                        front. Wins for 67..132 rows of 32..128 KB (128 x 32768 float32 92% of
-//                        SOL vs 84% for clusters; bfloat16 128 x 65536 87% vs 75%); loses when
-//                        the shared part is large (float32 W = 65536: its extra shared-memory
-//                        passes and exps run while HBM idles).
+//                        front. Wins for 67..132 rows of 32..128 KB (128 x 32768 float32 103% of
+//                        SOL vs 87% for clusters; bfloat16 128 x 65536 90% vs 81%) and, with 32
+//                        values per thread, for half-type rows of 32K..64K values at any row
+//                        count (1024 x 65536 bfloat16 93% vs 82%); ties clusters for float32
+//                        W = 65536 (its 128 KB shared part is read while HBM idles).
 //   softmax.two_pass     One CTA per row, no register residency: an online (max, sum) pass
 //                        over x, then a second pass that re-reads x and writes y. 1.5x the
 //                        ideal traffic; the fallback for rows too long for 8 CTAs' registers
 //                        (W > 8 CTAs x 1024 threads x 32 values = 256K), any W.
 //   softmax.fused        Picks by shape (choose_plan): smem_rows for odd (not 16-byte multiple) rows
 //                        of 96..256 bytes; warp_rows for rows of <= 1024 values
-//                        (<= ~1030 odd); row_smem for 67..132 rows of W >= 16K and <= 128 KB;
+//                        (<= ~1030 odd); row_smem for 67..132 rows of W >= 16K and <= 128 KB,
+//                        and for half-type rows of 32K..64K values when there are over 66 rows;
 //                        else one CTA of <= 512 threads x 32 values per row if
 //                        it fits, else a cluster of such CTAs (C <= 8, 1024 threads past
 //                        that), split further when rows * C < 2 CTAs per SM; else two_pass.
@@ -742,8 +744,8 @@ static bool plan_row_smem(const Shape &s, Plan *p) {
     const int N = 16 / s.esz;
     // float32: 16 values per thread while they hold the whole row (W <= 16K), else 32 (a
     // 32K row then lives in registers alone: 128 x 32768 103% of SOL vs 94% at 16 values);
-    // half types: 16 values (32 would spill at 1024 threads).
-    const int reg = s.esz == 4 ? (s.W / N <= 4096 ? 4 : 8) : 2;
+    // half types: 16 or 32 values the same way.
+    const int reg = s.esz == 4 ? (s.W / N <= 4096 ? 4 : 8) : (s.W / N <= 2048 ? 2 : 4);
     const long nunits = s.W / N;
     const long rest = std::max(0L, nunits - 1024L * reg);
     const long K = cdiv(rest, 1024);
@@ -769,8 +771,12 @@ static void choose_plan(const Shape &s, Plan *p) {
     // Few long rows (one per SM, at least half the SMs busy): one wave of row_smem CTAs beats
     // ~2 waves of clusters while the shared part stays small (NOTES.md, v6: 128 x 32768
     // float32 92% vs 84%, bfloat16 128 x 65536 87% vs 75%; float32 rows of 256 KB lose).
+    // Half types: rows of 32K..64K values are faster in row_smem for any row count over half
+    // the SMs (1024 x 65536 bfloat16 93% vs 82% in clusters), 16K rows only up to one per SM.
     const int sms = sm_count();
-    if (s.rows > sms / 2 && s.rows <= sms && s.W >= 16384 && s.W * s.esz <= 128 * 1024 && plan_row_smem(s, p))
+    const bool one_wave = s.rows > sms / 2 && s.rows <= sms;
+    if (s.W >= 16384 && s.W * s.esz <= 128 * 1024 && s.rows > sms / 2 &&
+        (one_wave || (s.esz == 2 && s.W >= 32768)) && plan_row_smem(s, p))
         return;
     if (plan_cta(s, 1, p)) return;
     plan_two_pass(s, p);
