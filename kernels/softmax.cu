@@ -42,14 +42,16 @@
 //                        SOL vs 87% for clusters; bfloat16 128 x 65536 90% vs 81%) and, with 32
 //                        values per thread, for half-type rows of 32K..64K values at any row
 //                        count (1024 x 65536 bfloat16 93% vs 82%); ties clusters for float32
-//                        W = 65536 (its 128 KB shared part is read while HBM idles).
+//                        W = 65536 (its 128 KB shared part is read while HBM idles). For
+//                        133..264 rows it runs 512-thread CTAs, two per SM, still one wave
+//                        (256 x 32768 float32 97-101% vs 90-92%; bfloat16 256 x 16384 95% vs 86%).
 //   softmax.two_pass     One CTA per row, no register residency: an online (max, sum) pass
 //                        over x, then a second pass that re-reads x and writes y. 1.5x the
 //                        ideal traffic; the fallback for rows too long for 8 CTAs' registers
 //                        (W > 8 CTAs x 1024 threads x 32 values = 256K), any W.
 //   softmax.fused        Picks by shape (choose_plan): smem_rows for odd (not 16-byte multiple) rows
 //                        of 96..256 bytes; warp_rows for rows of <= 1024 values
-//                        (<= ~1030 odd); row_smem for 67..132 rows of W >= 16K and <= 128 KB,
+//                        (<= ~1030 odd); row_smem for 67..264 rows of W >= 16K and <= 128 KB,
 //                        and for half-type rows of 32K..64K values when there are over 66 rows;
 //                        else one CTA of <= 512 threads x 32 values per row if
 //                        it fits, else a cluster of such CTAs (C <= 8, 1024 threads past
@@ -738,7 +740,7 @@ static bool plan_smem(const Shape &s, Plan *p) {
 
 // row_smem: 1024 threads, REG units per thread in registers (float32: 4 or 8 x float4 = 16 or
 // 32 values; half types: 2 x 8 = 16 values), the rest of the row in up to 200 KB of shared memory.
-constexpr long kRowSmemMaxBytes = 200 * 1024;
+constexpr long kRowSmemMaxBytes = 200 * 1024, kRowSmemPairBytes = 110 * 1024;
 static bool plan_row_smem(const Shape &s, Plan *p) {
     if (!vec_ok(s)) return false;
     const int N = 16 / s.esz;
@@ -747,18 +749,26 @@ static bool plan_row_smem(const Shape &s, Plan *p) {
     // half types: 16 or 32 values the same way.
     const int reg = s.esz == 4 ? (s.W / N <= 4096 ? 4 : 8) : (s.W / N <= 2048 ? 2 : 4);
     const long nunits = s.W / N;
-    const long rest = std::max(0L, nunits - 1024L * reg);
-    const long K = cdiv(rest, 1024);
-    if (K * 1024 * 16 > kRowSmemMaxBytes) return false;
-    p->kind = K_ROW_SMEM;
-    p->vec = true;
-    p->peel = false;
-    p->threads = 1024;
-    p->upt = reg;
-    p->r = (int)K;  // shared units per thread
-    p->g = 32;
-    p->c = 1;
-    return true;
+    // Up to two rows per SM: 512-thread CTAs, two per SM, keep the grid to one wave as long
+    // as two CTAs' shared parts fit an SM (2 x 110 KB).
+    const int sms = sm_count();
+    for (int threads : {512, 1024}) {
+        if (threads == 512 && !(s.rows > sms && s.rows <= 2L * sms)) continue;
+        const long rest = std::max(0L, nunits - (long)threads * reg);
+        const long K = cdiv(rest, threads);
+        const long cap = threads == 512 ? kRowSmemPairBytes : kRowSmemMaxBytes;
+        if (K * threads * 16 > cap) continue;
+        p->kind = K_ROW_SMEM;
+        p->vec = true;
+        p->peel = false;
+        p->threads = threads;
+        p->upt = reg;
+        p->r = (int)K;  // shared units per thread
+        p->g = 32;
+        p->c = 1;
+        return true;
+    }
+    return false;
 }
 
 static void choose_plan(const Shape &s, Plan *p) {
@@ -774,7 +784,7 @@ static void choose_plan(const Shape &s, Plan *p) {
     // Half types: rows of 32K..64K values are faster in row_smem for any row count over half
     // the SMs (1024 x 65536 bfloat16 93% vs 82% in clusters), 16K rows only up to one per SM.
     const int sms = sm_count();
-    const bool one_wave = s.rows > sms / 2 && s.rows <= sms;
+    const bool one_wave = s.rows > sms / 2 && s.rows <= 2L * sms;  // 512-thread pairs past one row per SM
     if (s.W >= 16384 && s.W * s.esz <= 128 * 1024 && s.rows > sms / 2 &&
         (one_wave || (s.esz == 2 && s.W >= 32768)) && plan_row_smem(s, p))
         return;
@@ -876,10 +886,16 @@ static cudaError_t launch_plan_t(const Shape &s, const Plan &p, cudaStream_t st)
     }
     case K_ROW_SMEM: {
         const size_t smem = (size_t)p.r * p.threads * 16;
-        if (s.rows > INT32_MAX || p.threads != 1024) return cudaErrorInvalidConfiguration;
+        if (s.rows > INT32_MAX || (p.threads != 1024 && p.threads != 512)) return cudaErrorInvalidConfiguration;
         auto launch = [&](auto kernel) {
             // > 48 KB of dynamic shared memory must be asked for, per kernel
             cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            // Two 512-thread CTAs per SM need all of L1 as shared memory; one 1024-thread CTA
+            // runs slower with that carveout (bfloat16 512 x 32768: 82% vs 91%), so it keeps
+            // the default.
+            if (e == cudaSuccess)
+                e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         p.threads == 512 ? 100 : -1);
             if (e != cudaSuccess) return e;
             kernel<<<(unsigned)s.rows, p.threads, smem, st>>>((const T *)s.x, (T *)s.y, s.W, p.r);
             return cudaGetLastError();
