@@ -124,15 +124,6 @@ static void wfmt(char *dst, const char *fmt, ...)
     va_end(ap);
 }
 
-/* " (did you mean 'x'?)" or "" */
-static const char *suggest(const char *word, const char *const *cands, int n, char *buf, size_t len)
-{
-    const char *near = fb_nearest(word, cands, n);
-    if (near) snprintf(buf, len, " (did you mean '%s'?)", near);
-    else buf[0] = 0;
-    return buf;
-}
-
 /* ---- small checks ------------------------------------------------------------ */
 
 static bool is_ident(const char *s)
@@ -166,7 +157,7 @@ static fb_status check_keys(const loader *L, json_t *obj, const char *where, con
         for (int i = 0; i < n; i++) known |= strcmp(key, allowed[i]) == 0;
         if (known) continue;
         char q[96], s[96];
-        if (!suggest(key, allowed, n, s, sizeof s)[0]) {
+        if (!fb_suggest("", key, allowed, n, s, sizeof s)[0]) {
             size_t k = (size_t)snprintf(s, sizeof s, " (expected ");
             for (int i = 0; i < n && k < sizeof s; i++)
                 k += (size_t)snprintf(s + k, sizeof s - k, "%s%s", i ? (i == n - 1 ? " or " : ", ") : "", allowed[i]);
@@ -237,7 +228,7 @@ static fb_status get_dtype(const loader *L, const char *where, json_t *j, fb_dty
     const char *s = json_string_value(j);
     if (fb_dtype_from_name(s, d) == 0) return FB_OK;
     char q[96], sg[96];
-    if (!suggest(s, dtype_words, N_DTYPE_WORDS, sg, sizeof sg)[0])
+    if (!fb_suggest("", s, dtype_words, N_DTYPE_WORDS, sg, sizeof sg)[0])
         snprintf(sg, sizeof sg, " (expected float32, float16, bfloat16 or float64)");
     return fail(L, where, "unknown dtype '%s'%s", clean(s, q, sizeof q), sg);
 }
@@ -320,7 +311,7 @@ static fb_status parse_init(const loader *L, const char *where, json_t *j, fb_in
         }
     }
     char q[96], sg[96];
-    if (!suggest(json_string_value(j), names, FB_NINITS, sg, sizeof sg)[0])
+    if (!fb_suggest("", json_string_value(j), names, FB_NINITS, sg, sizeof sg)[0])
         snprintf(sg, sizeof sg, " (expected normal, uniform or positive)");
     return fail(L, where, "unknown init '%s'%s", clean(json_string_value(j), q, sizeof q), sg);
 }
@@ -389,7 +380,7 @@ static fb_status undefined_operand(const loader *L, const char *where, int node,
     const char *names[FB_MAX_VALUES];
     for (int v = 0; v < c->n_values; v++) names[v] = c->values[v].name;
     char sg[96];
-    return fail(L, where, "unknown value '%s'%s", q, suggest(name, names, c->n_values, sg, sizeof sg));
+    return fail(L, where, "unknown value '%s'%s", q, fb_suggest("", name, names, c->n_values, sg, sizeof sg));
 }
 
 static fb_status parse_operands(const loader *L, const char *where, int node, json_t *j, fb_node *nd)
@@ -435,7 +426,7 @@ static fb_status parse_op(const loader *L, const char *where, json_t *j, fb_node
         const char *names[FB_NOPS];
         for (int i = 0; i < FB_NOPS; i++) names[i] = fb_ops[i].name;
         char sg[96];
-        return fail(L, where, "unknown op '%s'%s", clean(name, q, sizeof q), suggest(name, names, FB_NOPS, sg, sizeof sg));
+        return fail(L, where, "unknown op '%s'%s", clean(name, q, sizeof q), fb_suggest("", name, names, FB_NOPS, sg, sizeof sg));
     }
     fb_op_kind k = fb_ops[op].kind;
     if (k != FB_OPK_UNARY && k != FB_OPK_BINARY && k != FB_OPK_REDUCE)
@@ -547,7 +538,7 @@ static fb_status parse_outputs(const loader *L, json_t *j)
             for (int i = c->n_inputs; i < c->n_values; i++) names[n++] = c->values[i].name;
             char sg[96];
             return fail(L, w, "'%s' is not produced by the program%s", clean(name, q, sizeof q),
-                        suggest(name, names, n, sg, sizeof sg));
+                        fb_suggest("", name, names, n, sg, sizeof sg));
         }
         if (c->values[v].is_input) return fail(L, w, "'%s' is an input, not computed by the program", name);
         for (int i = 0; i < c->n_outputs; i++)
@@ -621,7 +612,7 @@ static fb_status parse_fused(const loader *L, json_t *j)
             const char *names[256];
             int n = fb_variant_names(names, 256);
             char sg[96];
-            return fail(L, w, "unknown variant '%s'%s", clean(name, q, sizeof q), suggest(name, names, n, sg, sizeof sg));
+            return fail(L, w, "unknown variant '%s'%s", clean(name, q, sizeof q), fb_suggest("", name, names, n, sg, sizeof sg));
         }
         for (int i = 0; i < c->n_fused; i++)
             if (strcmp(c->fused[i], name) == 0) return fail(L, w, "'%s' is listed twice (also fused[%d])", name, i);
@@ -651,7 +642,7 @@ static fb_status parse_axis(const loader *L, const char *key, json_t *j, fb_axis
         }
         char sg[96];
         return fail(L, "grid", "'%s' is not a symbol of any input shape%s", clean(key, q, sizeof q),
-                    suggest(key, names, n, sg, sizeof sg));
+                    fb_suggest("", key, names, n, sg, sizeof sg));
     }
     wfmt(w, "grid.%s", key);
     fb_status s = get_array(L, w, j, FB_MAX_GRID, "values");
@@ -716,7 +707,7 @@ static fb_status parse_tolerance(const loader *L, json_t *j)
         char w[WHERE_MAX], q[96];
         if (fb_dtype_from_name(key, &d) != 0) {
             char sg[96];
-            if (!suggest(key, dtype_words, N_DTYPE_WORDS, sg, sizeof sg)[0])
+            if (!fb_suggest("", key, dtype_words, N_DTYPE_WORDS, sg, sizeof sg)[0])
                 snprintf(sg, sizeof sg, " (expected float32, float16, bfloat16 or float64)");
             return fail(L, "tolerance", "unknown dtype '%s'%s", clean(key, q, sizeof q), sg);
         }

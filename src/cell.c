@@ -172,7 +172,6 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
     const fb_cell_env *env = st->env;
     const fb_case *c = st->c;
     cudaStream_t stream = env->ctx->stream;
-    size_t before = fb_dmem_current();
     fb_dmem_reset_peak();
 
     eager_job ej = {0};
@@ -253,7 +252,6 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
     }
     if (ej.e) fb_eager_destroy(ej.e);
     fb_dfree(workspace);
-    (void)before;
     return s;
 }
 
@@ -294,12 +292,8 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
         for (int v = 0; v < n_variants && s == FB_OK; v++) {
             json_t *vj = json_object();
             json_object_set_new(vars, variants[v], vj);
-            char pt[128] = "";
-            for (int a = 0; a < c->n_axes; a++) {
-                size_t k = strlen(pt);
-                snprintf(pt + k, sizeof pt - k, "%s%s=%lld", a ? " " : "", c->sym[c->axis[a].sym],
-                         (long long)p->sym[c->axis[a].sym]);
-            }
+            char pt[128];
+            fb_point_str(c, p, pt, sizeof pt);
             fb_set_context("case %s, %s, cell %s, variant %s", c->name, fb_dtype_name(dt), pt, variants[v]);
             s = run_variant(&st, variants[v], vj, failed);
         }

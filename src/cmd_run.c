@@ -268,9 +268,8 @@ static fb_status plan_dtypes(const run_opts *o, case_plan *p)
         fb_dtype d;
         if (fb_dtype_from_name(tok, &d) != 0) {
             static const char *const names[] = {"float32", "float16", "bfloat16", "float64"};
-            const char *near = fb_nearest(tok, names, 4);
-            fb_error("--dtype: unknown dtype '%s'%s%s%s", tok, near ? " (did you mean '" : "",
-                     near ? near : "", near ? "'?)" : "");
+            char sg[96];
+            fb_error("--dtype: unknown dtype '%s'%s", tok, fb_suggest("", tok, names, 4, sg, sizeof sg));
             return FB_E_USAGE;
         }
         bool listed = false;
@@ -314,9 +313,9 @@ static fb_status plan_variants(const run_opts *o, case_plan *p)
                 int n_all = 0;
                 for (int i = 0; i < n_known; i++) all[n_all++] = known[i];
                 n_all += fb_variant_names(all + n_all, 64);
-                const char *near = fb_nearest(tok, all, n_all);
-                fb_error("--variants: no variant '%s'%s%s%s (see 'fusionbench list')", tok,
-                         near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+                char sg[96];
+                fb_error("--variants: no variant '%s'%s (see 'fusionbench list')", tok,
+                         fb_suggest("", tok, all, n_all, sg, sizeof sg));
                 return FB_E_USAGE;
             }
             want[k] = true;
@@ -326,9 +325,9 @@ static fb_status plan_variants(const run_opts *o, case_plan *p)
     for (int i = 0; i < n_known; i++)
         if (!strcmp(p->baseline, known[i])) base = i;
     if (base < 0) {
-        const char *near = fb_nearest(p->baseline, known, n_known);
-        fb_error("--baseline: case '%s' has no variant '%s'%s%s%s", c->name, p->baseline,
-                 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        char sg[96];
+        fb_error("--baseline: case '%s' has no variant '%s'%s", c->name, p->baseline,
+                 fb_suggest("", p->baseline, known, n_known, sg, sizeof sg));
         return FB_E_USAGE;
     }
     want[base] = true; /* the grid needs its denominator */
@@ -349,9 +348,9 @@ static fb_status plan_axes(const run_opts *o, case_plan *p)
         if (hit < 0) {
             const char *axes[2];
             for (int a = 0; a < c->n_axes; a++) axes[a] = c->sym[c->axis[a].sym];
-            const char *near = fb_nearest(o->ov[k].name, axes, c->n_axes);
-            fb_error("unknown option '--%s'%s%s%s; see 'fusionbench run --help'", o->ov[k].name,
-                     near ? " (did you mean '--" : "", near ? near : "", near ? "'?)" : "");
+            char sg[96];
+            fb_error("unknown option '--%s'%s; see 'fusionbench run --help'", o->ov[k].name,
+                     fb_suggest("--", o->ov[k].name, axes, c->n_axes, sg, sizeof sg));
             return FB_E_USAGE;
         }
         c->axis[hit].n = o->ov[k].n;
@@ -555,11 +554,7 @@ fb_status fb_cmd_run(int argc, char **argv)
                     int64_t col = -1;
                     if (c->n_axes > 1) pt.sym[c->axis[1].sym] = col = c->axis[1].v[q];
                     char pts[128];
-                    if (c->n_axes > 1)
-                        snprintf(pts, sizeof pts, "%s=%lld %s=%lld", c->sym[c->axis[0].sym], (long long)c->axis[0].v[r],
-                                 c->sym[c->axis[1].sym], (long long)col);
-                    else
-                        snprintf(pts, sizeof pts, "%s=%lld", c->sym[c->axis[0].sym], (long long)c->axis[0].v[r]);
+                    fb_point_str(c, &pt, pts, sizeof pts);
                     progress(tty, ++done, total, c->name, p->dtypes[di], pts, t0);
                     json_t *old = fb_result_cell(dj, c->axis[0].v[r], col);
                     if (cell_done(old, p)) continue;

@@ -132,3 +132,12 @@ const char *fb_nearest(const char *word, const char *const *candidates, int n)
     if (limit > 3) limit = 3;
     return best_d <= limit ? best : NULL;
 }
+
+const char *fb_suggest(const char *prefix, const char *word, const char *const *candidates, int n, char *buf,
+                       size_t len)
+{
+    const char *near = fb_nearest(word, candidates, n);
+    if (near) snprintf(buf, len, " (did you mean '%s%s'?)", prefix, near);
+    else if (len) buf[0] = 0;
+    return buf;
+}

@@ -81,6 +81,10 @@ typedef struct fb_tensor {
 
 /* Edit distance based suggestion: the candidate closest to `word`, or NULL if none is close. */
 const char *fb_nearest(const char *word, const char *const *candidates, int n);
+/* " (did you mean 'PREFIXname'?)" for the nearest candidate, or "" when none is close;
+ * written into buf, which is returned. */
+const char *fb_suggest(const char *prefix, const char *word, const char *const *candidates, int n, char *buf,
+                       size_t len);
 
 #ifdef __cplusplus
 }

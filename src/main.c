@@ -91,9 +91,8 @@ int main(int argc, char **argv)
     }
     const char *names[N_COMMANDS];
     for (int i = 0; i < N_COMMANDS; i++) names[i] = commands[i].name;
-    const char *near = fb_nearest(name, names, N_COMMANDS);
-    fprintf(stderr, "fusionbench: '%s' is not a command", name);
-    if (near) fprintf(stderr, " (did you mean '%s'?)", near);
-    fprintf(stderr, "; see 'fusionbench --help'\n");
+    char sg[96];
+    fprintf(stderr, "fusionbench: '%s' is not a command%s; see 'fusionbench --help'\n", name,
+            fb_suggest("", name, names, N_COMMANDS, sg, sizeof sg));
     return 2;
 }

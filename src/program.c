@@ -591,3 +591,13 @@ int64_t fb_rowplan_offset(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES]
     }
     return flat * s->dim[s->rank - 1];
 }
+
+const char *fb_point_str(const fb_case *c, const fb_point *p, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (n) buf[0] = 0;
+    for (int a = 0; a < c->n_axes && k < n; a++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", a ? " " : "", c->sym[c->axis[a].sym],
+                              (long long)p->sym[c->axis[a].sym]);
+    return buf;
+}

@@ -138,6 +138,9 @@ typedef struct fb_point {
     int64_t sym[FB_MAX_SYMS];
 } fb_point;
 
+/* "dim0=128 dim1=256": the grid axes' values at a point; returns buf. */
+const char *fb_point_str(const fb_case *c, const fb_point *p, char *buf, size_t n);
+
 /* Concrete shapes of every value at a point. Fails with FB_E_CASE and a message
  * naming the node (e.g. "program[1].in: shapes [4, 8] and [3] do not broadcast")
  * when shapes do not broadcast or a reduction dim is out of range. */
