@@ -976,54 +976,8 @@ static Shape shape_of(const fb_call *c) {
     return s;
 }
 
-static int fused_supports(const fb_call *c, char *why, size_t n) { return check_call(c, why, n); }
-static int fused_run(const fb_call *c) {
-    const int st = check_call(c, nullptr, 0);
-    if (st != FB_OK) return st;
-    const Shape s = shape_of(c);
-    Plan p;
-    choose_plan(s, &p);
-    return launch_plan(s, p, c->stream);
-}
-
-static int smem_rows_supports(const fb_call *c, char *why, size_t n) {
-    const int st = check_call(c, why, n);
-    if (st != FB_OK) return st;
-    Plan p;
-    if (!plan_smem(shape_of(c), &p)) {
-        if (why) snprintf(why, n, "smem_rows needs rows of <= 384 bytes and 16-byte aligned tensors");
-        return FB_E_UNSUPPORTED;
-    }
-    return FB_OK;
-}
-static int smem_rows_run(const fb_call *c) {
-    const int st = smem_rows_supports(c, nullptr, 0);
-    if (st != FB_OK) return st;
-    const Shape s = shape_of(c);
-    Plan p;
-    plan_smem(s, &p);
-    return launch_plan(s, p, c->stream);
-}
-
-static int warp_rows_supports(const fb_call *c, char *why, size_t n) {
-    const int st = check_call(c, why, n);
-    if (st != FB_OK) return st;
-    Plan p;
-    if (!plan_group(shape_of(c), &p)) {
-        if (why) snprintf(why, n, "warp_rows holds at most 32 values per lane: W <= 1024 (aligned) or 1024");
-        return FB_E_UNSUPPORTED;
-    }
-    return FB_OK;
-}
-static int warp_rows_run(const fb_call *c) {
-    const int st = warp_rows_supports(c, nullptr, 0);
-    if (st != FB_OK) return st;
-    const Shape s = shape_of(c);
-    Plan p;
-    plan_group(s, &p);
-    return launch_plan(s, p, c->stream);
-}
-
+// Each variant of the table is a planner: softmax.fused plans by shape (choose_plan), the
+// named strategies force one plan and are unsupported where it does not fit the shape.
 static bool plan_block(const Shape &s, Plan *p) {
     // block_row: one CTA per row, up to 1024 threads x 32 values (scalar 16).
     const bool vec = vec_ok(s);
@@ -1042,69 +996,42 @@ static bool plan_block(const Shape &s, Plan *p) {
     p->g = 32;
     return p->upt > 0;
 }
-static int block_row_supports(const fb_call *c, char *why, size_t n) {
+static bool plan_auto(const Shape &s, Plan *p) {
+    choose_plan(s, p);
+    return true;
+}
+static bool plan_any_two_pass(const Shape &s, Plan *p) {
+    plan_two_pass(s, p);
+    return true;
+}
+static bool plan_cluster(const Shape &s, Plan *p) { return plan_cta(s, 2, p); }
+
+constexpr char kWhyAny[] = "";
+constexpr char kWhySmemRows[] = "smem_rows needs rows of <= 384 bytes and 16-byte aligned tensors";
+constexpr char kWhyWarpRows[] = "warp_rows holds at most 32 values per lane: W <= 1024 (aligned) or 1024";
+constexpr char kWhyBlockRow[] = "block_row holds at most 32 values per thread, 1024 threads";
+constexpr char kWhyRowSmem[] = "row_smem needs 16-byte aligned rows of <= 16K x 16 B in registers + 200 KB shared";
+constexpr char kWhyCluster[] = "cluster_row: row longer than 8 CTAs x 1024 threads x 32 values";
+
+template <bool (*PLAN)(const Shape &, Plan *), const char *WHY>
+static int strategy_supports(const fb_call *c, char *why, size_t n) {
     const int st = check_call(c, why, n);
     if (st != FB_OK) return st;
     Plan p;
-    if (!plan_block(shape_of(c), &p)) {
-        if (why) snprintf(why, n, "block_row holds at most 32 values per thread, 1024 threads");
+    if (!PLAN(shape_of(c), &p)) {
+        if (why) snprintf(why, n, "%s", WHY);
         return FB_E_UNSUPPORTED;
     }
     return FB_OK;
 }
-static int block_row_run(const fb_call *c) {
-    const int st = block_row_supports(c, nullptr, 0);
-    if (st != FB_OK) return st;
-    const Shape s = shape_of(c);
-    Plan p;
-    plan_block(s, &p);
-    return launch_plan(s, p, c->stream);
-}
 
-static int row_smem_supports(const fb_call *c, char *why, size_t n) {
-    const int st = check_call(c, why, n);
-    if (st != FB_OK) return st;
-    Plan p;
-    if (!plan_row_smem(shape_of(c), &p)) {
-        if (why) snprintf(why, n, "row_smem needs 16-byte aligned rows of <= 16K x 16 B in registers + 200 KB shared");
-        return FB_E_UNSUPPORTED;
-    }
-    return FB_OK;
-}
-static int row_smem_run(const fb_call *c) {
-    const int st = row_smem_supports(c, nullptr, 0);
-    if (st != FB_OK) return st;
-    const Shape s = shape_of(c);
-    Plan p;
-    plan_row_smem(s, &p);
-    return launch_plan(s, p, c->stream);
-}
-
-static int cluster_row_supports(const fb_call *c, char *why, size_t n) {
-    const int st = check_call(c, why, n);
-    if (st != FB_OK) return st;
-    Plan p;
-    if (!plan_cta(shape_of(c), 2, &p)) {
-        if (why) snprintf(why, n, "cluster_row: row longer than 8 CTAs x 1024 threads x 32 values");
-        return FB_E_UNSUPPORTED;
-    }
-    return FB_OK;
-}
-static int cluster_row_run(const fb_call *c) {
-    const int st = cluster_row_supports(c, nullptr, 0);
-    if (st != FB_OK) return st;
-    const Shape s = shape_of(c);
-    Plan p;
-    plan_cta(s, 2, &p);
-    return launch_plan(s, p, c->stream);
-}
-
-static int two_pass_run(const fb_call *c) {
+template <bool (*PLAN)(const Shape &, Plan *)>
+static int strategy_run(const fb_call *c) {
     const int st = check_call(c, nullptr, 0);
     if (st != FB_OK) return st;
     const Shape s = shape_of(c);
     Plan p;
-    plan_two_pass(s, &p);
+    if (!PLAN(s, &p)) return FB_E_UNSUPPORTED;
     return launch_plan(s, p, c->stream);
 }
 
@@ -1141,18 +1068,19 @@ extern "C" int fb_softmax_dev_run(const fb_call *c, const int *plan_in, int *out
 
 extern "C" const fb_variant fb_softmax_variants[] = {
     {"softmax.fused", "softmax over the last dim: picks warp_rows / smem_rows / row_smem / block_row / cluster_row / two_pass by shape",
-     FB_DTYPES_HALF_AND_F32, fused_supports, nullptr, fused_run, 1},
+     FB_DTYPES_HALF_AND_F32, strategy_supports<plan_auto, kWhyAny>, nullptr, strategy_run<plan_auto>, 1},
     {"softmax.warp_rows", "softmax, 2..32 lanes per row, row in registers (W <= 1024)", FB_DTYPES_HALF_AND_F32,
-     warp_rows_supports, nullptr, warp_rows_run, 1},
+     strategy_supports<plan_group, kWhyWarpRows>, nullptr, strategy_run<plan_group>, 1},
     {"softmax.block_row", "softmax, one CTA per row, row in registers (W <= 32K float32)", FB_DTYPES_HALF_AND_F32,
-     block_row_supports, nullptr, block_row_run, 1},
+     strategy_supports<plan_block, kWhyBlockRow>, nullptr, strategy_run<plan_block>, 1},
     {"softmax.cluster_row", "softmax, a cluster of 2..8 CTAs per row exchanging (max, sum) over DSMEM",
-     FB_DTYPES_HALF_AND_F32, cluster_row_supports, nullptr, cluster_row_run, 1},
+     FB_DTYPES_HALF_AND_F32, strategy_supports<plan_cluster, kWhyCluster>, nullptr, strategy_run<plan_cluster>, 1},
     {"softmax.two_pass", "softmax, one CTA per row: online (max, sum) pass, then re-read and write (any W)",
-     FB_DTYPES_HALF_AND_F32, fused_supports, nullptr, two_pass_run, 1},
+     FB_DTYPES_HALF_AND_F32, strategy_supports<plan_any_two_pass, kWhyAny>, nullptr,
+     strategy_run<plan_any_two_pass>, 1},
     {"softmax.smem_rows", "softmax, short rows staged through shared memory with 16-byte accesses",
-     FB_DTYPES_HALF_AND_F32, smem_rows_supports, nullptr, smem_rows_run, 1},
+     FB_DTYPES_HALF_AND_F32, strategy_supports<plan_smem, kWhySmemRows>, nullptr, strategy_run<plan_smem>, 1},
     {"softmax.row_smem", "softmax, one 1024-thread CTA per row, the row in registers + shared memory (one wave for few long rows)",
-     FB_DTYPES_HALF_AND_F32, row_smem_supports, nullptr, row_smem_run, 1},
+     FB_DTYPES_HALF_AND_F32, strategy_supports<plan_row_smem, kWhyRowSmem>, nullptr, strategy_run<plan_row_smem>, 1},
 };
 extern "C" const int fb_softmax_variant_count = (int)(sizeof fb_softmax_variants / sizeof fb_softmax_variants[0]);
