@@ -4,10 +4,14 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static _Thread_local char g_error[2048];
+/* The last error: in g_error_small when it fits (every usual message), else in
+ * g_error_big on the heap, so a message naming a long path is never cut. */
+static _Thread_local char g_error_small[8192];
+static _Thread_local char *g_error_big;
 static _Thread_local char g_context[512];
 
 const char *fb_status_name(fb_status s)
@@ -30,14 +34,30 @@ const char *fb_status_name(fb_status s)
 
 void fb_error(const char *fmt, ...)
 {
-    va_list ap;
+    /* Format into a fresh place before touching the old message: the arguments
+     * may point into it. */
+    char tmp[sizeof g_error_small];
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(g_error, sizeof g_error, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
+    char *big = NULL;
+    if (n >= (int)sizeof tmp && (big = malloc((size_t)n + 1)) != NULL) vsnprintf(big, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (n < 0) snprintf(tmp, sizeof tmp, "(unprintable error message)");
+    if (!big) memcpy(g_error_small, tmp, sizeof tmp); /* out of memory: the first 8 KB */
+    free(g_error_big);
+    g_error_big = big;
 }
 
-const char *fb_last_error(void) { return g_error; }
-void fb_clear_error(void) { g_error[0] = 0; }
+const char *fb_last_error(void) { return g_error_big ? g_error_big : g_error_small; }
+void fb_clear_error(void)
+{
+    free(g_error_big);
+    g_error_big = NULL;
+    g_error_small[0] = 0;
+}
 
 void fb_set_context(const char *fmt, ...)
 {
@@ -89,6 +109,148 @@ const char *fb_shape_str(const fb_shape *s, char *buf, size_t n)
     for (int i = 0; i < s->rank && k < n; i++)
         k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)s->dim[i]);
     if (k < n) snprintf(buf + k, n - k, "]");
+    return buf;
+}
+
+/* ---- user text in messages ----------------------------------------------- */
+
+/* The length of the well-formed UTF-8 sequence at p (1-4), or 0 when p does not
+ * start one (a stray continuation byte, an overlong form, a surrogate, a cut). */
+static int utf8_len(const unsigned char *p, unsigned *cp)
+{
+    unsigned b = p[0];
+    int len;
+    unsigned lo = 0x80, hi = 0xBF; /* the allowed range of the second byte */
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+        len = 2;
+        *cp = b & 0x1F;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+        len = 3;
+        *cp = b & 0x0F;
+        if (b == 0xE0) lo = 0xA0;      /* overlong */
+        else if (b == 0xED) hi = 0x9F; /* surrogates */
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        len = 4;
+        *cp = b & 0x07;
+        if (b == 0xF0) lo = 0x90;      /* overlong */
+        else if (b == 0xF4) hi = 0x8F; /* above U+10FFFF */
+    } else {
+        return 0;
+    }
+    for (int i = 1; i < len; i++) {
+        unsigned c = p[i];
+        if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xBF)) return 0;
+        *cp = (*cp << 6) | (c & 0x3F);
+    }
+    return len;
+}
+
+/* Code points that would make a message lie about its own text on a terminal:
+ * C1 controls, zero-width characters (a byte-order mark in the middle of a file
+ * reads as ''), line and paragraph separators, bidirectional overrides. */
+static bool invisible_control(unsigned cp)
+{
+    return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x200B && cp <= 0x200F) || cp == 0x2028 || cp == 0x2029 ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+/* One character of s as it is written in a message: into out (at most 7 bytes
+ * and a NUL). Returns how many bytes of s it took; *escaped says whether it had
+ * to be escaped. In shell mode ' and \ are escaped too ($'...' quoting). */
+static int render_char(const char *s, bool shell, char out[8], bool *escaped)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned cp;
+    int len = utf8_len(p, &cp);
+    *escaped = true;
+    if (len == 0) {
+        snprintf(out, 8, "\\x%02x", p[0]);
+        return 1;
+    }
+    if (len == 1 && (cp < 0x20 || cp == 0x7F)) {
+        if (cp == '\n') snprintf(out, 8, "\\n");
+        else if (cp == '\t') snprintf(out, 8, "\\t");
+        else if (cp == '\r') snprintf(out, 8, "\\r");
+        else snprintf(out, 8, "\\x%02x", cp);
+        return 1;
+    }
+    if (invisible_control(cp)) {
+        snprintf(out, 8, "\\u%04x", cp);
+        return len;
+    }
+    *escaped = false;
+    if (shell && (cp == '\'' || cp == '\\')) {
+        out[0] = '\\';
+        out[1] = (char)cp;
+        out[2] = 0;
+        return 1;
+    }
+    memcpy(out, s, (size_t)len);
+    out[len] = 0;
+    return len;
+}
+
+/* s rendered into buf (n bytes) between `open` and `close`; when it does not
+ * fit, cut after the last whole character that leaves room for "..." + close. */
+static void render(const char *s, bool shell, const char *open, const char *close, char *buf, size_t n)
+{
+    if (n == 0) return;
+    size_t k = 0, tail = 3 + strlen(close) + 1;
+    k += (size_t)snprintf(buf, n, "%s", open);
+    if (k >= n) {
+        buf[n - 1] = 0;
+        return;
+    }
+    size_t whole = 0; /* the rendered length of all of s */
+    for (const char *p = s; *p;) {
+        char piece[8];
+        bool esc;
+        p += render_char(p, shell, piece, &esc);
+        whole += strlen(piece);
+    }
+    bool fits = k + whole + strlen(close) + 1 <= n;
+    while (*s) {
+        char piece[8];
+        bool esc;
+        int used = render_char(s, shell, piece, &esc);
+        size_t pl = strlen(piece);
+        if (!fits && k + pl + tail > n) {
+            snprintf(buf + k, n - k, "...%s", close);
+            return;
+        }
+        memcpy(buf + k, piece, pl);
+        k += pl;
+        s += used;
+    }
+    snprintf(buf + k, n - k, "%s", close);
+}
+
+const char *fb_quote_path(const char *path, char *buf, size_t n)
+{
+    bool any = false;
+    for (const char *p = path; *p && !any;) {
+        char piece[8];
+        p += render_char(p, false, piece, &any);
+    }
+    if (!any) return path;
+    render(path, true, "$'", "'", buf, n);
+    return buf;
+}
+
+const char *fb_qpath(const char *path)
+{
+    static _Thread_local char slots[FB_QPATH_SLOTS][FB_QUOTE_PATH_MAX];
+    static _Thread_local unsigned next;
+    char *buf = slots[next++ % FB_QPATH_SLOTS];
+    return fb_quote_path(path, buf, FB_QUOTE_PATH_MAX);
+}
+
+const char *fb_clean(const char *s, char *buf, size_t n)
+{
+    render(s, false, "", "", buf, n);
     return buf;
 }
 

@@ -33,7 +33,11 @@ typedef enum fb_status {
 const char *fb_status_name(fb_status s);
 
 /* Set the thread's last error message (printf-style). Returns nothing; callers
- * return the status themselves: `fb_error("..."); return FB_E_CASE;`. */
+ * return the status themselves: `fb_error("..."); return FB_E_CASE;`.
+ * The message is kept whole however long (two PATH_MAX paths fit): short ones in
+ * a thread-local buffer, longer ones on the heap. Its arguments may point into the
+ * previous message (`fb_error("%s (at %s)", fb_last_error(), where)`).
+ * fb_last_error() is valid until the thread's next fb_error or fb_clear_error. */
 void fb_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
@@ -78,6 +82,33 @@ typedef struct fb_tensor {
     fb_dtype dtype;
     fb_shape shape;
 } fb_tensor;
+
+/* ---- user text in messages ------------------------------------------------
+ * Messages are one line on a terminal. A string from a file or the command line
+ * may hold bytes that break that: newlines, escape sequences, invalid UTF-8.
+ *
+ * fb_quote_path: a path as it is when it is harmless (the usual case: no copy,
+ * `path` itself is returned), else as a shell $'...' string with the bad bytes
+ * escaped (\n, \t, \x1b, \u0085 for C1 controls, \xNN for bytes that are not
+ * UTF-8; \\ and \' for the quoting itself), so the message stays one line
+ * and the path can be pasted back into a shell. buf holds the quoted form; with
+ * n >= FB_QUOTE_PATH_MAX any path up to PATH_MAX (4096) bytes fits whole; a longer
+ * one is cut at a character boundary and ends in "...'".
+ *   char q[FB_QUOTE_PATH_MAX];
+ *   fb_error("%s: no such file", fb_quote_path(path, q, sizeof q));
+ * fb_qpath: the same into one of FB_QPATH_SLOTS thread-local buffers used in
+ * turn, for messages that name a path or two without a buffer of their own:
+ *   fb_error("%s and %s both define case '%s'", fb_qpath(a), fb_qpath(b), name);
+ *
+ * fb_clean: a user string (a JSON key or value, a command-line word) for quoting
+ * inside '...' in a message: control characters, DEL and C1 controls escaped as
+ * above, and cut to fit buf (n bytes) at a character boundary, never inside a
+ * UTF-8 sequence, the cut marked "...". Returns buf. */
+#define FB_QUOTE_PATH_MAX (4 * 4096 + 8)
+#define FB_QPATH_SLOTS 4
+const char *fb_quote_path(const char *path, char *buf, size_t n);
+const char *fb_qpath(const char *path);
+const char *fb_clean(const char *s, char *buf, size_t n);
 
 /* Edit distance based suggestion: the candidate closest to `word`, or NULL if none is close. */
 const char *fb_nearest(const char *word, const char *const *candidates, int n);
