@@ -60,31 +60,41 @@ static fb_status fail(const loader *L, const char *where, const char *fmt, ...)
 
 static fb_status fail(const loader *L, const char *where, const char *fmt, ...)
 {
-    char msg[1024];
-    va_list ap;
+    /* the message may quote a fb_last_error() of its own: format it first, whole */
+    char small[1024], *msg = small;
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    if (where && where[0]) fb_error("%s: %s: %s", L->path, where, msg);
-    else fb_error("%s: %s", L->path, msg);
+    if (n >= (int)sizeof small && (msg = malloc((size_t)n + 1)) != NULL) vsnprintf(msg, (size_t)n + 1, fmt, again);
+    else msg = small;
+    va_end(again);
+    if (where && where[0]) fb_error("%s: %s: %s", fb_qpath(L->path), where, msg);
+    else fb_error("%s: %s", fb_qpath(L->path), msg);
+    if (msg != small) free(msg);
     return FB_E_CASE;
 }
 
-/* A user string made safe for a one-line message: control bytes become '?', and
- * long strings are cut, so a stray binary key cannot break the output. */
-static const char *clean(const char *s, char *buf, size_t n)
+/* A user string made safe for a one-line message (fb_clean): control characters
+ * escaped, long strings cut at a character boundary and marked "...". */
+static const char *clean(const char *s, char *buf, size_t n) { return fb_clean(s, buf, n); }
+
+/* A real as written back to the user: the shortest form that reads back as the
+ * same double, with ".0" when it would otherwise look like an integer (4.0 is
+ * not 4 to a field that wants an integer). */
+static const char *real_str(double v, char *buf, size_t n)
 {
-    size_t k = 0;
-    for (; *s && k + 4 < n; s++) buf[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
-    if (*s) {
-        memcpy(buf + k, "...", 3);
-        k += 3;
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
     }
-    buf[k] = 0;
+    if (isfinite(v) && !strpbrk(buf, ".e") && strlen(buf) + 3 <= n) strcat(buf, ".0");
     return buf;
 }
 
-/* What a JSON value is, for "expected X, got Y". Numbers are shown as written. */
+/* What a JSON value is, for "expected X, got Y". Numbers are shown as written:
+ * integers as integers, reals always with a point or an exponent. */
 static const char *describe(const json_t *j, char *buf, size_t n)
 {
     switch (json_typeof(j)) {
@@ -96,7 +106,7 @@ static const char *describe(const json_t *j, char *buf, size_t n)
         return buf;
     }
     case JSON_INTEGER: snprintf(buf, n, "%lld", (long long)json_integer_value(j)); return buf;
-    case JSON_REAL: snprintf(buf, n, "%g", json_real_value(j)); return buf;
+    case JSON_REAL: return real_str(json_real_value(j), buf, n);
     case JSON_TRUE: return "true";
     case JSON_FALSE: return "false";
     case JSON_NULL: return "null";
@@ -108,6 +118,21 @@ static fb_status wrong_type(const loader *L, const char *where, const char *expe
 {
     char d[96];
     return fail(L, where, "expected %s, got %s", expected, describe(j, d, sizeof d));
+}
+
+/* Where an integer (>= min) is required: a real says so, and when it is a whole
+ * number that would do, the fix ("4.0" -> "4") is spelled out; anything else is
+ * reported as wrong_type does. */
+static fb_status wrong_integer(const loader *L, const char *where, const char *expected, double min, const json_t *j)
+{
+    if (!json_is_real(j)) return wrong_type(L, where, expected, j);
+    double v = json_real_value(j);
+    char d[96];
+    real_str(v, d, sizeof d);
+    if (v == floor(v) && v >= min && fabs(v) < 9007199254740992.0) /* 2^53: still an exact integer */
+        return fail(L, where, "expected %s, got the real number %s (write %.0f, without a point or exponent)",
+                    expected, d, v);
+    return fail(L, where, "expected %s, got the real number %s", expected, d);
 }
 
 /* A JSON path into a WHERE_MAX buffer; deep paths are cut, never overflow. */
@@ -199,7 +224,7 @@ static fb_status get_array(const loader *L, const char *where, json_t *j, size_t
 
 static fb_status get_positive(const loader *L, const char *where, json_t *j, int64_t *out)
 {
-    if (!json_is_integer(j) || json_integer_value(j) <= 0) return wrong_type(L, where, "a positive integer", j);
+    if (!json_is_integer(j) || json_integer_value(j) <= 0) return wrong_integer(L, where, "a positive integer", 1, j);
     *out = (int64_t)json_integer_value(j);
     return FB_OK;
 }
@@ -292,7 +317,7 @@ static fb_status parse_shape(loader *L, const char *where, json_t *j, fb_sym_sha
             sh->dim[i].size = (int64_t)json_integer_value(d);
             s = FB_OK;
         } else {
-            s = wrong_type(L, w, "a positive integer or a symbol name", d);
+            s = wrong_integer(L, w, "a positive integer or a symbol name", 1, d);
         }
         if (s) return s;
     }
@@ -447,7 +472,7 @@ static fb_status parse_dim(const loader *L, const char *where, int node, json_t 
         wfmt(w, "program[%d]", node);
         return fail(L, w, "missing key 'dim' ('%s' reduces over one dim)", op->name);
     }
-    if (!json_is_integer(j)) return wrong_type(L, where, "an integer dim", j);
+    if (!json_is_integer(j)) return wrong_integer(L, where, "an integer dim", -FB_MAX_RANK, j);
     json_int_t d = json_integer_value(j);
     /* the rank-aware check happens per grid point (fb_program_shapes); this one
      * only keeps the value inside an int */
@@ -866,14 +891,44 @@ static fb_status syntax_error(const char *path, const char *text, size_t len, co
     } else {
         snprintf(msg, sizeof msg, "%s", head);
     }
-    fb_error("%s:%d:%d: %s", path, line, col, msg);
+    fb_error("%s:%d:%d: %s", fb_qpath(path), line, col, msg);
     return FB_E_CASE;
+}
+
+/* Bytes jansson would report far from their cause: a byte-order mark reads as
+ * "invalid token near '\ufeff'", a NUL as the end of the text or a bad control
+ * character a few tokens on. Said plainly, where they are. */
+static fb_status check_encoding(const char *path, const char *text, size_t len)
+{
+    static const struct { const char *bom; size_t n; const char *what; } boms[] = {
+        {"\xEF\xBB\xBF", 3, "a UTF-8 byte-order mark; save it without one"},
+        {"\x00\x00\xFE\xFF", 4, "a UTF-32 byte-order mark; save it as UTF-8"},
+        {"\xFF\xFE\x00\x00", 4, "a UTF-32 byte-order mark; save it as UTF-8"},
+        {"\xFE\xFF", 2, "a UTF-16 byte-order mark; save it as UTF-8"},
+        {"\xFF\xFE", 2, "a UTF-16 byte-order mark; save it as UTF-8"},
+    };
+    for (size_t i = 0; i < sizeof boms / sizeof boms[0]; i++)
+        if (len >= boms[i].n && memcmp(text, boms[i].bom, boms[i].n) == 0) {
+            fb_error("%s: starts with %s", fb_qpath(path), boms[i].what);
+            return FB_E_CASE;
+        }
+    const char *nul = memchr(text, 0, len);
+    if (nul) {
+        json_error_t at = {.position = (int)(nul - text)};
+        int line, col;
+        error_position(text, len, &at, NULL, &line, &col);
+        fb_error("%s:%d:%d: NUL byte in the file", fb_qpath(path), line, col);
+        return FB_E_CASE;
+    }
+    return FB_OK;
 }
 
 static fb_status parse_buffer(const char *text, size_t len, const char *path, fb_case *c)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
+    fb_status s = check_encoding(path, text, len);
+    if (s) return s;
     json_error_t e;
     /* DECODE_ANY: a top-level array or number gets our message, not jansson's */
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
@@ -882,7 +937,7 @@ static fb_status parse_buffer(const char *text, size_t len, const char *path, fb
     memset(&L, 0, sizeof L);
     L.path = path;
     L.c = c;
-    fb_status s = parse_root(&L, root);
+    s = parse_root(&L, root);
     json_decref(root);
     return s;
 }
@@ -891,7 +946,7 @@ fb_status fb_case_parse(const char *text, const char *path, fb_case *c)
 {
     if (!path) path = "<string>";
     if (!text) {
-        fb_error("%s: no text", path);
+        fb_error("%s: no text", fb_qpath(path));
         return FB_E_CASE;
     }
     return parse_buffer(text, strlen(text), path, c);
@@ -901,36 +956,37 @@ fb_status fb_case_parse(const char *text, const char *path, fb_case *c)
 
 static fb_status read_file(const char *path, char **text, size_t *len)
 {
+    const char *qp = fb_qpath(path); /* every message below names it */
     struct stat st;
     if (stat(path, &st) != 0) {
-        if (errno == ENOENT) fb_error("%s: no such file", path);
-        else fb_error("%s: cannot read: %s", path, strerror(errno));
+        if (errno == ENOENT) fb_error("%s: no such file", qp);
+        else fb_error("%s: cannot read: %s", qp, strerror(errno));
         return FB_E_CASE;
     }
     if (S_ISDIR(st.st_mode)) {
-        fb_error("%s: is a directory, not a case file", path);
+        fb_error("%s: is a directory, not a case file", qp);
         return FB_E_CASE;
     }
     if (!S_ISREG(st.st_mode)) {
         /* a FIFO or device would block or never end */
-        fb_error("%s: not a regular file", path);
+        fb_error("%s: not a regular file", qp);
         return FB_E_CASE;
     }
     if ((size_t)st.st_size > MAX_CASE_BYTES) {
-        fb_error("%s: too large for a case file (%lld bytes; at most %zu)", path, (long long)st.st_size,
+        fb_error("%s: too large for a case file (%lld bytes; at most %zu)", qp, (long long)st.st_size,
                  MAX_CASE_BYTES);
         return FB_E_CASE;
     }
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fb_error("%s: cannot read: %s", path, strerror(errno));
+        fb_error("%s: cannot read: %s", qp, strerror(errno));
         return FB_E_CASE;
     }
     size_t size = (size_t)st.st_size;
     char *buf = malloc(size + 2);
     if (!buf) {
         fclose(f);
-        fb_error("%s: out of memory reading the file", path);
+        fb_error("%s: out of memory reading the file", qp);
         return FB_E_NOMEM;
     }
     /* one byte more than stat promised: a file that grew since is caught, not cut */
@@ -939,12 +995,12 @@ static fb_status read_file(const char *path, char **text, size_t *len)
     fclose(f);
     if (err) {
         free(buf);
-        fb_error("%s: cannot read: %s", path, strerror(err));
+        fb_error("%s: cannot read: %s", qp, strerror(err));
         return FB_E_CASE;
     }
     if (n > size) {
         free(buf);
-        fb_error("%s: changed while being read", path);
+        fb_error("%s: changed while being read", qp);
         return FB_E_CASE;
     }
     buf[n] = 0;
@@ -1039,7 +1095,7 @@ fb_status fb_case_find(const char *name_or_path, fb_case *c)
         for (int i = 0; i < n && k < sizeof list; i++)
             k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", names[i]);
         if (n) fb_error("unknown case '%s' (available: %s)", clean(name_or_path, q, sizeof q), list);
-        else fb_error("unknown case '%s' (no cases in %s)", clean(name_or_path, q, sizeof q), fb_cases_dir());
+        else fb_error("unknown case '%s' (no cases in %s)", clean(name_or_path, q, sizeof q), fb_qpath(fb_cases_dir()));
     }
     return FB_E_CASE;
 }

@@ -106,7 +106,7 @@ typedef struct fb_axis {
 typedef struct fb_case {
     char name[FB_NAME_MAX];
     char summary[256];
-    char path[1024]; /* where it was loaded from */
+    char path[4096]; /* where it was loaded from: PATH_MAX, so a loadable path is never cut */
 
     int n_syms;
     char sym[FB_MAX_SYMS][FB_NAME_MAX];

@@ -6,6 +6,7 @@
  * test reads as "this edit produces that message". Runs from tests/. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "case.h"
 #include "testing.h"
@@ -210,7 +211,10 @@ static void test_inputs(void)
     EXPECT_ERR(edit("['dim0', 'dim1']", "['dim0', 0]"),
                ": inputs.x.shape[1]: expected a positive integer or a symbol name, got 0");
     EXPECT_ERR(edit("['dim0', 'dim1']", "['dim0', 2.5]"),
-               ": inputs.x.shape[1]: expected a positive integer or a symbol name, got 2.5");
+               ": inputs.x.shape[1]: expected a positive integer or a symbol name, got the real number 2.5");
+    EXPECT_ERR(edit("['dim0', 'dim1']", "['dim0', 4.0]"),
+               ": inputs.x.shape[1]: expected a positive integer or a symbol name, got the real number 4.0 (write 4, "
+               "without a point or exponent)");
     EXPECT_ERR(edit("['dim0', 'dim1']", "['dim0', 'dim 1']"),
                ": inputs.x.shape[1]: 'dim 1' is not a valid symbol name (letters, digits and '_', not starting with a "
                "digit)");
@@ -241,7 +245,13 @@ static void test_program(void)
     EXPECT_ERR(edit("'in': ['e'], 'dim': -1,", "'in': ['e'],"), ": program[3]: missing key 'dim' ('sum' reduces over one dim)");
     EXPECT_ERR(edit("'in': ['x', 'm'],", "'in': ['x', 'm'], 'dim': 1,"),
                ": program[1].dim: 'sub' is not a reduction and takes no dim");
-    EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': 1.0, 'out': 'm'"), ": program[0].dim: expected an integer dim, got 1");
+    EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': 1.0, 'out': 'm'"),
+               ": program[0].dim: expected an integer dim, got the real number 1.0 (write 1, without a point or exponent)");
+    EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': -1e0, 'out': 'm'"),
+               ": program[0].dim: expected an integer dim, got the real number -1.0 (write -1, without a point or "
+               "exponent)");
+    EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': 0.5, 'out': 'm'"),
+               ": program[0].dim: expected an integer dim, got the real number 0.5");
     EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': 9, 'out': 'm'"),
                ": program[0].dim: dim 9 is out of range (tensors have rank at most 4)");
     EXPECT_ERR(edit("'out': 'e'", "'out': 'x'"), ": program[2].out: 'x' is already defined (an input)");
@@ -291,7 +301,18 @@ static void test_grid(void)
                ": grid: symbol 'dim1' (used at inputs.x.shape[1]) has no axis; every shape symbol needs one");
     EXPECT_ERR(edit("[16, 32]", "[]"), ": grid.dim1: must not be empty");
     EXPECT_ERR(edit("[16, 32]", "[16, -32]"), ": grid.dim1[1]: expected a positive integer, got -32");
-    EXPECT_ERR(edit("[16, 32]", "[16, 3.5]"), ": grid.dim1[1]: expected a positive integer, got 3.5");
+    EXPECT_ERR(edit("[16, 32]", "[16, 3.5]"), ": grid.dim1[1]: expected a positive integer, got the real number 3.5");
+    /* a whole real is not an integer either; the message says so rather than "got 4" */
+    EXPECT_ERR(edit("[16, 32]", "[16, 4.0]"),
+               ": grid.dim1[1]: expected a positive integer, got the real number 4.0 (write 4, without a point or "
+               "exponent)");
+    EXPECT_ERR(edit("[16, 32]", "[16, 1e3]"),
+               ": grid.dim1[1]: expected a positive integer, got the real number 1e+03 (write 1000, without a point or "
+               "exponent)");
+    /* no hint where the integer would be refused too */
+    EXPECT_ERR(edit("[16, 32]", "[16, -32.0]"), ": grid.dim1[1]: expected a positive integer, got the real number -32.0");
+    EXPECT_ERR(edit("[16, 32]", "[16, 1e300]"), ": grid.dim1[1]: expected a positive integer, got the real number 1e+300");
+    EXPECT_ERR(edit("[16, 32]", "[16, 0.1]"), ": grid.dim1[1]: expected a positive integer, got the real number 0.1");
     EXPECT_ERR(edit("[16, 32]", "[16, 32, 16]"), ": grid.dim1[2]: 16 repeats grid.dim1[0]");
     EXPECT_ERR(edit("[16, 32]", "'16'"), ": grid.dim1: expected an array, got the string '16'");
     /* axis order follows the file: rows first */
@@ -335,6 +356,144 @@ static void test_grid_points(void)
                    " 'program': [{'op': 'neg', 'in': ['x'], 'out': 'y'}], 'outputs': ['y'],"
                    " 'dtypes': ['float16', 'float64'], 'grid': {'n': [1, 2, 4]}}"),
                ": inputs.x.shape: byte count overflows 64 bits (float64, at n=2)");
+}
+
+/* Quoted user strings: escaped, and cut only between characters. */
+static void test_quoted_text(void)
+{
+    char want[512], src[512], got[1024];
+    /* 100 two-byte characters: the quote keeps whole ones only (46 of them fill the
+     * 96-byte buffer with "..."), where it used to end in half of one */
+    size_t k = 0;
+    for (int i = 0; i < 100; i++) k += (size_t)snprintf(src + k, sizeof src - k, "\xc3\xa9");
+    snprintf(got, sizeof got, "'program': [\n  {'op': '%s',", src);
+    k = (size_t)snprintf(want, sizeof want, ": program[0].op: unknown op '");
+    for (int i = 0; i < 46; i++) k += (size_t)snprintf(want + k, sizeof want - k, "\xc3\xa9");
+    snprintf(want + k, sizeof want - k, "...'");
+    fb_clear_error();
+    CHECK(fb_case_parse(edit("'program': [\n  {'op': 'amax',", got), "t.json", &g_c) == FB_E_CASE);
+    CHECK_STR(fb_last_error() + strlen("t.json"), want);
+
+    /* three-byte characters in "got the string '...'" (a 48-byte quote) */
+    k = 0;
+    for (int i = 0; i < 40; i++) k += (size_t)snprintf(src + k, sizeof src - k, "\xe2\x82\xac"); /* U+20AC */
+    snprintf(got, sizeof got, "'dtypes': '%s'", src);
+    k = (size_t)snprintf(want, sizeof want, ": dtypes: expected an array, got the string '");
+    for (int i = 0; i < 14; i++) k += (size_t)snprintf(want + k, sizeof want - k, "\xe2\x82\xac");
+    snprintf(want + k, sizeof want - k, "...'");
+    fb_clear_error();
+    CHECK(fb_case_parse(edit("'dtypes': ['float32', 'float16']", got), "t.json", &g_c) == FB_E_CASE);
+    CHECK_STR(fb_last_error() + strlen("t.json"), want);
+
+    /* control characters are shown escaped, not as '?' and never raw */
+    EXPECT_ERR(edit("'exp'", "'ex\\np'"), ": program[2].op: unknown op 'ex\\np' (did you mean 'exp'?)");
+    EXPECT_ERR(edit("'exp'", "'e\\u001b[31mx'"), ": program[2].op: unknown op 'e\\x1b[31mx'");
+    EXPECT_ERR(edit("'exp'", "'e\\u0085\\u202ex'"), ": program[2].op: unknown op 'e\\u0085\\u202ex'");
+
+    /* the helpers themselves */
+    char b[16];
+    CHECK_STR(fb_clean("plain", b, sizeof b), "plain");
+    CHECK_STR(fb_clean("0123456789abcdef", b, sizeof b), "0123456789ab...");
+    CHECK_STR(fb_clean("012345678901234", b, sizeof b), "012345678901234"); /* exactly fits: no cut */
+    CHECK_STR(fb_clean("0123456789a\xc3\xa9", b, sizeof b), "0123456789a\xc3\xa9"); /* 13 bytes fit whole */
+    CHECK_STR(fb_clean("0123456789ab\xc3\xa9xyz", b, sizeof b), "0123456789ab...");
+    CHECK_STR(fb_clean("a\tb\x7f\xff", b, sizeof b), "a\\tb\\x7f\\xff");
+}
+
+/* Paths in messages: harmless ones as they are, others as $'...' on one line. */
+static void test_paths_in_messages(void)
+{
+    char q[FB_QUOTE_PATH_MAX];
+    const char *plain = "cases/it's a \\ path.json";
+    CHECK(fb_quote_path(plain, q, sizeof q) == plain); /* no copy when nothing needs escaping */
+    CHECK_STR(fb_quote_path("a\nb.json", q, sizeof q), "$'a\\nb.json'");
+    CHECK_STR(fb_quote_path("it's\t\\x\x1b\xff.json", q, sizeof q), "$'it\\'s\\t\\\\x\\x1b\\xff.json'");
+    CHECK_STR(fb_quote_path("caf\xc3\xa9/\xe2\x80\xae.json", q, sizeof q), "$'caf\xc3\xa9/\\u202e.json'");
+    char small[12];
+    CHECK_STR(fb_quote_path("abcdef\ngh", small, sizeof small), "$'abcde...'");
+    CHECK_STR(fb_qpath("x\ny"), "$'x\\ny'");
+
+    fb_clear_error();
+    CHECK(fb_case_load("cases/no\nsuch.json", &g_c) == FB_E_CASE);
+    CHECK_STR(fb_last_error(), "$'cases/no\\nsuch.json': no such file");
+    CHECK(fb_case_parse(edit("'exp'", "'exx'"), "dir/new\nline.json", &g_c) == FB_E_CASE);
+    CHECK_STR(fb_last_error(), "$'dir/new\\nline.json': program[2].op: unknown op 'exx' (did you mean 'exp'?)");
+    CHECK(fb_case_parse("{\"a\": nan}", "tab\there.json", &g_c) == FB_E_CASE);
+    CHECK_STR(fb_last_error(), "$'tab\\there.json':1:7: invalid token near 'nan'");
+
+    /* a real file whose name holds a newline: loaded, and named on one line when broken */
+    char path[] = "/tmp/fb_test_case_XXXXXX";
+    if (mkdtemp(path)) {
+        char file[128], dir_q[160];
+        snprintf(file, sizeof file, "%s/two\nlines.json", path);
+        FILE *f = fopen(file, "w");
+        if (f) {
+            fputs(edit("'exp'", "'exx'"), f);
+            fclose(f);
+        }
+        CHECK(fb_case_load(file, &g_c) == FB_E_CASE);
+        snprintf(dir_q, sizeof dir_q, "$'%s/two\\nlines.json': program[2].op: unknown op 'exx' (did you mean 'exp'?)",
+                 path);
+        CHECK_STR(fb_last_error(), dir_q);
+        CHECK(strchr(fb_last_error(), '\n') == NULL);
+        remove(file);
+        rmdir(path);
+    }
+}
+
+/* Long paths are carried whole: PATH_MAX (4096) and past it. */
+static void test_long_paths(void)
+{
+    static char path[12000], want[12100];
+    /* 3000 bytes of existing-looking directories: the kernel says ENOENT, the message names all of it */
+    size_t k = (size_t)snprintf(path, sizeof path, "cases");
+    while (k < 3000) k += (size_t)snprintf(path + k, sizeof path - k, "/%s", "abcdefghijklmnopqrstuvwxyz0123456789");
+    snprintf(path + k, sizeof path - k, "/x.json");
+    fb_clear_error();
+    CHECK(fb_case_load(path, &g_c) == FB_E_CASE);
+    snprintf(want, sizeof want, "%s: no such file", path);
+    CHECK_STR(fb_last_error(), want);
+
+    /* past the 8 KB kept in place: the message moves to the heap, still whole */
+    memset(path, 'p', 10000);
+    path[10000] = 0;
+    CHECK(fb_case_parse(edit("'exp'", "'exx'"), path, &g_c) == FB_E_CASE);
+    snprintf(want, sizeof want, "%s: program[2].op: unknown op 'exx' (did you mean 'exp'?)", path);
+    CHECK_STR(fb_last_error(), want);
+    CHECK(fb_case_parse("{\"a\": nan}", path, &g_c) == FB_E_CASE);
+    snprintf(want, sizeof want, "%s:1:7: invalid token near 'nan'", path);
+    CHECK_STR(fb_last_error(), want);
+    CHECK(strlen(fb_last_error()) == 10000 + strlen(":1:7: invalid token near 'nan'"));
+
+    /* a message may quote the one it replaces, large or small */
+    fb_error("%s (more)", fb_last_error());
+    snprintf(want, sizeof want, "%s:1:7: invalid token near 'nan' (more)", path);
+    CHECK_STR(fb_last_error(), want);
+    fb_error("short");
+    fb_error("%s, %s", fb_last_error(), fb_last_error());
+    CHECK_STR(fb_last_error(), "short, short");
+    fb_clear_error();
+    CHECK_STR(fb_last_error(), "");
+}
+
+/* A byte-order mark or a NUL byte is named as such, where it is. */
+static void test_encoding(void)
+{
+    char text[8192];
+    snprintf(text, sizeof text, "\xef\xbb\xbf%s", doc(BASE));
+    EXPECT_ERR(text, ": starts with a UTF-8 byte-order mark; save it without one");
+    snprintf(text, sizeof text, "\xff\xfe{");
+    EXPECT_ERR(text, ": starts with a UTF-16 byte-order mark; save it as UTF-8");
+    snprintf(text, sizeof text, "\xfe\xff");
+    EXPECT_ERR(text, ": starts with a UTF-16 byte-order mark; save it as UTF-8");
+    /* a BOM further in is only a character: jansson's message stands */
+    EXPECT_ERR(doc("{'name':\n \xef\xbb\xbf 'a'}"), ":2:2: invalid token near '\\ufeff'");
+
+    fb_clear_error();
+    CHECK(fb_case_load("cases/bad_nul_byte.json", &g_c) == FB_E_CASE);
+    CHECK_STR(fb_last_error(), "cases/bad_nul_byte.json:3:22: NUL byte in the file");
+    CHECK(fb_case_load("cases/bad_utf8_bom.json", &g_c) == FB_E_CASE);
+    CHECK_STR(fb_last_error(), "cases/bad_utf8_bom.json: starts with a UTF-8 byte-order mark; save it without one");
 }
 
 static void test_files(void)
@@ -393,6 +552,10 @@ int main(void)
     test_grid();
     test_tolerance();
     test_grid_points();
+    test_quoted_text();
+    test_paths_in_messages();
+    test_long_paths();
+    test_encoding();
     test_files();
     return fb_t_report("test_case");
 }
