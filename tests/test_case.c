@@ -6,6 +6,7 @@
  * test reads as "this edit produces that message". Runs from tests/. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "case.h"
@@ -474,6 +475,32 @@ static void test_long_paths(void)
     CHECK_STR(fb_last_error(), "short, short");
     fb_clear_error();
     CHECK_STR(fb_last_error(), "");
+    
+    /* a valid case at a 3000-byte path: fb_case.path keeps all of it */
+    static char deep[4096];
+    char base[] = "/tmp/fb_test_case_XXXXXX";
+    if (mkdtemp(base)) {
+        k = (size_t)snprintf(deep, sizeof deep, "%s", base);
+        while (k < 2900) {
+            k += (size_t)snprintf(deep + k, sizeof deep - k, "/%0200d", 0);
+            CHECK(mkdir(deep, 0700) == 0);
+        }
+        snprintf(deep + k, sizeof deep - k, "/ok.json");
+        FILE *f = fopen(deep, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fputs(doc(BASE), f);
+            fclose(f);
+        }
+        CHECK(fb_case_load(deep, &g_c) == FB_OK);
+        CHECK_STR(g_c.path, deep);
+        /* tear down, deepest first */
+        remove(deep);
+        for (char *slash; (slash = strrchr(deep, '/')) != NULL && strlen(deep) > strlen(base);) {
+            *slash = 0;
+            rmdir(deep);
+        }
+    }
 }
 
 /* A byte-order mark or a NUL byte is named as such, where it is. */
