@@ -32,8 +32,14 @@
 #define MAX_CASE_BYTES ((size_t)4 << 20)
 #define WHERE_MAX 192
 
-/* Tolerances when the file is silent: loose enough for each type's rounding of
- * inputs and outputs around fp32 (fp64) accumulation; a case overrides per dtype. */
+/* Tolerances when the file is silent (set = false); a case overrides per dtype.
+ * rtol covers each type's rounding of stored values around fp32 (fp64) arithmetic:
+ * float16 stores 2^-11 relative, bfloat16 2^-8, and eager stores every intermediate,
+ * so a chain of ops costs several of those (softmax's exp of a rounded x - max, up
+ * to ~12): 1e-2 is 20 float16 roundings, 5e-2 about 13 bfloat16 ones. The check
+ * widens a default's atol by rtol x the output's median |want| (fb_tolerance,
+ * check.c): summation error grows with the row length like the scale of a sum
+ * whose terms cancel, and a fixed atol fails the rows whose sum lands near 0. */
 static const fb_tol default_tol[FB_NDTYPES] = {
     [FB_F32] = {false, 1e-6, 1e-5},
     [FB_F16] = {false, 1e-3, 1e-2},

@@ -24,12 +24,14 @@ struct fb_reference {
     fb_shape shapes[FB_MAX_VALUES];
     fb_dtype dtype;
     fb_check_mode mode;
-    char why[160];
+    char why[320];
     fb_rowplan rp;            /* sampled mode */
     int64_t n_rows;           /* sampled: rows checked */
     int64_t *rows;            /* sampled: which rows, ascending */
     int64_t rows_total;
     double *want[FB_MAX_VALUES]; /* per output: full tensor, or n_rows * row numel */
+    int64_t n_want[FB_MAX_VALUES];
+    double typical[FB_MAX_VALUES]; /* per output: median |want|, the scale of a default tolerance */
 };
 
 const char *fb_check_mode_name(fb_check_mode m)
@@ -153,6 +155,7 @@ static fb_status reference_full(fb_reference *r, const fb_tensor *inputs)
     }
     for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
         int64_t n = fb_shape_numel(&r->shapes[c->outputs[k]]);
+        r->n_want[k] = n;
         r->want[k] = malloc((size_t)(n ? n : 1) * sizeof(double));
         if (!r->want[k]) {
             fb_error("out of host memory for the reference");
@@ -188,6 +191,7 @@ static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_
     }
     for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
         int64_t n = fb_shape_numel(&r->rp.row_shape[c->outputs[k]]);
+        r->n_want[k] = n * r->n_rows;
         r->want[k] = malloc((size_t)(n * r->n_rows) * sizeof(double));
         if (!r->want[k]) s = FB_E_NOMEM;
     }
@@ -237,6 +241,8 @@ fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VAL
                      (long long)biggest, r->rp.why[0] ? r->rp.why : "not row-separable");
         }
     }
+    if (s == FB_OK && r->mode != FB_CHECK_NONE)
+        for (int k = 0; k < c->n_outputs; k++) r->typical[k] = fb_typical_magnitude(r->want[k], r->n_want[k]);
     if (s != FB_OK) {
         fb_reference_destroy(r);
         return s;
@@ -253,6 +259,51 @@ void fb_reference_destroy(fb_reference *r)
     free(r);
 }
 
+/* ---- tolerance --------------------------------------------------------------- */
+
+bool fb_within_tol(double got, double want, fb_tol t)
+{
+    if (isnan(got) || isnan(want)) return false;
+    /* Inf == Inf of the same sign is exact agreement, not an error of Inf - Inf;
+     * against an infinity nothing finite is close (rtol*|Inf| would admit anything) */
+    if (isinf(got) || isinf(want)) return got == want;
+    return fabs(got - want) <= t.atol + t.rtol * fabs(want);
+}
+
+fb_tol fb_tolerance(fb_tol declared, double typical)
+{
+    if (declared.set || !(typical > 0) || !isfinite(typical)) return declared;
+    declared.atol += declared.rtol * typical;
+    return declared;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double fb_typical_magnitude(const double *v, int64_t n)
+{
+    enum { MAX_SAMPLE = 65536 };
+    if (n <= 0) return 0;
+    int64_t stride = n > MAX_SAMPLE ? (n + MAX_SAMPLE - 1) / MAX_SAMPLE : 1;
+    double *a = malloc((size_t)((n + stride - 1) / stride) * sizeof(double));
+    if (!a) return 0; /* no widening: the declared tolerance, never a looser one */
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i += stride)
+        if (isfinite(v[i])) a[m++] = fabs(v[i]);
+    double med = 0;
+    if (m) {
+        qsort(a, (size_t)m, sizeof *a, cmp_double);
+        med = m % 2 ? a[m / 2] : 0.5 * (a[m / 2 - 1] + a[m / 2]);
+    }
+    free(a);
+    return med;
+}
+
+/* ---- the comparison ------------------------------------------------------------ */
+
 /* Compare n elements; `base` is the flat index of got[0] in the output tensor. */
 static void compare(const double *got, const double *want, int64_t n, int64_t base, int output,
                     fb_tol tol, fb_check_result *res, double *worst_excess)
@@ -261,17 +312,14 @@ static void compare(const double *got, const double *want, int64_t n, int64_t ba
         double g = got[i], w = want[i];
         double err = fabs(g - w);
         double bound = tol.atol + tol.rtol * fabs(w);
-        bool bad = isnan(g) || isnan(w) || !(err <= bound);
-        /* Inf == Inf of the same sign is exact agreement, not an error of Inf - Inf. */
-        if (isinf(g) && isinf(w) && (g > 0) == (w > 0)) {
-            bad = false;
-            err = 0;
-        }
+        bool bad = !fb_within_tol(g, w, tol);
+        if (isinf(g) && isinf(w) && !bad) err = 0;
         double rel = w != 0 ? err / fabs(w) : (err != 0 ? INFINITY : 0);
         if (isnan(err)) err = INFINITY, rel = INFINITY;
         if (err > res->max_abs) res->max_abs = err;
         if (rel > res->max_rel) res->max_rel = rel;
         double excess = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
+        if (isnan(excess)) excess = INFINITY; /* Inf / Inf: a finite value against an infinite want */
         if (bad) res->n_bad++;
         if (excess > *worst_excess || (bad && res->n_bad == 1)) {
             *worst_excess = excess;
@@ -294,13 +342,18 @@ fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_t
     res->worst_got = res->worst_want = NAN;
     double worst_excess = -1;
     if (r->mode == FB_CHECK_NONE) {
+        res->tol = tol;
         res->passed = true;
         snprintf(res->why, sizeof res->why, "%s", r->why);
         return FB_OK;
     }
     fb_status s = FB_OK;
+    fb_tol declared = tol;
+    res->tol = fb_tolerance(declared, r->typical[0]);
+    res->typical = r->typical[0];
     for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
         const fb_shape *full = &r->shapes[c->outputs[k]];
+        tol = fb_tolerance(declared, r->typical[k]);
         if (r->mode == FB_CHECK_FULL) {
             int64_t n = fb_shape_numel(full);
             double *got = malloc((size_t)(n ? n : 1) * sizeof(double));
@@ -327,6 +380,10 @@ fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_t
         }
     }
     if (s != FB_OK) return s;
+    if (res->worst_index >= 0) {
+        res->tol = fb_tolerance(declared, r->typical[res->worst_output]);
+        res->typical = r->typical[res->worst_output];
+    }
     res->rows_total = r->mode == FB_CHECK_SAMPLED ? r->rows_total : 0;
     res->rows_checked = r->mode == FB_CHECK_SAMPLED ? r->n_rows : 0;
     res->passed = res->n_bad == 0;
@@ -334,10 +391,13 @@ fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_t
         snprintf(res->why, sizeof res->why, "%lld of %lld rows sampled (first, last and %lld hashed)",
                  (long long)r->n_rows, (long long)r->rows_total, (long long)(r->n_rows > 2 ? r->n_rows - 2 : 0));
     if (!res->passed) {
-        char sh[64];
+        char sh[64], how[96] = "";
+        if (!res->tol.set)
+            snprintf(how, sizeof how, " (default: atol %g + rtol x median |want| %g)", declared.atol, res->typical);
         snprintf(res->why, sizeof res->why,
-                 "%lld of %lld checked elements outside atol %g + rtol %g; worst: output %d [%lld] of %s got %.9g want %.9g",
-                 (long long)res->n_bad, (long long)res->elements_checked, tol.atol, tol.rtol,
+                 "%lld of %lld checked elements outside atol %g + rtol %g%s; worst: output %d [%lld] of %s got %.9g "
+                 "want %.9g",
+                 (long long)res->n_bad, (long long)res->elements_checked, res->tol.atol, res->tol.rtol, how,
                  res->worst_output, (long long)res->worst_index,
                  fb_shape_str(&r->shapes[c->outputs[res->worst_output]], sh, sizeof sh), res->worst_got,
                  res->worst_want);

@@ -1,0 +1,285 @@
+/* test_tolerance.c — the check's tolerance without a GPU: the element rule, the
+ * default's widening by the output's typical magnitude, and, on CPU emulations of
+ * what eager computes, the cases that motivated it:
+ *   - float32 sums over 65536 columns (blocked fp32 summation like eager's row
+ *     kernel) against the float64 reference: the old fixed default fails the rows
+ *     whose sum lands near zero; the widened default passes every row;
+ *   - float16 and bfloat16 sums of products (each product stored rounded, as eager
+ *     stores every intermediate): the same, at half precision;
+ *   - a real bug (a dropped chunk, zeros) still fails, and a normalised output
+ *     (softmax over 65536 columns) stays as tightly checked as before, where a
+ *     tolerance scaled by the row length alone would pass zeros for most elements. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case.h"
+#include "check.h"
+#include "testing.h"
+
+/* ---- deterministic N(0, 1) ------------------------------------------------------ */
+
+static uint64_t g_state;
+static uint64_t next_u64(void)
+{
+    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static double uniform01(void) { return ((double)(next_u64() >> 11) + 0.5) / 9007199254740992.0; }
+static double gauss(void)
+{
+    static int have;
+    static double spare;
+    if (have) {
+        have = 0;
+        return spare;
+    }
+    double r = sqrt(-2 * log(uniform01())), a = 6.283185307179586 * uniform01();
+    spare = r * sin(a);
+    have = 1;
+    return r * cos(a);
+}
+
+/* Round to a storage type with `bits` significant bits and smallest normal
+ * exponent `emin` (float16: 11, -14; bfloat16: 8, -126), round-half-even. */
+static double round_to(double v, int bits, int emin)
+{
+    if (v == 0 || !isfinite(v)) return v;
+    int e = ilogb(v);
+    if (e < emin) e = emin; /* subnormal: a fixed spacing */
+    double q = ldexp(1.0, e - (bits - 1));
+    return nearbyint(v / q) * q;
+}
+static double to_f16(double v) { return round_to(v, 11, -14); }
+static double to_bf16(double v) { return round_to(v, 8, -126); }
+
+/* ---- eager's fp32 row sum ------------------------------------------------------------
+ * rows_block_kernel for a long row: 512 threads, each over 16-byte chunks (4 floats)
+ * strided by 512 chunks into four accumulators in turn, the four combined, then a
+ * tree over the threads. The order, not the exact kernel, is what sets the error. */
+static float eager_row_sum(const float *x, int64_t n)
+{
+    enum { T = 512 };
+    float part[T];
+    int64_t nv = n / 4;
+    for (int t = 0; t < T; t++) {
+        float a[4] = {0, 0, 0, 0};
+        int u = 0;
+        for (int64_t c = t; c < nv; c += T) {
+            for (int j = 0; j < 4; j++) a[u] += x[4 * c + j];
+            u = (u + 1) & 3;
+        }
+        part[t] = (a[0] + a[1]) + (a[2] + a[3]);
+    }
+    for (int w = T / 2; w > 0; w /= 2)
+        for (int t = 0; t < w; t++) part[t] += part[t + w];
+    return part[0];
+}
+
+/* How many of n elements fail under t. */
+static int64_t n_failing(const double *got, const double *want, int64_t n, fb_tol t)
+{
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) bad += !fb_within_tol(got[i], want[i], t);
+    return bad;
+}
+
+/* A default as the loader fills it in when the case file is silent. */
+static fb_tol default_for(fb_dtype d)
+{
+    static fb_case c;
+    const char *text = "{\"name\": \"s\", \"summary\": \"s\", \"inputs\": {\"x\": {\"shape\": [\"n\"]}},"
+                       " \"program\": [{\"op\": \"neg\", \"in\": [\"x\"], \"out\": \"y\"}], \"outputs\": [\"y\"],"
+                       " \"dtypes\": [\"float32\", \"float16\", \"bfloat16\", \"float64\"], \"grid\": {\"n\": [4]}}";
+    fb_status s = fb_case_parse(text, "t.json", &c);
+    CHECK(s == FB_OK);
+    CHECK(!c.tol[d].set);
+    return c.tol[d];
+}
+
+static void test_rule(void)
+{
+    fb_tol t = {true, 1e-3, 1e-2};
+    CHECK(fb_within_tol(1.0, 1.0, t));
+    CHECK(fb_within_tol(1.011, 1.0, t));  /* 0.011 <= 1e-3 + 1e-2 */
+    CHECK(!fb_within_tol(1.0111, 1.0, t));
+    CHECK(!fb_within_tol(NAN, 1.0, t));
+    CHECK(!fb_within_tol(1.0, NAN, t));
+    CHECK(!fb_within_tol(NAN, NAN, t));
+    CHECK(fb_within_tol(INFINITY, INFINITY, t));
+    CHECK(fb_within_tol(-INFINITY, -INFINITY, t));
+    CHECK(!fb_within_tol(-INFINITY, INFINITY, t));
+    CHECK(!fb_within_tol(1e300, INFINITY, t)); /* a finite value is infinitely far from inf */
+    CHECK(!fb_within_tol(1.0, INFINITY, (fb_tol){true, 0, 0}));
+}
+
+static void test_widening(void)
+{
+    /* stated in the case file: used as written, whatever the output's scale */
+    fb_tol stated = {true, 1e-6, 1e-5};
+    fb_tol t = fb_tolerance(stated, 1000);
+    CHECK(t.set && t.atol == 1e-6 && t.rtol == 1e-5);
+    /* a default grows with the output's scale, and only its atol */
+    fb_tol def = default_for(FB_F32);
+    CHECK(def.atol == 1e-6 && def.rtol == 1e-5);
+    t = fb_tolerance(def, 178);
+    CHECK(!t.set && t.rtol == 1e-5);
+    CHECK_NEAR(t.atol, 1e-6 + 1e-5 * 178, 1e-15);
+    /* nothing to scale by: the default itself, never looser */
+    t = fb_tolerance(def, 0);
+    CHECK(t.atol == def.atol && t.rtol == def.rtol);
+    t = fb_tolerance(def, NAN);
+    CHECK(t.atol == def.atol);
+    t = fb_tolerance(def, INFINITY);
+    CHECK(t.atol == def.atol);
+    /* every dtype's default is widened the same way */
+    for (int d = 0; d < FB_NDTYPES; d++) {
+        fb_tol base = default_for((fb_dtype)d);
+        t = fb_tolerance(base, 2.0);
+        CHECK_NEAR(t.atol, base.atol + 2 * base.rtol, 1e-18);
+    }
+
+    /* the typical magnitude: the median |v| of the finite elements */
+    double v[] = {-3, 1, NAN, 2, INFINITY, -10};
+    CHECK(fb_typical_magnitude(v, 6) == 2.5); /* |.| of -3, 1, 2, -10 */
+    CHECK(fb_typical_magnitude(v, 1) == 3);
+    CHECK(fb_typical_magnitude(v + 2, 1) == 0); /* only NaN */
+    CHECK(fb_typical_magnitude(v, 0) == 0);
+    /* a large output is sampled at an even stride: deterministic, still the median */
+    int64_t n = 1000003;
+    double *big = malloc((size_t)n * sizeof *big);
+    for (int64_t i = 0; i < n; i++) big[i] = (double)(i % 1000) * (i % 2 ? -1 : 1);
+    double m = fb_typical_magnitude(big, n);
+    CHECK(m >= 480 && m <= 520);
+    CHECK(fb_typical_magnitude(big, n) == m);
+    free(big);
+}
+
+/* float32: sums of N(0,1) over 65536 columns, as eager computes them. */
+static void test_float32_long_rows(void)
+{
+    enum { ROWS = 512, R = 65536 };
+    float *x = malloc(sizeof(float) * R);
+    double *got = malloc(sizeof(double) * ROWS), *want = malloc(sizeof(double) * ROWS);
+    double *dropped = malloc(sizeof(double) * ROWS), max_err = 0;
+    g_state = 12345;
+    for (int r = 0; r < ROWS; r++) {
+        for (int i = 0; i < R; i++) x[i] = (float)gauss();
+        double ref = 0;
+        for (int i = 0; i < R; i++) ref += x[i];
+        want[r] = ref;
+        got[r] = (double)eager_row_sum(x, R);
+        dropped[r] = (double)eager_row_sum(x, R - 4); /* a kernel that misses the last chunk */
+        if (fabs(got[r] - ref) > max_err) max_err = fabs(got[r] - ref);
+    }
+    /* eager's own error: tens of microunits, growing ~ sqrt(n) */
+    CHECK(max_err > 1e-5 && max_err < 1e-3);
+    fb_tol def = default_for(FB_F32);
+    fb_tol t = fb_tolerance(def, fb_typical_magnitude(want, ROWS));
+    int64_t old_bad = n_failing(got, want, ROWS, def), new_bad = n_failing(got, want, ROWS, t);
+    printf("float32, %d columns: max error %.3g; fixed default fails %lld of %d rows, widened (atol %.3g) %lld\n", R,
+           max_err, (long long)old_bad, ROWS, t.atol, (long long)new_bad);
+    CHECK(old_bad > 0);  /* the bug: eager failing its own check */
+    CHECK(new_bad == 0); /* the fix */
+    CHECK(t.atol > 5 * max_err);
+    /* a real bug is still caught on (nearly) every row */
+    CHECK(n_failing(dropped, want, ROWS, t) > ROWS * 9 / 10);
+    free(x);
+    free(got);
+    free(want);
+    free(dropped);
+}
+
+/* float16 and bfloat16: sum(mul(a, b)) over 65536 columns. Eager stores each
+ * product rounded to the storage type, accumulates in fp32 and rounds the sum;
+ * the reference sums the exact products of the stored inputs. */
+static void test_half_sums_of_products(void)
+{
+    enum { ROWS = 192, R = 65536 };
+    float *t16 = malloc(sizeof(float) * R), *tbf = malloc(sizeof(float) * R);
+    double *want16 = malloc(sizeof(double) * ROWS), *got16 = malloc(sizeof(double) * ROWS);
+    double *wantbf = malloc(sizeof(double) * ROWS), *gotbf = malloc(sizeof(double) * ROWS);
+    g_state = 777;
+    for (int r = 0; r < ROWS; r++) {
+        double ref16 = 0, refbf = 0;
+        for (int i = 0; i < R; i++) {
+            double g1 = gauss(), g2 = gauss();
+            double a16 = to_f16(g1), b16 = to_f16(g2), abf = to_bf16(g1), bbf = to_bf16(g2);
+            ref16 += a16 * b16;
+            refbf += abf * bbf;
+            t16[i] = (float)to_f16((float)a16 * (float)b16);
+            tbf[i] = (float)to_bf16((float)abf * (float)bbf);
+        }
+        want16[r] = ref16;
+        wantbf[r] = refbf;
+        got16[r] = to_f16(eager_row_sum(t16, R));
+        gotbf[r] = to_bf16(eager_row_sum(tbf, R));
+    }
+    struct { const char *name; fb_dtype d; double *got, *want; } k[] = {
+        {"float16", FB_F16, got16, want16},
+        {"bfloat16", FB_BF16, gotbf, wantbf},
+    };
+    for (int i = 0; i < 2; i++) {
+        fb_tol def = default_for(k[i].d);
+        fb_tol t = fb_tolerance(def, fb_typical_magnitude(k[i].want, ROWS));
+        int64_t old_bad = n_failing(k[i].got, k[i].want, ROWS, def);
+        int64_t new_bad = n_failing(k[i].got, k[i].want, ROWS, t);
+        printf("%s sum of products, %d columns: fixed default fails %lld of %d rows, widened (atol %.3g) %lld\n",
+               k[i].name, R, (long long)old_bad, ROWS, t.atol, (long long)new_bad);
+        CHECK(old_bad > 0);
+        CHECK(new_bad == 0);
+        /* zeros, or every sum off by a few terms' worth, still fail */
+        double *zero = calloc(ROWS, sizeof(double));
+        CHECK(n_failing(zero, k[i].want, ROWS, t) > ROWS * 9 / 10);
+        free(zero);
+    }
+    free(t16);
+    free(tbf);
+    free(want16);
+    free(got16);
+    free(wantbf);
+    free(gotbf);
+}
+
+/* softmax over 65536 columns: outputs ~ 1/65536. Its default stays tight (zeros
+ * fail almost everywhere); an atol grown with sqrt(row length), as a shape-only
+ * rule would, lets zeros pass for nearly every element. */
+static void test_normalised_output_stays_tight(void)
+{
+    enum { R = 65536 };
+    double *x = malloc(sizeof(double) * R), *y = malloc(sizeof(double) * R), *zero = calloc(R, sizeof(double));
+    g_state = 99;
+    double m = -INFINITY, s = 0;
+    for (int i = 0; i < R; i++) {
+        x[i] = (float)gauss();
+        if (x[i] > m) m = x[i];
+    }
+    for (int i = 0; i < R; i++) s += exp(x[i] - m);
+    for (int i = 0; i < R; i++) y[i] = exp(x[i] - m) / s;
+    fb_tol def = default_for(FB_F32);
+    fb_tol t = fb_tolerance(def, fb_typical_magnitude(y, R));
+    CHECK(t.atol < 1.01e-6); /* the output's scale is ~1e-5: nearly no widening */
+    int64_t bad = n_failing(zero, y, R, t);
+    CHECK(bad > R * 9 / 10);
+    fb_tol by_shape = {false, 8 * ldexp(1.0, -24) * sqrt((double)R), def.rtol};
+    int64_t bad_by_shape = n_failing(zero, y, R, by_shape);
+    printf("softmax, %d columns: zeros fail on %lld elements under the default, %lld under atol ~ sqrt(n) (%.3g)\n", R,
+           (long long)bad, (long long)bad_by_shape, by_shape.atol);
+    CHECK(bad_by_shape < R / 10);
+    free(x);
+    free(y);
+    free(zero);
+}
+
+int main(void)
+{
+    test_rule();
+    test_widening();
+    test_float32_long_rows();
+    test_half_sums_of_products();
+    test_normalised_output_stays_tight();
+    return fb_t_report("test_tolerance");
+}
