@@ -187,7 +187,7 @@ static fb_status check_keys(const loader *L, json_t *obj, const char *where, con
         int known = 0;
         for (int i = 0; i < n; i++) known |= strcmp(key, allowed[i]) == 0;
         if (known) continue;
-        char q[96], s[96];
+        char q[96], s[512]; /* s: room for a long list of allowed keys */
         if (!fb_suggest("", key, allowed, n, s, sizeof s)[0]) {
             size_t k = (size_t)snprintf(s, sizeof s, " (expected ");
             for (int i = 0; i < n && k < sizeof s; i++)
@@ -782,7 +782,7 @@ static fb_status check_grid_points(const loader *L)
         for (int k = 0; k < cols; k++) {
             fb_point p;
             memset(&p, 0, sizeof p);
-            char at[160];
+            char at[256]; /* two 63-character symbols and their values */
             p.sym[c->axis[0].sym] = c->axis[0].v[r];
             int n = snprintf(at, sizeof at, "at %s=%lld", c->sym[c->axis[0].sym], (long long)c->axis[0].v[r]);
             if (c->n_axes > 1) {
