@@ -8,6 +8,8 @@
 extern "C" {
 #endif
 
+/* FULL: every element; SAMPLED: every element of sampled rows; NONE: unchecked
+ * (too large for a full check and the program cannot be split into rows). */
 typedef enum fb_check_mode { FB_CHECK_FULL, FB_CHECK_SAMPLED, FB_CHECK_NONE } fb_check_mode;
 
 typedef struct fb_check_result {
@@ -19,8 +21,8 @@ typedef struct fb_check_result {
     int64_t worst_index;              /* flat index into that output */
     double worst_got, worst_want;
     int64_t n_bad;                    /* elements outside atol + rtol*|ref| (NaN counts) */
-    bool passed;
-    char why[160];                    /* why NONE or SAMPLED, or what failed */
+    bool passed;                      /* never for NONE: unchecked is not passed */
+    char why[256];                    /* why NONE or SAMPLED, or what failed */
 } fb_check_result;
 
 /* The reference of one cell, computed once and reused for every variant. */
@@ -28,12 +30,13 @@ typedef struct fb_reference fb_reference;
 
 /* Build the reference for these device inputs: full when every tensor holds at
  * most `full_limit` elements, else on a deterministic sample of rows (always the
- * first and the last) sized to about `full_limit` elements. */
+ * first and the last) sized to about `full_limit` elements, else none (unchecked). */
 fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt,
                               const fb_tensor *inputs, int64_t full_limit, fb_reference **out);
 void fb_reference_destroy(fb_reference *r);
 
-/* Compare device outputs with the reference under tol. */
+/* Compare device outputs with the reference under tol. An unchecked reference
+ * gives mode NONE, passed false and the reason in why. */
 fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_tol tol,
                            fb_check_result *res);
 

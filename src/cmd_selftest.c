@@ -135,7 +135,7 @@ static fb_status checker_selfcheck(fb_run_env *env, const fb_case *c, tally *t)
     fb_check_result r1 = {0}, r2 = {0};
     if (s == FB_OK) s = fb_check_outputs(ref, out, c->tol[FB_F32], &r1);
     int64_t victim = fb_shape_numel(&out[0].shape) / 2 + 1;
-    if (s == FB_OK) s = fb_eager_create(c, shapes, FB_F32, &e);
+    if (s == FB_OK) s = fb_eager_create(c, shapes, FB_F32, &env->ctx, &e);
     if (s == FB_OK) s = fb_eager_run(e, in, out, st);
     if (s == FB_OK) /* 0x3f3f3f3f = 0.747f: far outside any tolerance */
         s = fb_cuda_status(cudaMemsetAsync((float *)out[0].data + victim, 0x3f, 4, st), "cudaMemsetAsync", __FILE__, __LINE__);
