@@ -187,6 +187,13 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
     fb_status s = FB_OK;
 
     if (strcmp(name, FB_EAGER) == 0) {
+        char why[256];
+        if (fb_reference_overflow(st->ref, why, sizeof why)) {
+            char reason[300];
+            snprintf(reason, sizeof reason, "eager cannot store this in %s: %s", fb_dtype_name(st->dt), why);
+            set_status(vj, "skipped", reason);
+            return FB_OK;
+        }
         s = fb_eager_create(c, st->shapes, st->dt, env->ctx, &ej.e);
         if (s == FB_OK) {
             ej.in = st->in;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "ops/op_table.h"
 
 #define MAX_SAMPLED_ROWS 16384
 
@@ -33,6 +34,7 @@ struct fb_reference {
     int64_t *rows;            /* sampled: which rows, ascending */
     int64_t rows_total;
     double *want[FB_MAX_VALUES]; /* per output: full tensor, or n_rows * row numel */
+    double peak[FB_MAX_VALUES];  /* largest finite |element| of each node output (checked rows) */
 };
 
 const char *fb_check_mode_name(fb_check_mode m)
@@ -162,7 +164,7 @@ static fb_status reference_full(fb_reference *r, const fb_tensor *inputs)
             s = FB_E_NOMEM;
         }
     }
-    if (s == FB_OK) s = fb_reference_eval(c, r->shapes, (const double *const *)in, r->want);
+    if (s == FB_OK) s = fb_reference_eval_at(c, r->shapes, NULL, (const double *const *)in, r->want, r->peak);
     free_arrays(in, c->n_inputs);
     r->rows_total = 0;
     return s;
@@ -207,7 +209,7 @@ static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_
             s = fetch(&inputs[i], base[i], fb_shape_numel(&r->rp.row_shape[i]), in[i]);
         for (int k = 0; k < c->n_outputs; k++)
             out_row[k] = r->want[k] + j * fb_shape_numel(&r->rp.row_shape[c->outputs[k]]);
-        if (s == FB_OK) s = fb_reference_eval_at(c, r->rp.row_shape, base, (const double *const *)in, out_row);
+        if (s == FB_OK) s = fb_reference_eval_at(c, r->rp.row_shape, base, (const double *const *)in, out_row, r->peak);
     }
     free_arrays(in, c->n_inputs);
     return s;
@@ -252,6 +254,21 @@ fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VAL
     }
     *out = r;
     return FB_OK;
+}
+
+const char *fb_reference_overflow(const fb_reference *r, char *why, size_t n)
+{
+    const fb_case *c = r->c;
+    for (int v = c->n_inputs; v < c->n_values; v++) {
+        bool is_output = false;
+        for (int o = 0; o < c->n_outputs; o++) is_output |= c->outputs[o] == v;
+        if (is_output || !fb_dtype_overflows(r->dtype, r->peak[v])) continue;
+        int i = c->values[v].producer;
+        snprintf(why, n, "its intermediate '%s' (program[%d], %s) reaches %.3g, beyond %s's range", c->values[v].name,
+                 i, i >= 0 ? fb_node_op_name(&c->nodes[i]) : "?", r->peak[v], fb_dtype_name(r->dtype));
+        return why;
+    }
+    return NULL;
 }
 
 void fb_reference_destroy(fb_reference *r)

@@ -35,6 +35,13 @@ fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VAL
                               const fb_tensor *inputs, int64_t full_limit, fb_reference **out);
 void fb_reference_destroy(fb_reference *r);
 
+/* When an intermediate the program computes (not an output; as far as the
+ * reference evaluated it) is too large for the cell's dtype, why (written into
+ * why[n]), else NULL. Eager stores every intermediate in the dtype, so it cannot
+ * be right there: float16 double_softmax's second row sum is about dim1 and
+ * overflows past 65519. A fused kernel keeping it in float32 can. */
+const char *fb_reference_overflow(const fb_reference *r, char *why, size_t n);
+
 /* Compare device outputs with the reference under tol. An unchecked reference
  * gives mode NONE, passed false and the reason in why. */
 fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_tol tol,

@@ -215,11 +215,23 @@ static fb_status check_node_shapes(const fb_case *c, int i, const fb_shape shape
 fb_status fb_reference_eval(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES],
                             const double *const *inputs, double *const *outputs)
 {
-    return fb_reference_eval_at(c, shapes, NULL, inputs, outputs);
+    return fb_reference_eval_at(c, shapes, NULL, inputs, outputs, NULL);
+}
+
+bool fb_dtype_overflows(fb_dtype dt, double v)
+{
+    /* the largest finite value plus half an ulp: from there on, round-to-nearest gives inf */
+    static const double limit[FB_NDTYPES] = {
+        [FB_F32] = 0x1.ffffffp127,  /* FLT_MAX + 2^103 */
+        [FB_F16] = 65520.0,         /* 65504 + 16      */
+        [FB_BF16] = 0x1.ffp127,     /* 0x1.fep127 + 2^119 */
+        [FB_F64] = INFINITY,
+    };
+    return (unsigned)dt < FB_NDTYPES && isfinite(v) && fabs(v) >= limit[dt];
 }
 
 fb_status fb_reference_eval_at(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
-                               const double *const *inputs, double *const *outputs)
+                               const double *const *inputs, double *const *outputs, double *peak)
 {
     /* vals[v] is where value v lives; owned[v] marks what we malloc'd. A node whose
      * value is a program output writes straight into the caller's buffer. */
@@ -265,6 +277,9 @@ fb_status fb_reference_eval_at(const fb_case *c, const fb_shape shapes[FB_MAX_VA
         }
         st = fb_node_kind(n)->reference(n, &a);
         vals[n->out] = y;
+        if (peak && st == FB_OK)
+            for (int64_t e = 0; e < numel; e++)
+                if (isfinite(y[e]) && fabs(y[e]) > peak[n->out]) peak[n->out] = fabs(y[e]);
     }
 
     /* Outputs not written in place: an input named as an output, an output listed

@@ -147,9 +147,15 @@ fb_status fb_reference_eval(const fb_case *c, const fb_shape shapes[FB_MAX_VALUE
 /* The same on a slice of every tensor (a row plan's rows): shapes are the slices'
  * shapes and base[v] the flat index, in value v's full tensor, of the slice's first
  * element, which ops that depend on the element index (dropout) need. base NULL:
- * whole tensors (all 0). */
+ * whole tensors (all 0). peak (when not NULL, caller-initialised) gets, per node
+ * output v, max(peak[v], the largest finite |element| of v): how large the values
+ * a dtype must hold get (fb_dtype_overflows). */
 fb_status fb_reference_eval_at(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
-                               const double *const *inputs, double *const *outputs);
+                               const double *const *inputs, double *const *outputs, double *peak);
+
+/* True when storing v in dt rounds it to infinity (|v| beyond dt's largest finite
+ * value by half an ulp or more). */
+bool fb_dtype_overflows(fb_dtype dt, double v);
 
 /* ---- the row plan (src/rowplan.c) ---------------------------------------------
  * How a cell too large to check in full is checked on a sample of rows.

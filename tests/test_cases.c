@@ -227,7 +227,7 @@ static int64_t rows_vs_whole(const fb_case *c, const fb_rowplan *rp, const doubl
         for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + base[v];
         for (int o = 0; o < c->n_outputs; o++)
             rout[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&rp->row_shape[c->outputs[o]]));
-        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout) != FB_OK) bad++;
+        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout, NULL) != FB_OK) bad++;
         for (int o = 0; o < c->n_outputs; o++) {
             int v = c->outputs[o];
             for (int64_t e = 0; e < fb_shape_numel(&rp->row_shape[v]); e++) bad += rout[o][e] != whole[o][base[v] + e];
@@ -360,7 +360,7 @@ static void test_new_ops(void)
         double row[4];
         const double *rin[1] = {x + 4};
         double *rout[1] = {row};
-        CHECK(fb_reference_eval_at(&g_c, rp.row_shape, base, rin, rout) == FB_OK);
+        CHECK(fb_reference_eval_at(&g_c, rp.row_shape, base, rin, rout, NULL) == FB_OK);
         CHECK(memcmp(row, y + 4, sizeof row) == 0);
         /* without the offset, the row would draw row 0's mask: the base matters */
         CHECK(fb_reference_eval(&g_c, rp.row_shape, rin, rout) == FB_OK);
@@ -530,6 +530,43 @@ static void test_largest_point(void)
     }
 }
 
+/* ---- what a dtype can hold ----------------------------------------------------------- */
+
+/* float16 double_softmax's second row sum is about dim1: past 65519 eager's
+ * float16 intermediate is inf, which the reference's peaks reveal (cell.c then
+ * skips eager there, saying why). */
+static void test_range(void)
+{
+    CHECK(!fb_dtype_overflows(FB_F16, 65504.0) && !fb_dtype_overflows(FB_F16, 65519.99));
+    CHECK(fb_dtype_overflows(FB_F16, 65520.0) && fb_dtype_overflows(FB_F16, -70000.0));
+    CHECK(!fb_dtype_overflows(FB_F32, 3.4028234663852886e38) && fb_dtype_overflows(FB_F32, 3.4028236e38));
+    CHECK(!fb_dtype_overflows(FB_BF16, 3.3895313892515355e38) && fb_dtype_overflows(FB_BF16, 3.3961776e38));
+    CHECK(!fb_dtype_overflows(FB_F64, 1e308) && !fb_dtype_overflows(FB_F16, INFINITY));
+    CHECK(!fb_dtype_overflows(FB_F16, NAN));
+
+    if (!load("double_softmax")) return;
+    const fb_case *c = &g_c;
+    for (int k = 0; k < 2; k++) {
+        const int64_t n = k == 0 ? 65536 : 70000;
+        fb_point p = point(c, 1, n);
+        fb_shape s[FB_MAX_VALUES];
+        CHECK(fb_program_shapes(c, &p, s) == FB_OK);
+        double *x = malloc(sizeof(double) * (size_t)n), *y = malloc(sizeof(double) * (size_t)n);
+        fill_input(c, 0, &s[0], x, 5);
+        double peak[FB_MAX_VALUES] = {0};
+        const double *in[1] = {x};
+        double *out[1] = {y};
+        CHECK(fb_reference_eval_at(c, s, NULL, in, out, peak) == FB_OK);
+        const double s2 = peak[value_index(c, "s2")];
+        CHECK(s2 > 0.99 * (double)n && s2 <= (double)n); /* sum of exp(p - max p), p ~ 1/n */
+        CHECK(fb_dtype_overflows(FB_F16, s2) == (n > 65519));
+        CHECK(!fb_dtype_overflows(FB_BF16, s2));
+        CHECK(peak[value_index(c, "e1")] <= 1.0 && peak[value_index(c, "y")] < 1.0);
+        free(x);
+        free(y);
+    }
+}
+
 int main(void)
 {
     test_files();
@@ -538,5 +575,6 @@ int main(void)
     test_dropout_hash();
     test_costs();
     test_largest_point();
+    test_range();
     return fb_t_report("test_cases");
 }

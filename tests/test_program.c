@@ -552,7 +552,7 @@ static int rows_match_full(const fb_case *c, const fb_shape *s, const fb_rowplan
         for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + base[v];
         for (int o = 0; o < c->n_outputs; o++)
             rout[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&rp->row_shape[c->outputs[o]]));
-        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout) != FB_OK) bad++;
+        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout, NULL) != FB_OK) bad++;
         for (int o = 0; o < c->n_outputs; o++) {
             int v = c->outputs[o];
             const double *want = full[o] + base[v];
