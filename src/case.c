@@ -437,12 +437,12 @@ struct fb_attr_reader {
     char where[WHERE_MAX]; /* "program[2]" */
 };
 
-static fb_status attr_member(fb_attr_reader *r, const char *key, char *w, json_t **j, bool *present)
+/* The attribute's JSON value (NULL when absent) and its path for messages. */
+static void attr_member(fb_attr_reader *r, const char *key, char *w, json_t **j, bool *present)
 {
     *j = json_object_get(r->node, key);
     *present = *j != NULL;
     wfmt(w, "%s.%s", r->where, key);
-    return FB_OK;
 }
 
 fb_status fb_read_int(fb_attr_reader *r, const char *key, int64_t *out, bool *present)

@@ -33,6 +33,7 @@ struct fb_eager {
     fb_context *ctx;
     void *workspace;
     size_t workspace_bytes;
+    char what[FB_MAX_NODES][80]; /* "eager program[2] (exp) launch": error messages name the node */
     int out_slot[FB_MAX_VALUES];  /* value -> index into run's out[], or -1 */
     int buf_of[FB_MAX_VALUES];    /* intermediate value -> buffer, or -1 */
     int n_bufs;
@@ -163,6 +164,8 @@ fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES]
         e->buf_of[v] = -1;
     }
     for (int k = c->n_outputs - 1; k >= 0; k--) e->out_slot[c->outputs[k]] = k; /* first slot wins */
+    for (int k = 0; k < c->n_nodes; k++)
+        snprintf(e->what[k], sizeof e->what[k], "eager program[%d] (%s) launch", k, fb_node_op_name(&c->nodes[k]));
     fb_status s = plan(e);
     if (s == FB_OK && (e->workspace_bytes = workspace_need(e)) > 0) s = fb_dmalloc(&e->workspace, e->workspace_bytes);
     if (s != FB_OK) {
@@ -203,10 +206,8 @@ static fb_status launch_node(const fb_eager *e, int k, const fb_tensor *in, cons
     const fb_node *n = &e->c.nodes[k];
     fb_tensor y = view(e, n->out, in, out);
     fb_tensor x[FB_MAX_OPERANDS];
-    char what[96];
-    snprintf(what, sizeof what, "eager program[%d] (%s) launch", k, fb_node_op_name(n));
     fb_eager_args a = {.out = &y, .ctx = e->ctx, .stream = stream, .workspace = e->workspace,
-                       .workspace_bytes = e->workspace_bytes, .what = what};
+                       .workspace_bytes = e->workspace_bytes, .what = e->what[k]};
     for (int j = 0; j < n->n_in; j++) {
         if (n->in[j].literal) {
             a.lit[j] = n->in[j].number;
