@@ -5,6 +5,8 @@
 // capped at 2^31-1 blocks in x and never uses y/z, with grid-stride loops behind
 // the cap, so any shape launches.
 //
+// The op codes are primitives.h's; the op kinds (src/ops/op_*.c) launch these.
+//
 // unary_kernel: y = f(x). Each thread owns one 16-byte chunk (LDG.128/STG.128)
 //   when x and y are 16-byte aligned, the last partial chunk element by element;
 //   otherwise the same loop with 1-element chunks. One chunk per thread and
@@ -51,11 +53,18 @@
 //   concurrently on several streams (fusionbench uses one stream).
 //   sum/mean accumulate in fp32 (fp64 for float64); amax/amin propagate NaN.
 //
+// dropout_kernel: y = keep(seed, i) ? x * (1 / (1 - p)) : 0, the mask from
+//   fb_random.h (the one hash shared with the reference and every fused kernel),
+//   i the element's row-major index. 16-byte chunks as unary_kernel; the hash is
+//   two 64-bit multiplies per element, hidden under the memory traffic.
+//
 // fill_kernel: element i = a pure function of (seed, i): splitmix64 of the
-//   seed-keyed counter, mapped to N(0,1) by Box-Muller, U(-1,1) or U(0.5,1.5), in
-//   double, then rounded to the storage dtype — identical on every run and GPU.
+//   seed-keyed counter, mapped to N(0,1) by Box-Muller, U(-1,1), U(0.5,1.5) or
+//   U(0.5,1.5) / (last dim) (row_simplex), in double, then rounded to the storage
+//   dtype — identical on every run and GPU.
 // fb_poison: cudaMemsetAsync 0xFF, a NaN in every float dtype.
 #include "common.cuh"
+#include "fb_random.h"
 #include "primitives.h"
 
 #include <limits.h>
@@ -106,7 +115,8 @@ template <int OP, typename A> __device__ __forceinline__ A unary_op(A x)
     else if constexpr (OP == FB_OP_SIGMOID) return A(1) / (A(1) + m_exp(-x));
     else if constexpr (OP == FB_OP_ERF) return m_erf(x);
     else if constexpr (OP == FB_OP_RECIPROCAL) return A(1) / x;
-    else return x * x;  // FB_OP_SQUARE
+    else if constexpr (OP == FB_OP_SQUARE) return x * x;
+    else return A(0.5) * x * (A(1) + m_erf(x * A(M_SQRT1_2)));  // FB_OP_GELU: torch's exact (erf) form
 }
 
 template <int OP, typename A> __device__ __forceinline__ A binary_op(A a, A b)
@@ -238,13 +248,13 @@ template <typename T, int OP> cudaError_t launch_unary(const T *x, T *y, int64_t
     return cudaGetLastError();
 }
 
-template <typename T> cudaError_t unary_dispatch(fb_op op, const T *x, T *y, int64_t n, cudaStream_t s)
+template <typename T> cudaError_t unary_dispatch(int op, const T *x, T *y, int64_t n, cudaStream_t s)
 {
     switch (op) {
 #define FB_U(o) case o: return launch_unary<T, o>(x, y, n, s);
     FB_U(FB_OP_NEG) FB_U(FB_OP_ABS) FB_U(FB_OP_EXP) FB_U(FB_OP_LOG) FB_U(FB_OP_COS)
     FB_U(FB_OP_SIN) FB_U(FB_OP_TANH) FB_U(FB_OP_SQRT) FB_U(FB_OP_RSQRT) FB_U(FB_OP_RELU)
-    FB_U(FB_OP_SIGMOID) FB_U(FB_OP_ERF) FB_U(FB_OP_RECIPROCAL) FB_U(FB_OP_SQUARE)
+    FB_U(FB_OP_SIGMOID) FB_U(FB_OP_ERF) FB_U(FB_OP_RECIPROCAL) FB_U(FB_OP_SQUARE) FB_U(FB_OP_GELU)
 #undef FB_U
     default: return cudaErrorInvalidValue;
     }
@@ -442,7 +452,7 @@ cudaError_t launch_binary(const fb_tensor *a, double la, const fb_tensor *b, dou
 }
 
 template <typename T>
-cudaError_t binary_dispatch(fb_op op, const fb_tensor *a, double la, const fb_tensor *b, double lb, fb_tensor *y,
+cudaError_t binary_dispatch(int op, const fb_tensor *a, double la, const fb_tensor *b, double lb, fb_tensor *y,
                             const NdView &v, int64_t n, cudaStream_t s)
 {
     switch (op) {
@@ -720,7 +730,7 @@ cudaError_t launch_reduce(const T *x, T *y, int64_t outer, int64_t R, int64_t in
 }
 
 template <typename T>
-cudaError_t reduce_dispatch(fb_op op, const T *x, T *y, int64_t outer, int64_t R, int64_t inner, cudaStream_t s)
+cudaError_t reduce_dispatch(int op, const T *x, T *y, int64_t outer, int64_t R, int64_t inner, cudaStream_t s)
 {
     switch (op) {
     case FB_OP_SUM: return launch_reduce<T, FB_OP_SUM>(x, y, outer, R, inner, s);
@@ -729,6 +739,48 @@ cudaError_t reduce_dispatch(fb_op op, const T *x, T *y, int64_t outer, int64_t R
     case FB_OP_MEAN: return launch_reduce<T, FB_OP_MEAN>(x, y, outer, R, inner, s);
     default: return cudaErrorInvalidValue;
     }
+}
+
+// ================================================================================
+// dropout
+// ================================================================================
+template <typename T, int V>
+__global__ void __launch_bounds__(kBlock)
+    dropout_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t n, uint64_t seed, uint32_t threshold,
+                   acc_t<T> scale)
+{
+    const int64_t chunks = (n + V - 1) / V;
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < chunks;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = t * V;
+        if constexpr (V > 1) {
+            if (i + V <= n) {
+                vec<T> v = fb::load_vec(x + i);
+#pragma unroll
+                for (int j = 0; j < V; j++)
+                    v.v[j] = fb_dropout_keep(seed, (uint64_t)(i + j), threshold) ? from_acc<T>(to_acc(v.v[j]) * scale)
+                                                                                 : from_acc<T>(acc_t<T>(0));
+                fb::store_vec(y + i, v);
+                continue;
+            }
+        }
+        for (int64_t k = i; k < n && k < i + V; k++)
+            y[k] = fb_dropout_keep(seed, (uint64_t)k, threshold) ? from_acc<T>(to_acc(x[k]) * scale)
+                                                                 : from_acc<T>(acc_t<T>(0));
+    }
+}
+
+template <typename T>
+cudaError_t launch_dropout(const T *x, T *y, int64_t n, double p, uint64_t seed, cudaStream_t s)
+{
+    constexpr int V = vec<T>::n;
+    const uint32_t threshold = fb_dropout_threshold(p);
+    const acc_t<T> scale = (acc_t<T>)(1.0 / (1.0 - p));  // x * (1 / (1 - p)), the scale rounded once
+    if (fb::aligned16(x) && fb::aligned16(y))
+        dropout_kernel<T, V><<<grid_for((n + V - 1) / V, kBlock), kBlock, 0, s>>>(x, y, n, seed, threshold, scale);
+    else
+        dropout_kernel<T, 1><<<grid_for(n, kBlock), kBlock, 0, s>>>(x, y, n, seed, threshold, scale);
+    return cudaGetLastError();
 }
 
 // ================================================================================
@@ -742,7 +794,8 @@ __device__ __forceinline__ uint64_t mix64(uint64_t z)
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t n, int init, uint64_t key)
+__global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t n, int init, uint64_t key,
+                                                      double inv_last)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         // splitmix64's stream at position i of the key's sequence
@@ -755,6 +808,7 @@ __global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t
         } else {
             const double u = (double)(h >> 11) * 0x1p-53;  // [0, 1)
             v = init == FB_INIT_UNIFORM ? 2.0 * u - 1.0 : 0.5 + u;
+            if (init == FB_INIT_ROW_SIMPLEX) v *= inv_last;  // rows of ~1 in sum
         }
         y[i] = from_acc<T>((acc_t<T>)v);
     }
@@ -772,10 +826,10 @@ uint64_t host_mix64(uint64_t z)
 // ================================================================================
 // C entry points
 // ================================================================================
-extern "C" int fb_prim_unary(fb_op op, const fb_tensor *x, fb_tensor *y, cudaStream_t stream)
+extern "C" int fb_prim_unary(int op, const fb_tensor *x, fb_tensor *y, cudaStream_t stream)
 {
     if (!x || !y || x->dtype != y->dtype || !valid_shape(x->shape) || !same_shape(x->shape, y->shape) ||
-        op < 0 || op >= FB_NOPS || fb_ops[op].kind != FB_OPK_UNARY)
+        op < 0 || op >= FB_NUNARY)
         return (int)cudaErrorInvalidValue;
     const int64_t n = fb_shape_numel(&y->shape);
     if (n == 0) return 0;
@@ -784,11 +838,11 @@ extern "C" int fb_prim_unary(fb_op op, const fb_tensor *x, fb_tensor *y, cudaStr
     return (int)e;
 }
 
-extern "C" int fb_prim_binary(fb_op op, const fb_tensor *a, double la, const fb_tensor *b, double lb, fb_tensor *y,
+extern "C" int fb_prim_binary(int op, const fb_tensor *a, double la, const fb_tensor *b, double lb, fb_tensor *y,
                               cudaStream_t stream)
 {
     if (!y || !valid_shape(y->shape) || (a && a->dtype != y->dtype) || (b && b->dtype != y->dtype) || op < 0 ||
-        op >= FB_NOPS || fb_ops[op].kind != FB_OPK_BINARY)
+        op >= FB_NBINARY)
         return (int)cudaErrorInvalidValue;
     NdView v;
     if (!broadcast_view(a, b, y->shape, v)) return (int)cudaErrorInvalidValue;
@@ -799,10 +853,10 @@ extern "C" int fb_prim_binary(fb_op op, const fb_tensor *a, double la, const fb_
     return (int)e;
 }
 
-extern "C" int fb_prim_reduce(fb_op op, const fb_tensor *x, int dim, fb_tensor *y, cudaStream_t stream)
+extern "C" int fb_prim_reduce(int op, const fb_tensor *x, int dim, fb_tensor *y, cudaStream_t stream)
 {
     if (!x || !y || x->dtype != y->dtype || !valid_shape(x->shape) || dim < 0 || dim >= x->shape.rank ||
-        op < 0 || op >= FB_NOPS || fb_ops[op].kind != FB_OPK_REDUCE)
+        op < 0 || op >= FB_NREDUCE)
         return (int)cudaErrorInvalidValue;
     fb_shape want = x->shape;
     want.dim[dim] = 1;
@@ -819,6 +873,19 @@ extern "C" int fb_prim_reduce(fb_op op, const fb_tensor *x, int dim, fb_tensor *
     return (int)e;
 }
 
+extern "C" int fb_prim_dropout(const fb_tensor *x, double p, uint64_t seed, fb_tensor *y, cudaStream_t stream)
+{
+    if (!x || !y || x->dtype != y->dtype || !valid_shape(x->shape) || !same_shape(x->shape, y->shape) ||
+        !(p >= 0.0 && p < 1.0))
+        return (int)cudaErrorInvalidValue;
+    const int64_t n = fb_shape_numel(&y->shape);
+    if (n == 0) return 0;
+    cudaError_t e = cudaErrorInvalidValue;
+    FB_DISPATCH(x->dtype, T,
+                e = launch_dropout<T>(static_cast<const T *>(x->data), static_cast<T *>(y->data), n, p, seed, stream));
+    return (int)e;
+}
+
 extern "C" int fb_fill(fb_tensor *t, fb_init init, uint64_t seed, cudaStream_t stream)
 {
     if (!t || !valid_shape(t->shape) || init < 0 || init >= FB_NINITS) return (int)cudaErrorInvalidValue;
@@ -826,7 +893,8 @@ extern "C" int fb_fill(fb_tensor *t, fb_init init, uint64_t seed, cudaStream_t s
     if (n == 0) return 0;
     const uint64_t key = host_mix64(seed ^ 0x5851f42d4c957f2dull);
     cudaError_t e = cudaErrorInvalidValue;
-    FB_DISPATCH(t->dtype, T, fill_kernel<T><<<grid_for(n, kBlock), kBlock, 0, stream>>>(static_cast<T *>(t->data), n, (int)init, key);
+    const double inv_last = t->shape.rank > 0 && t->shape.dim[t->shape.rank - 1] > 0 ? 1.0 / (double)t->shape.dim[t->shape.rank - 1] : 1.0;
+    FB_DISPATCH(t->dtype, T, fill_kernel<T><<<grid_for(n, kBlock), kBlock, 0, stream>>>(static_cast<T *>(t->data), n, (int)init, key, inv_last);
                 e = cudaGetLastError());
     return (int)e;
 }

@@ -12,20 +12,42 @@
 extern "C" {
 #endif
 
+/* The primitives' op codes. The op kinds (src/ops/op_unary.c, ...) name them in
+ * this order: a node's op index within its kind is its code here. */
+typedef enum fb_prim_unary_op {
+    FB_OP_NEG, FB_OP_ABS, FB_OP_EXP, FB_OP_LOG, FB_OP_COS, FB_OP_SIN, FB_OP_TANH,
+    FB_OP_SQRT, FB_OP_RSQRT, FB_OP_RELU, FB_OP_SIGMOID, FB_OP_ERF, FB_OP_RECIPROCAL,
+    FB_OP_SQUARE, FB_OP_GELU,
+    FB_NUNARY
+} fb_prim_unary_op;
+
+typedef enum fb_prim_binary_op {
+    FB_OP_ADD, FB_OP_SUB, FB_OP_MUL, FB_OP_DIV, FB_OP_MAX, FB_OP_MIN, FB_OP_POW,
+    FB_NBINARY
+} fb_prim_binary_op;
+
+typedef enum fb_prim_reduce_op { FB_OP_SUM, FB_OP_AMAX, FB_OP_AMIN, FB_OP_MEAN, FB_NREDUCE } fb_prim_reduce_op;
+
 /* y = op(x); x and y have the same shape and dtype. */
-int fb_prim_unary(fb_op op, const fb_tensor *x, fb_tensor *y, cudaStream_t stream);
+int fb_prim_unary(int op, const fb_tensor *x, fb_tensor *y, cudaStream_t stream);
 
 /* y = op(a, b) with numpy broadcasting; a or b may be NULL, then the literal la / lb
  * is used in its place. y.shape is the broadcast shape; all tensors share a dtype. */
-int fb_prim_binary(fb_op op, const fb_tensor *a, double la, const fb_tensor *b, double lb,
+int fb_prim_binary(int op, const fb_tensor *a, double la, const fb_tensor *b, double lb,
                    fb_tensor *y, cudaStream_t stream);
 
 /* y = reduce(x) over dim (0 <= dim < rank), keepdim: y.shape = x.shape with dim = 1.
  * Accumulates in float (float64 for float64). */
-int fb_prim_reduce(fb_op op, const fb_tensor *x, int dim, fb_tensor *y, cudaStream_t stream);
+int fb_prim_reduce(int op, const fb_tensor *x, int dim, fb_tensor *y, cudaStream_t stream);
+
+/* y = dropout(x): element i (row-major) is kept when fb_random.h's
+ * fb_dropout_keep(seed, i, fb_dropout_threshold(p)), then y = x * (1 / (1 - p))
+ * (the scale rounded to float for the half types and float32), else 0. 0 <= p < 1. */
+int fb_prim_dropout(const fb_tensor *x, double p, uint64_t seed, fb_tensor *y, cudaStream_t stream);
 
 /* Fill with seeded values: element i of the tensor is a pure function of
- * (seed, i, init) — the same on every run and every GPU. */
+ * (seed, i, init) — the same on every run and every GPU. row_simplex divides by
+ * the tensor's last dim. */
 int fb_fill(fb_tensor *t, fb_init init, uint64_t seed, cudaStream_t stream);
 
 /* Fill with NaN bit patterns (0xFF bytes) so unwritten elements fail the check. */

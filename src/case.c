@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ops/op_table.h"
 #include "variant.h"
 
 #ifndef FB_CASES_DIR
@@ -343,7 +344,7 @@ static fb_status parse_init(const loader *L, const char *where, json_t *j, fb_in
     }
     char q[96], sg[96];
     if (!fb_suggest("", json_string_value(j), names, FB_NINITS, sg, sizeof sg)[0])
-        snprintf(sg, sizeof sg, " (expected normal, uniform or positive)");
+        snprintf(sg, sizeof sg, " (expected normal, uniform, positive or row_simplex)");
     return fail(L, where, "unknown init '%s'%s", clean(json_string_value(j), q, sizeof q), sg);
 }
 
@@ -416,24 +417,25 @@ static fb_status undefined_operand(const loader *L, const char *where, int node,
 
 static fb_status parse_operands(const loader *L, const char *where, int node, json_t *j, fb_node *nd)
 {
-    const fb_op_info *op = &fb_ops[nd->op];
+    const fb_op_kind *k = fb_node_kind(nd);
+    const char *op = fb_node_op_name(nd);
     if (!json_is_array(j)) return wrong_type(L, where, "an array of operands", j);
     size_t n = json_array_size(j);
-    if (n != (size_t)op->n_in)
-        return fail(L, where, "'%s' takes %d operand%s, got %zu", op->name, op->n_in, op->n_in == 1 ? "" : "s", n);
+    if (n != (size_t)k->n_in)
+        return fail(L, where, "'%s' takes %d operand%s, got %zu", op, k->n_in, k->n_in == 1 ? "" : "s", n);
     nd->n_in = (int)n;
     int literals = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t i = 0; i < n; i++) {
         char w[WHERE_MAX];
-        wfmt(w, "%s[%zu]", where, k);
-        json_t *a = json_array_get(j, k);
-        fb_operand *o = &nd->in[k];
+        wfmt(w, "%s[%zu]", where, i);
+        json_t *a = json_array_get(j, i);
+        fb_operand *o = &nd->in[i];
         if (json_is_string(a)) {
             o->literal = false;
             o->value = find_value(L->c, json_string_value(a));
             if (o->value < 0) return undefined_operand(L, w, node, json_string_value(a));
         } else if (json_is_number(a)) {
-            if (op->kind != FB_OPK_BINARY) return fail(L, w, "'%s' takes a value, not a literal", op->name);
+            if (!k->literals) return fail(L, w, "'%s' takes a value, not a literal", op);
             o->literal = true;
             o->number = json_number_value(a);
             o->value = -1;
@@ -443,7 +445,7 @@ static fb_status parse_operands(const loader *L, const char *where, int node, js
         }
     }
     if (literals == (int)n)
-        return fail(L, where, "'%s' needs at least one value operand, not only literals", op->name);
+        return fail(L, where, "'%s' needs at least one value operand, not only literals", op);
     return FB_OK;
 }
 
@@ -451,41 +453,118 @@ static fb_status parse_op(const loader *L, const char *where, json_t *j, fb_node
 {
     if (!json_is_string(j)) return wrong_type(L, where, "an op name", j);
     const char *name = json_string_value(j);
-    int op = fb_op_from_name(name);
-    char q[96];
-    if (op < 0) {
-        const char *names[FB_NOPS];
-        for (int i = 0; i < FB_NOPS; i++) names[i] = fb_ops[i].name;
-        char sg[96];
-        return fail(L, where, "unknown op '%s'%s", clean(name, q, sizeof q), fb_suggest("", name, names, FB_NOPS, sg, sizeof sg));
-    }
-    fb_op_kind k = fb_ops[op].kind;
-    if (k != FB_OPK_UNARY && k != FB_OPK_BINARY && k != FB_OPK_REDUCE)
-        return fail(L, where, "op '%s' is not supported by the loader yet", fb_ops[op].name);
-    nd->op = (fb_op)op;
+    if (fb_op_lookup(name, &nd->kind, &nd->op) == 0) return FB_OK;
+    const char *names[256];
+    int n = fb_op_names(names, 256);
+    char q[96], sg[96];
+    return fail(L, where, "unknown op '%s'%s", clean(name, q, sizeof q), fb_suggest("", name, names, n, sg, sizeof sg));
+}
+
+/* ---- op attributes: what a kind's parse reads through (op_table.h) -------------- */
+
+struct fb_attr_reader {
+    const loader *L;
+    json_t *node;
+    char where[WHERE_MAX]; /* "program[2]" */
+};
+
+/* The attribute's JSON value (NULL when absent) and its path for messages. */
+static void attr_member(fb_attr_reader *r, const char *key, char *w, json_t **j, bool *present)
+{
+    *j = json_object_get(r->node, key);
+    *present = *j != NULL;
+    wfmt(w, "%s.%s", r->where, key);
+}
+
+fb_status fb_read_int(fb_attr_reader *r, const char *key, int64_t *out, bool *present)
+{
+    char w[WHERE_MAX], what[64];
+    json_t *j;
+    attr_member(r, key, w, &j, present);
+    if (!j) return FB_OK;
+    snprintf(what, sizeof what, "an integer %s", key);
+    if (!json_is_integer(j)) return wrong_integer(r->L, w, what, (double)INT64_MIN, j);
+    *out = (int64_t)json_integer_value(j);
     return FB_OK;
 }
 
-static fb_status parse_dim(const loader *L, const char *where, int node, json_t *j, fb_node *nd)
+fb_status fb_read_real(fb_attr_reader *r, const char *key, double *out, bool *present)
 {
-    const fb_op_info *op = &fb_ops[nd->op];
-    if (op->kind != FB_OPK_REDUCE) {
-        if (!j) return FB_OK;
-        return fail(L, where, "'%s' is not a reduction and takes no dim", op->name);
-    }
-    if (!j) {
-        char w[WHERE_MAX];
-        wfmt(w, "program[%d]", node);
-        return fail(L, w, "missing key 'dim' ('%s' reduces over one dim)", op->name);
-    }
-    if (!json_is_integer(j)) return wrong_integer(L, where, "an integer dim", -FB_MAX_RANK, j);
-    json_int_t d = json_integer_value(j);
-    /* the rank-aware check happens per grid point (fb_program_shapes); this one
-     * only keeps the value inside an int */
-    if (d < -FB_MAX_RANK || d >= FB_MAX_RANK)
-        return fail(L, where, "dim %lld is out of range (tensors have rank at most %d)", (long long)d, FB_MAX_RANK);
-    nd->dim = (int)d;
+    char w[WHERE_MAX], what[64];
+    json_t *j;
+    attr_member(r, key, w, &j, present);
+    if (!j) return FB_OK;
+    snprintf(what, sizeof what, "a number for %s", key);
+    if (!json_is_number(j)) return wrong_type(r->L, w, what, j);
+    *out = json_number_value(j);
     return FB_OK;
+}
+
+fb_status fb_read_bool(fb_attr_reader *r, const char *key, bool *out, bool *present)
+{
+    char w[WHERE_MAX];
+    json_t *j;
+    attr_member(r, key, w, &j, present);
+    if (!j) return FB_OK;
+    if (!json_is_boolean(j)) return wrong_type(r->L, w, "true or false", j);
+    *out = json_is_true(j);
+    return FB_OK;
+}
+
+fb_status fb_read_fail(fb_attr_reader *r, const char *key, const char *fmt, ...)
+{
+    char msg[512], w[WHERE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (key) wfmt(w, "%s.%s", r->where, key);
+    else wfmt(w, "%s", r->where);
+    return fail(r->L, w, "%s", msg);
+}
+
+/* A key that is some kind's attribute but not this node's: say so plainly
+ * ("'sub' takes no dim") rather than "unknown key". */
+static fb_status misplaced_attr(const loader *L, const char *where, json_t *j, const fb_node *nd)
+{
+    const fb_op_kind *k = fb_node_kind(nd);
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        bool mine = !strcmp(key, "op") || !strcmp(key, "in") || !strcmp(key, "out");
+        for (int a = 0; a < k->n_attrs; a++) mine |= !strcmp(key, k->attrs[a]);
+        if (mine) continue;
+        for (int o = 0; o < fb_op_kind_count(); o++) {
+            const fb_op_kind *other = fb_op_kind_at(o);
+            for (int a = 0; a < other->n_attrs; a++)
+                if (!strcmp(key, other->attrs[a])) {
+                    char w[WHERE_MAX];
+                    wfmt(w, "%s.%s", where, key);
+                    return fail(L, w, "'%s' takes no %s (only %s ops do)", fb_node_op_name(nd), key, other->name);
+                }
+        }
+    }
+    return FB_OK;
+}
+
+/* The keys a node of this op may have: op, in, out and its kind's attributes. */
+static fb_status check_node_keys(const loader *L, const char *where, json_t *j, const fb_node *nd)
+{
+    const fb_op_kind *k = fb_node_kind(nd);
+    const char *keys[3 + 16] = {"op", "in", "out"};
+    int n = 3;
+    for (int a = 0; a < k->n_attrs && n < 19; a++) keys[n++] = k->attrs[a];
+    fb_status s = misplaced_attr(L, where, j, nd);
+    return s ? s : check_keys(L, j, where, keys, n);
+}
+
+static fb_status parse_attrs(const loader *L, const char *where, json_t *j, fb_node *nd)
+{
+    const fb_op_kind *k = fb_node_kind(nd);
+    if (!k->parse) return FB_OK;
+    fb_attr_reader r = {L, j, ""};
+    wfmt(r.where, "%s", where);
+    return k->parse(&r, nd);
 }
 
 static fb_status parse_out(const loader *L, const char *where, int node, json_t *j)
@@ -512,25 +591,23 @@ static fb_status parse_out(const loader *L, const char *where, int node, json_t 
 
 static fb_status parse_node(loader *L, int i, json_t *j)
 {
-    static const char *const keys[] = {"op", "in", "out", "dim"};
     fb_node *nd = &L->c->nodes[i];
     char w[WHERE_MAX], wk[WHERE_MAX];
     wfmt(w, "program[%d]", i);
     if (!json_is_object(j)) return wrong_type(L, w, "an object like {\"op\": ..., \"in\": [...], \"out\": ...}", j);
-    fb_status s = check_keys(L, j, w, keys, 4);
-    if (s) return s;
     memset(nd, 0, sizeof *nd);
 
-    json_t *op, *in, *out, *dim;
+    json_t *op, *in, *out;
+    fb_status s;
     if ((s = member(L, j, w, "op", true, &op))) return s;
     wfmt(wk, "%s.op", w);
     if ((s = parse_op(L, wk, op, nd))) return s;
+    /* the op decides which other keys are allowed: its kind's attributes */
+    if ((s = check_node_keys(L, w, j, nd))) return s;
     if ((s = member(L, j, w, "in", true, &in))) return s;
     wfmt(wk, "%s.in", w);
     if ((s = parse_operands(L, wk, i, in, nd))) return s;
-    if ((s = member(L, j, w, "dim", false, &dim))) return s;
-    wfmt(wk, "%s.dim", w);
-    if ((s = parse_dim(L, wk, i, dim, nd))) return s;
+    if ((s = parse_attrs(L, w, j, nd))) return s;
     if ((s = member(L, j, w, "out", true, &out))) return s;
     wfmt(wk, "%s.out", w);
     return parse_out(L, wk, i, out);

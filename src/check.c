@@ -4,11 +4,12 @@
  * The reference is computed once per cell from the inputs as they are on the
  * device (already rounded to the storage dtype), so every variant is judged on
  * exactly the numbers it read. Small cells are checked in full. Large cells of
- * a row-separable program are checked on a deterministic sample of rows — always
- * the first and the last, the rest spread by a fixed hash — sized so the check
- * stays cheap; programs that are not row-separable and too large are not checked,
- * and the cell says why. A cell passes when |got - want| <= atol + rtol*|want|
- * for every checked element; NaN never passes. */
+ * a program the row plan can split (program.h, rowplan.c) are checked on a
+ * deterministic sample of rows — always the first and the last, the rest spread
+ * by a fixed hash — sized so the check stays cheap. A cell too large to check in
+ * full whose program cannot be split is *unchecked*: it never passes, and says
+ * why. A cell passes when |got - want| <= atol + rtol*|want| for every checked
+ * element; NaN never passes. */
 #include "check.h"
 
 #include <cuda_runtime_api.h>
@@ -18,6 +19,9 @@
 #include <string.h>
 
 #include "device.h"
+#include "ops/op_table.h"
+
+#define MAX_SAMPLED_ROWS 16384
 
 struct fb_reference {
     const fb_case *c;
@@ -32,6 +36,7 @@ struct fb_reference {
     double *want[FB_MAX_VALUES]; /* per output: full tensor, or n_rows * row numel */
     int64_t n_want[FB_MAX_VALUES];
     double typical[FB_MAX_VALUES]; /* per output: median |want|, the scale of a default tolerance */
+    double peak[FB_MAX_VALUES];  /* largest finite |element| of each node output (checked rows) */
 };
 
 const char *fb_check_mode_name(fb_check_mode m)
@@ -162,7 +167,7 @@ static fb_status reference_full(fb_reference *r, const fb_tensor *inputs)
             s = FB_E_NOMEM;
         }
     }
-    if (s == FB_OK) s = fb_reference_eval(c, r->shapes, (const double *const *)in, r->want);
+    if (s == FB_OK) s = fb_reference_eval_at(c, r->shapes, NULL, (const double *const *)in, r->want, r->peak);
     free_arrays(in, c->n_inputs);
     r->rows_total = 0;
     return s;
@@ -175,6 +180,9 @@ static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_
     for (int v = 0; v < c->n_values; v++) row_elems += fb_shape_numel(&r->rp.row_shape[v]);
     int64_t want = row_elems ? full_limit / row_elems : 2;
     if (want < 2) want = 2;
+    /* each sampled row costs a copy per input and output: short rows (a rank-1
+     * elementwise program's are single elements) are capped by count */
+    if (want > MAX_SAMPLED_ROWS) want = MAX_SAMPLED_ROWS;
     r->rows = malloc((size_t)(want < r->rp.n_rows ? want : r->rp.n_rows) * sizeof(int64_t));
     if (!r->rows) {
         fb_error("out of host memory for the row sample");
@@ -184,6 +192,7 @@ static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_
     r->rows_total = r->rp.n_rows;
 
     double *in[FB_MAX_VALUES] = {0}, *out_row[FB_MAX_VALUES] = {0};
+    int64_t base[FB_MAX_VALUES] = {0};
     fb_status s = FB_OK;
     for (int i = 0; i < c->n_inputs && s == FB_OK; i++) {
         in[i] = malloc((size_t)fb_shape_numel(&r->rp.row_shape[i]) * sizeof(double));
@@ -197,12 +206,14 @@ static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_
     }
     if (s == FB_E_NOMEM) fb_error("out of host memory for the sampled reference");
     for (int64_t j = 0; j < r->n_rows && s == FB_OK; j++) {
+        /* every value's slice offset: inputs are fetched from there, and ops that
+         * depend on the element index (dropout) need their output's */
+        for (int v = 0; v < c->n_values; v++) base[v] = fb_rowplan_offset(&r->rp, v, r->rows[j]);
         for (int i = 0; i < c->n_inputs && s == FB_OK; i++)
-            s = fetch(&inputs[i], fb_rowplan_offset(c, r->shapes, i, r->rows[j]),
-                      fb_shape_numel(&r->rp.row_shape[i]), in[i]);
+            s = fetch(&inputs[i], base[i], fb_shape_numel(&r->rp.row_shape[i]), in[i]);
         for (int k = 0; k < c->n_outputs; k++)
             out_row[k] = r->want[k] + j * fb_shape_numel(&r->rp.row_shape[c->outputs[k]]);
-        if (s == FB_OK) s = fb_reference_eval(c, r->rp.row_shape, (const double *const *)in, out_row);
+        if (s == FB_OK) s = fb_reference_eval_at(c, r->rp.row_shape, base, (const double *const *)in, out_row, r->peak);
     }
     free_arrays(in, c->n_inputs);
     return s;
@@ -249,6 +260,21 @@ fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VAL
     }
     *out = r;
     return FB_OK;
+}
+
+const char *fb_reference_overflow(const fb_reference *r, char *why, size_t n)
+{
+    const fb_case *c = r->c;
+    for (int v = c->n_inputs; v < c->n_values; v++) {
+        bool is_output = false;
+        for (int o = 0; o < c->n_outputs; o++) is_output |= c->outputs[o] == v;
+        if (is_output || !fb_dtype_overflows(r->dtype, r->peak[v])) continue;
+        int i = c->values[v].producer;
+        snprintf(why, n, "its intermediate '%s' (program[%d], %s) reaches %.3g, beyond %s's range", c->values[v].name,
+                 i, i >= 0 ? fb_node_op_name(&c->nodes[i]) : "?", r->peak[v], fb_dtype_name(r->dtype));
+        return why;
+    }
+    return NULL;
 }
 
 void fb_reference_destroy(fb_reference *r)
@@ -343,7 +369,7 @@ fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_t
     double worst_excess = -1;
     if (r->mode == FB_CHECK_NONE) {
         res->tol = tol;
-        res->passed = true;
+        res->passed = false; /* unchecked is not passed: the caller reports it as unchecked */
         snprintf(res->why, sizeof res->why, "%s", r->why);
         return FB_OK;
     }
@@ -372,7 +398,7 @@ fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_t
                 return FB_E_NOMEM;
             }
             for (int64_t j = 0; j < r->n_rows && s == FB_OK; j++) {
-                int64_t off = fb_rowplan_offset(c, r->shapes, c->outputs[k], r->rows[j]);
+                int64_t off = fb_rowplan_offset(&r->rp, c->outputs[k], r->rows[j]);
                 s = fetch(&outputs[k], off, n, got);
                 if (s == FB_OK) compare(got, r->want[k] + j * n, n, off, k, tol, res, &worst_excess);
             }

@@ -8,6 +8,8 @@
 extern "C" {
 #endif
 
+/* FULL: every element; SAMPLED: every element of sampled rows; NONE: unchecked
+ * (too large for a full check and the program cannot be split into rows). */
 typedef enum fb_check_mode { FB_CHECK_FULL, FB_CHECK_SAMPLED, FB_CHECK_NONE } fb_check_mode;
 
 typedef struct fb_check_result {
@@ -19,7 +21,7 @@ typedef struct fb_check_result {
     int64_t worst_index;              /* flat index into that output */
     double worst_got, worst_want;
     int64_t n_bad;                    /* elements outside atol + rtol*|ref| (NaN counts) */
-    bool passed;
+    bool passed;                      /* never for NONE: unchecked is not passed */
     fb_tol tol;                       /* what was applied to the worst output (fb_tolerance); set
                                          says whether the case file stated it */
     double typical;                   /* that output's median |ref| (a default's scale) */
@@ -31,15 +33,23 @@ typedef struct fb_reference fb_reference;
 
 /* Build the reference for these device inputs: full when every tensor holds at
  * most `full_limit` elements, else on a deterministic sample of rows (always the
- * first and the last) sized to about `full_limit` elements. */
+ * first and the last) sized to about `full_limit` elements, else none (unchecked). */
 fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt,
                               const fb_tensor *inputs, int64_t full_limit, fb_reference **out);
 void fb_reference_destroy(fb_reference *r);
 
+/* When an intermediate the program computes (not an output; as far as the
+ * reference evaluated it) is too large for the cell's dtype, why (written into
+ * why[n]), else NULL. Eager stores every intermediate in the dtype, so it cannot
+ * be right there: float16 double_softmax's second row sum is about dim1 and
+ * overflows past 65519. A fused kernel keeping it in float32 can. */
+const char *fb_reference_overflow(const fb_reference *r, char *why, size_t n);
+
 /* Compare device outputs with the reference. `tol` is the case's entry for the
  * cell's dtype (c->tol[dt]); each output is checked under fb_tolerance(tol, its
  * median |ref|), so a default widens with the output's scale and a tolerance the
- * case file states is used as written. */
+ * case file states is used as written. An unchecked reference
+ * gives mode NONE, passed false and the reason in why. */
 fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_tol tol,
                            fb_check_result *res);
 

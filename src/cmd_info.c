@@ -13,6 +13,7 @@
 
 #include "case.h"
 #include "commands.h"
+#include "ops/op_table.h"
 #include "variant.h"
 
 #define MAX_LISTED 256
@@ -148,7 +149,7 @@ static void print_case_text(const fb_case *c)
         printf("] %s", fb_init_name(val->init));
     }
     printf("\n  program   ");
-    for (int n = 0; n < c->n_nodes; n++) printf("%s%s", n ? " " : "", fb_ops[c->nodes[n].op].name);
+    for (int n = 0; n < c->n_nodes; n++) printf("%s%s", n ? " " : "", fb_node_op_name(&c->nodes[n]));
     printf("  (%d %s) -> ", c->n_nodes, plural(c->n_nodes, "op", "ops"));
     for (int o = 0; o < c->n_outputs; o++) printf("%s%s", o ? ", " : "", c->values[c->outputs[o]].name);
 
@@ -207,7 +208,7 @@ static json_t *case_json(const fb_case *c)
     json_object_set_new(o, "inputs", inputs);
 
     json_t *ops = json_array();
-    for (int n = 0; n < c->n_nodes; n++) json_array_append_new(ops, json_string(fb_ops[c->nodes[n].op].name));
+    for (int n = 0; n < c->n_nodes; n++) json_array_append_new(ops, json_string(fb_node_op_name(&c->nodes[n])));
     json_object_set_new(o, "ops", ops);
     json_t *outs = json_array();
     for (int k = 0; k < c->n_outputs; k++) json_array_append_new(outs, json_string(c->values[c->outputs[k]].name));

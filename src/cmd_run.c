@@ -431,6 +431,8 @@ static json_t *dtype_object(json_t *cj, fb_dtype d)
 }
 
 /* A resumed cell is done when every variant of this run has a final status. */
+#define MAX_UNCHECKED_WARNINGS 5
+
 static bool cell_done(json_t *cell, const case_plan *p)
 {
     if (!cell) return false;
@@ -537,7 +539,7 @@ fb_status fb_cmd_run(int argc, char **argv)
         total += plans[i].n_dtypes * plans[i].c.axis[0].n * (plans[i].c.n_axes > 1 ? plans[i].c.axis[1].n : 1);
     bool tty = isatty(2);
     double t0 = now_s();
-    int done = 0, failed_cells = 0, oom_cells = 0;
+    int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0;
     fb_cell_env cenv = {&env.ctx, env.timer, o.seed, (int64_t)1 << 22, true};
 
     for (int ci = 0; ci < n_plans && s == FB_OK; ci++) {
@@ -568,8 +570,16 @@ fb_status fb_cmd_run(int argc, char **argv)
                     const char *k;
                     json_t *vj;
                     bool oom = false;
-                    json_object_foreach(vars, k, vj) oom |= !strcmp(json_string_value(json_object_get(vj, "status")) ?: "", "oom");
+                    const char *unchecked = NULL;
+                    json_object_foreach(vars, k, vj) {
+                        oom |= !strcmp(json_string_value(json_object_get(vj, "status")) ?: "", "oom");
+                        if (!unchecked) unchecked = fb_result_unchecked(vj);
+                    }
                     oom_cells += oom;
+                    /* never silent: the first few by name, then a count at the end */
+                    if (unchecked && unchecked_cells++ < MAX_UNCHECKED_WARNINGS)
+                        fprintf(stderr, "%sfusionbench: warning: %s %s %s not checked against the reference: %s\n",
+                                tty ? "\r\033[K" : "", c->name, fb_dtype_name(p->dtypes[di]), pts, unchecked);
                     fb_status ws = fb_result_write(root, out);
                     if (s == FB_OK) s = ws;
                 }
@@ -596,6 +606,9 @@ fb_status fb_cmd_run(int argc, char **argv)
     fflush(stdout);
     fprintf(stderr, "fusionbench: %d cells in %.1f s; results in %s\n", done, now_s() - t0, out);
     if (oom_cells) fprintf(stderr, "fusionbench: %d cells out of device memory (marked OOM)\n", oom_cells);
+    if (unchecked_cells)
+        fprintf(stderr, "fusionbench: warning: %d cell%s not checked against the reference (marked UNCHK)\n",
+                unchecked_cells, unchecked_cells > 1 ? "s" : "");
     json_decref(root);
     fb_run_env_close(&env);
 

@@ -8,12 +8,17 @@
  * back to the free pool after the last node that reads it. The node's output is
  * placed before its operands are released, so an output never aliases an operand
  * of the node that writes it. Program outputs are not planned: they live in the
- * caller's tensors, and later nodes read them from there.
+ * caller's tensors, and later nodes read them from there. One workspace, the
+ * largest any node's kind asks for, is shared by all nodes (they run in order on
+ * one stream).
  *
- * fb_eager_run then does nothing but launch: no allocation, no host sync. */
+ * What a node launches is its op kind's business (src/ops/op_table.h): this file
+ * hands each kind its operands, output, the context (stream, library handles)
+ * and the workspace. fb_eager_run then does nothing but launch: no allocation, no
+ * host sync. */
 #include "eager.h"
 
-#include "primitives.h"
+#include "ops/op_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +30,10 @@ struct fb_eager {
     fb_case c; /* a copy: the caller's case may go away */
     fb_shape shapes[FB_MAX_VALUES];
     fb_dtype dt;
+    fb_context *ctx;
+    void *workspace;
+    size_t workspace_bytes;
+    char what[FB_MAX_NODES][80]; /* "eager program[2] (exp) launch": error messages name the node */
     int out_slot[FB_MAX_VALUES];  /* value -> index into run's out[], or -1 */
     int buf_of[FB_MAX_VALUES];    /* intermediate value -> buffer, or -1 */
     int n_bufs;
@@ -52,27 +61,44 @@ static fb_status check_program(const fb_case *c)
 {
     for (int k = 0; k < c->n_nodes; k++) {
         const fb_node *n = &c->nodes[k];
-        if (n->op < 0 || n->op >= FB_NOPS) {
-            fb_error("eager program[%d]: unknown op %d", k, (int)n->op);
+        const fb_op_kind *kind = fb_node_kind(n);
+        if (!kind) {
+            fb_error("eager program[%d]: unknown op %d of kind %d", k, n->op, n->kind);
             return FB_E_CASE;
         }
-        const fb_op_kind kind = fb_ops[n->op].kind;
-        if (kind != FB_OPK_UNARY && kind != FB_OPK_BINARY && kind != FB_OPK_REDUCE) {
-            fb_error("eager program[%d] (%s): no eager kernel for this op", k, fb_ops[n->op].name);
+        if (!kind->eager) {
+            fb_error("eager program[%d] (%s): no eager form for this op", k, fb_node_op_name(n));
             return FB_E_UNSUPPORTED;
         }
         if (n->out < 0 || n->out >= c->n_values) {
-            fb_error("eager program[%d] (%s): output value %d out of range", k, fb_ops[n->op].name, n->out);
+            fb_error("eager program[%d] (%s): output value %d out of range", k, fb_node_op_name(n), n->out);
             return FB_E_CASE;
         }
         for (int j = 0; j < n->n_in; j++)
             if (!n->in[j].literal && (n->in[j].value < 0 || n->in[j].value >= c->n_values)) {
-                fb_error("eager program[%d] (%s): operand value %d out of range", k, fb_ops[n->op].name,
+                fb_error("eager program[%d] (%s): operand value %d out of range", k, fb_node_op_name(n),
                          n->in[j].value);
                 return FB_E_CASE;
             }
     }
     return FB_OK;
+}
+
+/* The workspace every node can share: the largest one asks for. */
+static size_t workspace_need(const fb_eager *e)
+{
+    static const fb_shape scalar = {0, {0}};
+    size_t need = 0;
+    for (int k = 0; k < e->c.n_nodes; k++) {
+        const fb_node *n = &e->c.nodes[k];
+        const fb_op_kind *kind = fb_node_kind(n);
+        if (!kind->workspace) continue;
+        const fb_shape *in[FB_MAX_OPERANDS];
+        for (int j = 0; j < n->n_in; j++) in[j] = n->in[j].literal ? &scalar : &e->shapes[n->in[j].value];
+        size_t w = kind->workspace(n, in, &e->shapes[n->out], e->dt);
+        if (w > need) need = w;
+    }
+    return need;
 }
 
 /* Best fit among free buffers; -1 when none is large enough. */
@@ -119,7 +145,8 @@ static fb_status plan(fb_eager *e)
     return FB_OK;
 }
 
-fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt, fb_eager **out)
+fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt, fb_context *ctx,
+                          fb_eager **out)
 {
     *out = NULL;
     FB_TRY(check_program(c));
@@ -131,12 +158,16 @@ fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES]
     e->c = *c;
     memcpy(e->shapes, shapes, sizeof e->shapes);
     e->dt = dt;
+    e->ctx = ctx;
     for (int v = 0; v < FB_MAX_VALUES; v++) {
         e->out_slot[v] = -1;
         e->buf_of[v] = -1;
     }
     for (int k = c->n_outputs - 1; k >= 0; k--) e->out_slot[c->outputs[k]] = k; /* first slot wins */
+    for (int k = 0; k < c->n_nodes; k++)
+        snprintf(e->what[k], sizeof e->what[k], "eager program[%d] (%s) launch", k, fb_node_op_name(&c->nodes[k]));
     fb_status s = plan(e);
+    if (s == FB_OK && (e->workspace_bytes = workspace_need(e)) > 0) s = fb_dmalloc(&e->workspace, e->workspace_bytes);
     if (s != FB_OK) {
         fb_eager_destroy(e);
         return s;
@@ -169,24 +200,23 @@ static fb_status check_tensor(const fb_eager *e, const fb_tensor *t, int v, cons
     return FB_OK;
 }
 
-static int launch_node(const fb_eager *e, const fb_node *n, const fb_tensor *in, const fb_tensor *out,
-                       cudaStream_t stream)
+static fb_status launch_node(const fb_eager *e, int k, const fb_tensor *in, const fb_tensor *out,
+                             cudaStream_t stream)
 {
+    const fb_node *n = &e->c.nodes[k];
     fb_tensor y = view(e, n->out, in, out);
     fb_tensor x[FB_MAX_OPERANDS];
-    for (int j = 0; j < n->n_in; j++)
-        if (!n->in[j].literal) x[j] = view(e, n->in[j].value, in, out);
-    switch (fb_ops[n->op].kind) {
-    case FB_OPK_UNARY: return fb_prim_unary(n->op, &x[0], &y, stream);
-    case FB_OPK_BINARY:
-        return fb_prim_binary(n->op, n->in[0].literal ? NULL : &x[0], n->in[0].number,
-                              n->in[1].literal ? NULL : &x[1], n->in[1].number, &y, stream);
-    case FB_OPK_REDUCE: {
-        const int dim = n->dim < 0 ? n->dim + x[0].shape.rank : n->dim;
-        return fb_prim_reduce(n->op, &x[0], dim, &y, stream);
+    fb_eager_args a = {.out = &y, .ctx = e->ctx, .stream = stream, .workspace = e->workspace,
+                       .workspace_bytes = e->workspace_bytes, .what = e->what[k]};
+    for (int j = 0; j < n->n_in; j++) {
+        if (n->in[j].literal) {
+            a.lit[j] = n->in[j].number;
+        } else {
+            x[j] = view(e, n->in[j].value, in, out);
+            a.in[j] = &x[j];
+        }
     }
-    default: return (int)cudaErrorInvalidValue; /* refused at create */
-    }
+    return fb_node_kind(n)->eager(n, &a);
 }
 
 fb_status fb_eager_run(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream)
@@ -194,25 +224,23 @@ fb_status fb_eager_run(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStr
     const fb_case *c = &e->c;
     for (int i = 0; i < c->n_inputs; i++) FB_TRY(check_tensor(e, &in[i], i, "input"));
     for (int k = 0; k < c->n_outputs; k++) FB_TRY(check_tensor(e, &out[k], c->outputs[k], "output"));
-    for (int k = 0; k < c->n_nodes; k++) {
-        const fb_node *n = &c->nodes[k];
-        const int err = launch_node(e, n, in, out, stream);
-        if (err != 0) {
-            char what[96];
-            snprintf(what, sizeof what, "eager program[%d] (%s) launch", k, fb_ops[n->op].name);
-            return fb_cuda_status(err, what, __FILE__, __LINE__);
-        }
-    }
+    for (int k = 0; k < c->n_nodes; k++) FB_TRY(launch_node(e, k, in, out, stream));
     return FB_OK;
 }
 
-int fb_eager_launches(const fb_eager *e) { return e ? e->c.n_nodes : 0; }
+int fb_eager_launches(const fb_eager *e)
+{
+    if (!e) return 0;
+    fb_costs k;
+    return fb_program_costs(&e->c, e->shapes, e->dt, &k) == FB_OK ? k.eager_kernels : e->c.n_nodes;
+}
 
-size_t fb_eager_bytes(const fb_eager *e) { return e ? e->bytes : 0; }
+size_t fb_eager_bytes(const fb_eager *e) { return e ? e->bytes + e->workspace_bytes : 0; }
 
 void fb_eager_destroy(fb_eager *e)
 {
     if (!e) return;
     for (int b = 0; b < e->n_bufs; b++) fb_dfree(e->buf[b]);
+    fb_dfree(e->workspace);
     free(e);
 }

@@ -13,13 +13,15 @@ extern "C" {
 
 typedef struct fb_eager fb_eager;
 
-/* Plan and allocate intermediates for these shapes and dtype. FB_E_OOM if they do not fit. */
-fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt,
+/* Plan and allocate intermediates (and the kinds' workspace) for these shapes and
+ * dtype. FB_E_OOM if they do not fit. ctx (library handles, device facts) is
+ * handed to every launch; it must outlive the fb_eager. */
+fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt, fb_context *ctx,
                           fb_eager **out);
-/* Run the program: `in` are the program inputs, `out` its outputs (caller-owned). */
+/* Run the program on `stream`: `in` are the program inputs, `out` its outputs (caller-owned). */
 fb_status fb_eager_run(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream);
 int fb_eager_launches(const fb_eager *e);
-size_t fb_eager_bytes(const fb_eager *e); /* intermediates held */
+size_t fb_eager_bytes(const fb_eager *e); /* intermediates and workspace held */
 void fb_eager_destroy(fb_eager *e);
 
 #ifdef __cplusplus

@@ -1,47 +1,17 @@
-/* program.h — a case as a program of primitive ops (the data case.c loads), the
- * op table, shape binding over a grid point, ideal bytes / FLOPs / eager kernel
- * count, and the float64 CPU interpreter that is the reference for every check. */
+/* program.h — a case as a program of primitive ops (the data case.c loads),
+ * shape binding over a grid point, ideal bytes / FLOPs / eager kernel count, the
+ * float64 CPU interpreter that is the reference for every check, and the row plan
+ * that lets a large cell be checked on sampled rows. Everything op-specific is
+ * the op table's (src/ops/op_table.h); program.c only walks the program. */
 #ifndef FB_PROGRAM_H
 #define FB_PROGRAM_H
 
 #include "fb.h"
+#include "ops/attrs.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- the op table ---------------------------------------------------------
- * One row per primitive. `kind` decides how shapes, costs, the reference and the
- * eager launch are derived; matmul and conv2d slot in as new kinds and rows. */
-typedef enum fb_op_kind {
-    FB_OPK_UNARY,   /* y = f(x), same shape                                        */
-    FB_OPK_BINARY,  /* y = f(a, b), numpy broadcasting, either operand may be a literal */
-    FB_OPK_REDUCE,  /* y = reduce(x, dim), keepdim: y has size 1 along dim           */
-    FB_OPK_MATMUL,  /* reserved: batched matmul through cuBLAS                      */
-    FB_OPK_CONV2D,  /* reserved: conv2d through cuDNN                               */
-} fb_op_kind;
-
-typedef enum fb_op {
-    /* unary */
-    FB_OP_NEG, FB_OP_ABS, FB_OP_EXP, FB_OP_LOG, FB_OP_COS, FB_OP_SIN, FB_OP_TANH,
-    FB_OP_SQRT, FB_OP_RSQRT, FB_OP_RELU, FB_OP_SIGMOID, FB_OP_ERF, FB_OP_RECIPROCAL,
-    FB_OP_SQUARE,
-    /* binary */
-    FB_OP_ADD, FB_OP_SUB, FB_OP_MUL, FB_OP_DIV, FB_OP_MAX, FB_OP_MIN, FB_OP_POW,
-    /* reductions (keepdim) */
-    FB_OP_SUM, FB_OP_AMAX, FB_OP_AMIN, FB_OP_MEAN,
-    FB_NOPS
-} fb_op;
-
-typedef struct fb_op_info {
-    const char *name;     /* as written in case files */
-    fb_op_kind kind;
-    int n_in;             /* operand count */
-    double flops;         /* FLOPs per output element (unary/binary) or per input element (reduce) */
-} fb_op_info;
-
-extern const fb_op_info fb_ops[FB_NOPS];
-int fb_op_from_name(const char *name); /* index into fb_ops, or -1 */
 
 /* ---- the program ----------------------------------------------------------- */
 #define FB_NAME_MAX 64
@@ -56,6 +26,7 @@ typedef enum fb_init {
     FB_INIT_NORMAL,   /* N(0, 1)                     */
     FB_INIT_UNIFORM,  /* U(-1, 1)                    */
     FB_INIT_POSITIVE, /* U(0.5, 1.5): safe for log, sqrt, div */
+    FB_INIT_ROW_SIMPLEX, /* U(0.5, 1.5) / (size of the last dim): positive rows summing to ~1 */
     FB_NINITS
 } fb_init;
 const char *fb_init_name(fb_init i);
@@ -76,12 +47,15 @@ typedef struct fb_operand {
     int value;     /* index into fb_case.values             */
 } fb_operand;
 
+/* One op: what it computes is its *kind* (src/ops/op_table.h: unary, binary,
+ * reduce, random, ...) and the op within the kind (exp, add, sum, dropout). */
 typedef struct fb_node {
-    fb_op op;
+    int kind;       /* index into the op table (fb_op_kind_at) */
+    int op;         /* which op of the kind: index into its ops[] */
     int n_in;
     fb_operand in[FB_MAX_OPERANDS];
-    int dim;  /* reductions: the dim as written (may be negative) */
-    int out;  /* index into fb_case.values */
+    fb_attrs attrs; /* dim, keepdim, p, seed, ...: as the kind's parse stored them */
+    int out;        /* index into fb_case.values */
 } fb_node;
 
 typedef struct fb_value {
@@ -153,13 +127,13 @@ typedef struct fb_costs {
     double in_bytes;     /* every program input read once              */
     double out_bytes;    /* every program output written once          */
     double ideal_bytes;  /* in_bytes + out_bytes                       */
-    double flops;        /* counted from the ops                       */
-    int eager_kernels;   /* one launch per node                        */
+    double flops;        /* the sum of every node's kind's count       */
+    int eager_kernels;   /* the sum of every node's launches (one each today) */
     double eager_bytes;  /* what eager moves: each node reads its operands, writes its output */
 } fb_costs;
 
-/* Costs at concrete shapes for a dtype. FB_E_CASE with a message when a byte
- * count overflows int64. */
+/* Costs at concrete shapes for a dtype, each node's from its kind's cost rule.
+ * FB_E_CASE with a message when a byte count overflows int64. */
 fb_status fb_program_costs(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt,
                            fb_costs *out);
 
@@ -170,23 +144,48 @@ fb_status fb_program_costs(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES
 fb_status fb_reference_eval(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES],
                             const double *const *inputs, double *const *outputs);
 
-/* Row view for checking large cells on a sample of rows.
- * A program is row-separable when every reduction is over the last dim. Then the
- * outputs' leading dims (all dims but the last, broadcast together) form n_rows
- * rows, and output row r depends only on row r of each input (or row 0 of an
- * input whose leading dims broadcast). */
+/* The same on a slice of every tensor (a row plan's rows): shapes are the slices'
+ * shapes and base[v] the flat index, in value v's full tensor, of the slice's first
+ * element, which ops that depend on the element index (dropout) need. base NULL:
+ * whole tensors (all 0). peak (when not NULL, caller-initialised) gets, per node
+ * output v, max(peak[v], the largest finite |element| of v): how large the values
+ * a dtype must hold get (fb_dtype_overflows). */
+fb_status fb_reference_eval_at(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
+                               const double *const *inputs, double *const *outputs, double *peak);
+
+/* True when storing v in dt rounds it to infinity (|v| beyond dt's largest finite
+ * value by half an ulp or more). */
+bool fb_dtype_overflows(fb_dtype dt, double v);
+
+/* ---- the row plan (src/rowplan.c) ---------------------------------------------
+ * How a cell too large to check in full is checked on a sample of rows.
+ *
+ * Every axis of every value is traced through the program by the kinds' row
+ * rules: broadcasting makes two axes one, a reduction marks the axis it combines
+ * along as unsplittable. The plan splits on the longest run of leading axes of
+ * outputs[0] (never its last, unless it has only one) that no node combines along
+ * and that lead every value carrying them (so each value's slice is contiguous). Row r of the plan is one index along
+ * those axes; a value without them (a weight, a bias) is read whole in every
+ * row. A softmax or layernorm splits on its leading dims and keeps the last;
+ * [A, B, C] summed over dim 1 splits on A; a sum over dim 0 splits on nothing, and
+ * a cell of it too large to check in full is reported unchecked. */
 typedef struct fb_rowplan {
     bool separable;
-    char why[128];                      /* when not separable */
+    char why[160];                              /* when not separable           */
     int64_t n_rows;
-    fb_shape row_shape[FB_MAX_VALUES];  /* every value's shape with leading dims set to 1 */
+    int n_split;                                /* axes the rows split on        */
+    int64_t split_size[FB_MAX_RANK];            /* their sizes (row r is row-major over them) */
+    fb_shape row_shape[FB_MAX_VALUES];          /* every value's slice: split axes set to 1 */
+    int64_t stride[FB_MAX_VALUES][FB_MAX_RANK]; /* element stride of split axis s in value v, 0 when v lacks it */
 } fb_rowplan;
 
+/* Not separable is not an error: rp->separable false and rp->why say why.
+ * FB_E_CASE only for a broken program or a row count that overflows int64. */
 fb_status fb_program_rowplan(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_rowplan *rp);
 
-/* Element offset, into value v's full dense tensor, of the row that feeds output
- * row r (broadcast along leading dims). Its length is row_shape[v]'s numel. */
-int64_t fb_rowplan_offset(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], int v, int64_t r);
+/* Element offset, into value v's full dense tensor, of the slice that row r
+ * reads; the slice is contiguous, row_shape[v]'s numel long. */
+int64_t fb_rowplan_offset(const fb_rowplan *rp, int v, int64_t r);
 
 #ifdef __cplusplus
 }

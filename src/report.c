@@ -12,9 +12,11 @@
  * being the gap. No line has trailing blanks.
  *
  * Cell markers, first match wins: the variant's own status (FAIL, OOM, ERR,
- * "-" when skipped or not measured), then — for the speedup only — the baseline's
- * (BFAIL when it failed its check, OOM, ERR, "-"). A failed check outranks
- * everything: a fast wrong kernel must never read as a number. */
+ * "-" when skipped or not measured, UNCHK when it ran but was not checked against
+ * the reference), then — for the speedup only — the baseline's (BFAIL when it
+ * failed its check, OOM, ERR, "-", UNCHK). A failed check outranks everything: a
+ * fast wrong kernel must never read as a number, and neither may one nobody
+ * checked. */
 #include "report.h"
 
 #include <math.h>
@@ -76,7 +78,7 @@ static const char *status_marker(json_t *entry, bool is_baseline)
 {
     const char *st = json_string_value(json_object_get(entry, "status"));
     if (!st) return "-";
-    if (strcmp(st, "ok") == 0) return NULL;
+    if (strcmp(st, "ok") == 0) return fb_result_unchecked(entry) ? "UNCHK" : NULL;
     if (strcmp(st, "fail") == 0) return is_baseline ? "BFAIL" : "FAIL";
     if (strcmp(st, "oom") == 0) return "OOM";
     if (strcmp(st, "error") == 0) return "ERR";

@@ -25,9 +25,11 @@
  *                        "reason": "...",                 (for anything but ok)
  *                        "time_ms": STATS, "gbps": .., "tflops": .., "sol_pct": ..,
  *                        "kernels": 5, "footprint_bytes": .., "peak_bytes": ..,
- *                        "check": {"mode": "full|sampled|none", "rows_checked", "rows_total",
+ *                        "check": {"mode": "full|sampled", "rows_checked", "rows_total",
  *                                  "elements", "max_abs", "max_rel", "worst_output",
- *                                  "worst_index", "got", "want", "bad", "passed", "why"}},
+ *                                  "worst_index", "got", "want", "bad", "passed", "why"}
+ *                                 | {"mode": "none", "unchecked": "why"}},
+ *                                  (unchecked: status stays "ok", but nothing says it is right)
  *              "softmax.fused": {...}}}]}]}]
  * }
  * STATS = {"min", "p20", "median", "p80", "max", "mean", "stdev", "n"}
@@ -58,6 +60,10 @@ void fb_stats_from_json(const json_t *j, fb_stats *s);
 json_t *fb_json_real(double v);
 /* Number at key (int or real), NaN when absent or null. */
 double fb_json_number(const json_t *obj, const char *key);
+
+/* Why a variant's entry in a cell was not checked against the reference (its
+ * check.unchecked, or a mode "none" check), or NULL when it was checked. */
+const char *fb_result_unchecked(const json_t *variant_entry);
 
 /* Lookups used by report/resume: NULL when absent. */
 json_t *fb_result_case(json_t *root, const char *case_name);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "ops/op_table.h"
 #include "testing.h"
 
 static fb_case g_c; /* large: keep it off the stack */
@@ -95,13 +96,18 @@ static void test_softmax_file(void)
     }
 
     CHECK(c->n_nodes == 5);
-    static const fb_op ops[] = {FB_OP_AMAX, FB_OP_SUB, FB_OP_EXP, FB_OP_SUM, FB_OP_DIV};
+    static const char *const ops[] = {"amax", "sub", "exp", "sum", "div"};
+    static const char *const kinds[] = {"reduce", "binary", "unary", "reduce", "binary"};
     for (int n = 0; n < 5; n++) {
-        CHECK(c->nodes[n].op == ops[n]);
+        CHECK_STR(fb_node_op_name(&c->nodes[n]), ops[n]);
+        CHECK(fb_node_kind(&c->nodes[n]) && !strcmp(fb_node_kind(&c->nodes[n])->name, kinds[n]));
         CHECK(c->nodes[n].out == n + 1);
     }
     CHECK(c->nodes[0].n_in == 1 && !c->nodes[0].in[0].literal && c->nodes[0].in[0].value == 0);
-    CHECK(c->nodes[0].dim == -1 && c->nodes[3].dim == -1);
+    /* attributes in the bag: dim as written, keepdim's default */
+    CHECK(fb_attr_int(&c->nodes[0].attrs, "dim", 99) == -1 && fb_attr_int(&c->nodes[3].attrs, "dim", 99) == -1);
+    CHECK(fb_attr_bool(&c->nodes[0].attrs, "keepdim", false) && fb_attr_bool(&c->nodes[3].attrs, "keepdim", false));
+    CHECK(c->nodes[1].attrs.n == 0 && c->nodes[2].attrs.n == 0);
     CHECK(c->nodes[1].n_in == 2 && c->nodes[1].in[0].value == 0 && c->nodes[1].in[1].value == 1);
     CHECK(c->nodes[4].in[0].value == 3 && c->nodes[4].in[1].value == 4);
 
@@ -178,7 +184,7 @@ static void test_keys_and_types(void)
                "tolerance)");
     EXPECT_ERR(edit("'shape'", "'shpe'"), ": inputs.x: unknown key 'shpe' (did you mean 'shape'?)");
     EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': -1, 'axis': 1, 'out': 'm'"),
-               ": program[0]: unknown key 'axis' (expected op, in, out or dim)");
+               ": program[0]: unknown key 'axis' (expected op, in, out, dim or keepdim)");
     EXPECT_ERR(edit("'name': 'sm', ", ""), ": missing key 'name'");
     EXPECT_ERR(edit(",\n 'grid': {'dim0': [4, 8], 'dim1': [16, 32]}", ""), ": missing key 'grid'");
     EXPECT_ERR(edit("'op': 'exp', ", ""), ": program[2]: missing key 'op'");
@@ -220,7 +226,7 @@ static void test_inputs(void)
                ": inputs.x.shape[1]: 'dim 1' is not a valid symbol name (letters, digits and '_', not starting with a "
                "digit)");
     EXPECT_ERR(edit("['dim0', 'dim1']}", "['dim0', 'dim1'], 'init': 'gauss'}"),
-               ": inputs.x.init: unknown init 'gauss' (expected normal, uniform or positive)");
+               ": inputs.x.init: unknown init 'gauss' (expected normal, uniform, positive or row_simplex)");
     EXPECT_ERR(edit("['dim0', 'dim1']}", "['dim0', 'dim1'], 'init': 'unifrm'}"),
                ": inputs.x.init: unknown init 'unifrm' (did you mean 'uniform'?)");
     EXPECT_ERR(edit("['dim0', 'dim1']}}", "['dim0', 'dim1']}, 'w': {'shape': ['dim1']}}"),
@@ -245,7 +251,7 @@ static void test_program(void)
     EXPECT_ERR(edit("['x', 'm']", "[1, 2]"), ": program[1].in: 'sub' needs at least one value operand, not only literals");
     EXPECT_ERR(edit("'in': ['e'], 'dim': -1,", "'in': ['e'],"), ": program[3]: missing key 'dim' ('sum' reduces over one dim)");
     EXPECT_ERR(edit("'in': ['x', 'm'],", "'in': ['x', 'm'], 'dim': 1,"),
-               ": program[1].dim: 'sub' is not a reduction and takes no dim");
+               ": program[1].dim: 'sub' takes no dim (only reduce ops do)");
     EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': 1.0, 'out': 'm'"),
                ": program[0].dim: expected an integer dim, got the real number 1.0 (write 1, without a point or exponent)");
     EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': -1e0, 'out': 'm'"),
@@ -266,6 +272,63 @@ static void test_program(void)
     EXPECT_ERR(doc("{'name': 'a', 'summary': 'b', 'inputs': {'x': {'shape': [1]}}, 'program': [], 'outputs': ['x'],"
                    " 'dtypes': ['float32'], 'grid': {}}"),
                ": program: must not be empty");
+}
+
+/* Attributes of the new kinds: keepdim on reductions, p and seed on dropout, in
+ * the node's bag; the messages the kinds' parse functions give. */
+static void test_op_attributes(void)
+{
+    EXPECT_OK(edit("'dim': -1, 'out': 'm'", "'dim': -1, 'keepdim': true, 'out': 'm'"));
+    CHECK(fb_attr_bool(&g_c.nodes[0].attrs, "keepdim", false));
+    EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': -1, 'keepdim': 1, 'out': 'm'"),
+               ": program[0].keepdim: expected true or false, got 1");
+    /* keepdim false: m is [dim0], and x - m broadcasts it along the wrong axis */
+    EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': -1, 'keepdim': false, 'out': 'm'"),
+               ": program[1].in: shapes [4, 16] and [4] do not broadcast (at dim0=4, dim1=16)");
+
+    /* gelu is unary; dropout takes p in [0, 1) and an integer seed >= 0 */
+    static const char GELU[] =
+        "{'name': 'g', 'summary': 'gelu and dropout',\n"
+        " 'inputs': {'x': {'shape': ['n'], 'init': 'row_simplex'}},\n"
+        " 'program': [{'op': 'gelu', 'in': ['x'], 'out': 'g'},\n"
+        "             {'op': 'dropout', 'in': ['g'], 'p': 0.25, 'seed': 7, 'out': 'y'}],\n"
+        " 'outputs': ['y'], 'dtypes': ['float32'], 'grid': {'n': [8]}}";
+    char buf[1024];
+    EXPECT_OK(doc(GELU));
+    CHECK(g_c.values[0].init == FB_INIT_ROW_SIMPLEX);
+    CHECK_STR(fb_node_op_name(&g_c.nodes[0]), "gelu");
+    CHECK_STR(fb_node_kind(&g_c.nodes[1])->name, "random");
+    CHECK(fb_attr_real(&g_c.nodes[1].attrs, "p", -1) == 0.25);
+    CHECK(fb_attr_int(&g_c.nodes[1].attrs, "seed", -1) == 7);
+#define GELU_EDIT(from, to)                                                         \
+    do {                                                                           \
+        const char *p_ = strstr(GELU, from);                                       \
+        CHECK(p_ != NULL);                                                         \
+        snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p_ - GELU), GELU, to, p_ + strlen(from)); \
+    } while (0)
+    GELU_EDIT("'p': 0.25, ", "");
+    EXPECT_ERR(doc(buf), ": program[1]: missing key 'p' (the probability that dropout zeroes an element)");
+    GELU_EDIT("'p': 0.25", "'p': 1");
+    EXPECT_ERR(doc(buf), ": program[1].p: p 1 is not in [0, 1)");
+    GELU_EDIT("'p': 0.25", "'p': -0.5");
+    EXPECT_ERR(doc(buf), ": program[1].p: p -0.5 is not in [0, 1)");
+    GELU_EDIT("'p': 0.25", "'p': 'half'");
+    EXPECT_ERR(doc(buf), ": program[1].p: expected a number for p, got the string 'half'");
+    GELU_EDIT("'seed': 7, ", "");
+    EXPECT_ERR(doc(buf), ": program[1]: missing key 'seed' (an integer >= 0 that fixes the keep-mask)");
+    GELU_EDIT("'seed': 7", "'seed': 7.5");
+    EXPECT_ERR(doc(buf), ": program[1].seed: expected an integer seed, got the real number 7.5");
+    GELU_EDIT("'seed': 7", "'seed': -1");
+    EXPECT_ERR(doc(buf), ": program[1].seed: seed -1 is negative; use an integer >= 0");
+    GELU_EDIT("'seed': 7", "'seed': 7, 'dim': 0");
+    EXPECT_ERR(doc(buf), ": program[1].dim: 'dropout' takes no dim (only reduce ops do)");
+    GELU_EDIT("'in': ['x'], 'out': 'g'", "'in': ['x'], 'p': 0.5, 'out': 'g'");
+    EXPECT_ERR(doc(buf), ": program[0].p: 'gelu' takes no p (only random ops do)");
+    GELU_EDIT("'in': ['g'],", "'in': [0.5],");
+    EXPECT_ERR(doc(buf), ": program[1].in[0]: 'dropout' takes a value, not a literal");
+    GELU_EDIT("'gelu'", "'gelu_'");
+    EXPECT_ERR(doc(buf), ": program[0].op: unknown op 'gelu_' (did you mean 'gelu'?)");
+#undef GELU_EDIT
 }
 
 static void test_outputs(void)
@@ -574,6 +637,7 @@ int main(void)
     test_keys_and_types();
     test_inputs();
     test_program();
+    test_op_attributes();
     test_outputs();
     test_dtypes_and_fused();
     test_grid();

@@ -100,6 +100,11 @@ expect "validate by name" 0
 run validate
 expect "validate bundled cases" 0
 [[ "$out" == *"softmax.json (5 ops"* ]] && ok || bad "validate bundled: stdout: $out"
+# the eleven bundled cases of issue 6, each valid
+for name in softmax pointwise_chain double_softmax softmax_backward layernorm norm_chain \
+    horizontal_reduction_pointwise horizontal_reduction_reduction bias_gelu bias_dropout_add bias_dropout_add_train; do
+    [[ "$out" == *"ok   "*"/$name.json ("* ]] && ok || bad "validate bundled: $name missing from: $out"
+done
 
 run validate sofmax
 expect "unknown case name" 3 "unknown case 'sofmax' (did you mean 'softmax'?)"

@@ -3,6 +3,7 @@
  * and its error messages, costs and overflow, the float64 reference against
  * hand-computed numbers, and the row plan (a row evaluated alone must equal the
  * same row of the full evaluation). */
+#include "ops/op_table.h"
 #include "program.h"
 #include "testing.h"
 
@@ -46,17 +47,20 @@ static void input(fb_case *c, const char *name, int rank, const char *const *dim
 #define INPUT(c, name, ...) \
     input(c, name, (int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)), (const char *[]){__VA_ARGS__})
 
-/* Operands: a number is a literal, anything else a value name. b may be NULL. */
+/* Operands: a number is a literal, anything else a value name. b may be NULL.
+ * `dim` is the reduction dim (keepdim), ignored by other kinds. */
 static void node(fb_case *c, const char *op, const char *out, int dim, const char *a, const char *b)
 {
     fb_node *n = &c->nodes[c->n_nodes];
-    int k = fb_op_from_name(op);
-    if (k < 0) {
+    memset(n, 0, sizeof *n);
+    if (fb_op_lookup(op, &n->kind, &n->op) != 0) {
         fprintf(stderr, "test bug: no op %s\n", op);
         abort();
     }
-    n->op = (fb_op)k;
-    n->dim = dim;
+    if (!strcmp(fb_node_kind(n)->name, "reduce")) {
+        fb_attrs_set_int(&n->attrs, "dim", dim);
+        fb_attrs_set_bool(&n->attrs, "keepdim", true);
+    }
     const char *ops[2] = {a, b};
     n->n_in = b ? 2 : 1;
     for (int i = 0; i < n->n_in; i++) {
@@ -116,24 +120,53 @@ static fb_point point2(int64_t a, int64_t b) { return (fb_point){{a, b}}; }
 
 static void test_ops(void)
 {
-    static const char *const names[FB_NOPS] = {
-        "neg", "abs", "exp", "log", "cos", "sin", "tanh", "sqrt", "rsqrt", "relu", "sigmoid", "erf",
-        "reciprocal", "square", "add", "sub", "mul", "div", "max", "min", "pow", "sum", "amax", "amin",
-        "mean"};
-    for (int i = 0; i < FB_NOPS; i++) {
-        CHECK_STR(fb_ops[i].name, names[i]);
-        CHECK(fb_op_from_name(names[i]) == i);
-        CHECK(fb_ops[i].flops == 1.0);
+    /* every op name finds its kind, and the kind's table names it back */
+    static const struct { const char *name, *kind; int n_in; } ops[] = {
+        {"neg", "unary", 1},   {"abs", "unary", 1},     {"exp", "unary", 1},        {"log", "unary", 1},
+        {"cos", "unary", 1},   {"sin", "unary", 1},     {"tanh", "unary", 1},       {"sqrt", "unary", 1},
+        {"rsqrt", "unary", 1}, {"relu", "unary", 1},    {"sigmoid", "unary", 1},    {"erf", "unary", 1},
+        {"reciprocal", "unary", 1}, {"square", "unary", 1}, {"gelu", "unary", 1},
+        {"add", "binary", 2},  {"sub", "binary", 2},    {"mul", "binary", 2},       {"div", "binary", 2},
+        {"max", "binary", 2},  {"min", "binary", 2},    {"pow", "binary", 2},
+        {"sum", "reduce", 1},  {"amax", "reduce", 1},   {"amin", "reduce", 1},      {"mean", "reduce", 1},
+        {"dropout", "random", 1},
+    };
+    const int n_ops = (int)(sizeof ops / sizeof ops[0]);
+    for (int i = 0; i < n_ops; i++) {
+        fb_node n = {0};
+        CHECK(fb_op_lookup(ops[i].name, &n.kind, &n.op) == 0);
+        const fb_op_kind *k = fb_node_kind(&n);
+        CHECK(k != NULL);
+        if (!k) continue;
+        CHECK_STR(k->name, ops[i].kind);
+        CHECK_STR(fb_node_op_name(&n), ops[i].name);
+        CHECK(k->n_in == ops[i].n_in);
     }
-    CHECK(fb_op_from_name("softmax") == -1);
-    CHECK(fb_op_from_name("") == -1);
-    CHECK(fb_op_from_name("ADD") == -1);
-    CHECK(fb_ops[FB_OP_TANH].kind == FB_OPK_UNARY && fb_ops[FB_OP_TANH].n_in == 1);
-    CHECK(fb_ops[FB_OP_POW].kind == FB_OPK_BINARY && fb_ops[FB_OP_POW].n_in == 2);
-    CHECK(fb_ops[FB_OP_MEAN].kind == FB_OPK_REDUCE && fb_ops[FB_OP_MEAN].n_in == 1);
+    const char *names[64];
+    CHECK(fb_op_names(names, 64) == n_ops);
+    CHECK(fb_op_names(names, 3) == 3);
+    int kind, op;
+    CHECK(fb_op_lookup("softmax", &kind, &op) == -1);
+    CHECK(fb_op_lookup("", &kind, &op) == -1);
+    CHECK(fb_op_lookup("ADD", &kind, &op) == -1);
+    CHECK(fb_op_lookup(NULL, &kind, &op) == -1);
+    CHECK(fb_op_kind_at(-1) == NULL && fb_op_kind_at(fb_op_kind_count()) == NULL);
+    fb_node broken = {.kind = 0, .op = 999};
+    CHECK(fb_node_kind(&broken) == NULL);
+    CHECK_STR(fb_node_op_name(&broken), "?");
+
+    /* every kind has everything the walks call; literals only where they make sense */
+    for (int i = 0; i < fb_op_kind_count(); i++) {
+        const fb_op_kind *k = fb_op_kind_at(i);
+        CHECK(k->shape && k->cost && k->reference && k->eager && k->rows);
+        CHECK((k->n_attrs > 0) == (k->parse != NULL));
+        CHECK(k->literals == !strcmp(k->name, "binary"));
+    }
+
     CHECK_STR(fb_init_name(FB_INIT_NORMAL), "normal");
     CHECK_STR(fb_init_name(FB_INIT_UNIFORM), "uniform");
     CHECK_STR(fb_init_name(FB_INIT_POSITIVE), "positive");
+    CHECK_STR(fb_init_name(FB_INIT_ROW_SIMPLEX), "row_simplex");
 }
 
 /* ---- broadcasting ------------------------------------------------------------ */
@@ -514,13 +547,15 @@ static int rows_match_full(const fb_case *c, const fb_shape *s, const fb_rowplan
     for (int64_t r = 0; r < rp->n_rows; r++) {
         const double *rin[FB_MAX_VALUES];
         double *rout[FB_MAX_VALUES];
-        for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + fb_rowplan_offset(c, s, v, r);
+        int64_t base[FB_MAX_VALUES];
+        for (int v = 0; v < c->n_values; v++) base[v] = fb_rowplan_offset(rp, v, r);
+        for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + base[v];
         for (int o = 0; o < c->n_outputs; o++)
             rout[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&rp->row_shape[c->outputs[o]]));
-        if (fb_reference_eval(c, rp->row_shape, rin, rout) != FB_OK) bad++;
+        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout, NULL) != FB_OK) bad++;
         for (int o = 0; o < c->n_outputs; o++) {
             int v = c->outputs[o];
-            const double *want = full[o] + fb_rowplan_offset(c, s, v, r);
+            const double *want = full[o] + base[v];
             for (int64_t e = 0; e < fb_shape_numel(&rp->row_shape[v]); e++) bad += rout[o][e] != want[e];
             free(rout[o]);
         }
@@ -549,8 +584,8 @@ static void test_rowplan(void)
     CHECK_STR(str(&rp.row_shape[find_value(&c, "m")]), "[1, 1]");
     CHECK_STR(str(&rp.row_shape[find_value(&c, "y")]), "[1, 7]");
     for (int r = 0; r < 5; r++) {
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "x"), r) == r * 7);
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "m"), r) == r);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "x"), r) == r * 7);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "m"), r) == r);
     }
     {
         double x[35], y[35];
@@ -585,10 +620,10 @@ static void test_rowplan(void)
     CHECK_STR(str(&rp.row_shape[find_value(&c, "g")]), "[10]");
     CHECK_STR(str(&rp.row_shape[find_value(&c, "bias")]), "[1, 10]");
     for (int r = 0; r < 6; r++) {
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "bias"), r) == 0);
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "g"), r) == 0);
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "x"), r) == r * 10);
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "mu"), r) == r);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "bias"), r) == 0);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "g"), r) == 0);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "x"), r) == r * 10);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "mu"), r) == r);
     }
     {
         double x[60], b[10], g[10], y[60], mu[6];
@@ -614,8 +649,8 @@ static void test_rowplan(void)
     CHECK(rp.separable && rp.n_rows == 6);
     CHECK_STR(str(&rp.row_shape[find_value(&c, "w")]), "[1, 4]");
     for (int r = 0; r < 6; r++) {
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "x"), r) == r * 4);
-        CHECK(fb_rowplan_offset(&c, s, find_value(&c, "w"), r) == (r % 3) * 4);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "x"), r) == r * 4);
+        CHECK(fb_rowplan_offset(&rp, find_value(&c, "w"), r) == (r % 3) * 4);
     }
     {
         double x[24], w[12], y[24];
@@ -636,7 +671,7 @@ static void test_rowplan(void)
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_rows == 4);
-    CHECK(fb_rowplan_offset(&c, s, find_value(&c, "t"), 3) == 3);
+    CHECK(fb_rowplan_offset(&rp, find_value(&c, "t"), 3) == 3);
     {
         double x[20], t[4], y[20];
         fill(x, 20, 0.2);
@@ -656,15 +691,15 @@ static void test_rowplan(void)
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(!rp.separable);
     CHECK(rp.n_rows == 0);
-    CHECK_STR(rp.why, "program[0] reduces dim 0, not the last dim");
+    CHECK_STR(rp.why, "program[0] (amax) combines values along dim 0 of output 'y', so its rows are not independent");
     make_softmax(&c, -2);
-    c.nodes[0].dim = -1; /* only the sum is over dim 0 */
+    fb_attrs_set_int(&c.nodes[0].attrs, "dim", -1); /* only the sum is over dim 0 */
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(!rp.separable);
-    CHECK_STR(rp.why, "program[3] reduces dim 0, not the last dim");
+    CHECK_STR(rp.why, "program[3] (sum) combines values along dim 0 of output 'y', so its rows are not independent");
 
-    /* not separable: a rank-0 value (two literals) */
+    /* a rank-0 value (two literals) is read whole by every row */
     memset(&c, 0, sizeof c);
     INPUT(&c, "x", "4");
     node(&c, "add", "k", 0, "1", "2");
@@ -672,15 +707,85 @@ static void test_rowplan(void)
     output(&c, "y");
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
-    CHECK(!rp.separable);
-    CHECK_STR(rp.why, "program[0] writes 'k', a rank-0 value");
+    CHECK(rp.separable && rp.n_rows == 4);
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "k")]), "[]");
     {
         const double xv[4] = {1, 2, 3, 4};
         const double *in[1] = {xv};
         double yv[4];
+        double *out[1] = {yv};
         CHECK(eval1(&c, &p, in, yv) == FB_OK);
         CHECK(yv[0] == 3 && yv[3] == 12);
+        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
     }
+
+    /* the generalisation: a reduction over a middle dim leaves the leading dim to
+     * split, [A, B, C] summed over B splits on A alone */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "3", "4", "5");
+    node(&c, "sum", "s", 1, "x", NULL);
+    node(&c, "div", "y", 0, "x", "s");
+    output(&c, "y");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(rp.separable && rp.n_rows == 3 && rp.n_split == 1);
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "x")]), "[1, 4, 5]");
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "s")]), "[1, 1, 5]");
+    CHECK(fb_rowplan_offset(&rp, find_value(&c, "x"), 2) == 40);
+    CHECK(fb_rowplan_offset(&rp, find_value(&c, "s"), 2) == 10);
+    {
+        double x[60], y[60];
+        fill(x, 60, 0.5);
+        const double *in[1] = {x};
+        double *out[1] = {y};
+        CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
+        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+    }
+
+    /* keepdim false drops the reduced axis; the rows follow the leading dims */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "6", "5");
+    node(&c, "amax", "m", -1, "x", NULL);
+    fb_attrs_set_bool(&c.nodes[0].attrs, "keepdim", false);
+    node(&c, "neg", "y", 0, "m", NULL);
+    output(&c, "y");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK_STR(str(&s[find_value(&c, "y")]), "[6]");
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(rp.separable && rp.n_rows == 6);
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "x")]), "[1, 5]");
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "y")]), "[1]");
+    {
+        double x[30], y[6];
+        fill(x, 30, 0.8);
+        const double *in[1] = {x};
+        double *out[1] = {y};
+        CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
+        CHECK(y[2] == -fmax(fmax(fmax(x[10], x[11]), fmax(x[12], x[13])), x[14]));
+        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+    }
+
+    /* not separable: outputs[0]'s axis is not the leading axis of another value
+     * (t = u + x is [5, 3]: x's axis comes second), so no row is a contiguous slice */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "u", "5", "1");
+    INPUT(&c, "x", "3");
+    node(&c, "mul", "o", 0, "x", "2");
+    node(&c, "add", "t", 0, "u", "x");
+    output(&c, "o");
+    output(&c, "t");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable);
+    CHECK_STR(rp.why, "'t' does not lead with dim 0 of output 'o', so a row of it is not one contiguous slice");
+
+    /* not separable: a size-1 leading dim leaves nothing to sample */
+    make_softmax(&c, -1);
+    p = point2(1, 7);
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable);
+    CHECK_STR(rp.why, "output 'y' has size 1 along dim 0, so it has no rows to sample");
 }
 
 int main(void)

@@ -355,6 +355,56 @@ static void test_write_read(void)
     json_decref(root);
 }
 
+/* An unchecked variant (status ok, check.unchecked) reads UNCHK, never a number;
+ * so does one from an older file whose mode-none check claimed passed. */
+static void test_unchecked(json_t *root)
+{
+    json_t *r = json_deep_copy(root);
+    json_t *dt = fb_result_dtype(fb_result_case(r, "softmax"), "float32");
+    json_t *cell = fb_result_cell(dt, 128, 256); /* both variants ok: 400.0% in the golden grid */
+    json_t *vars = json_object_get(cell, "variants");
+    json_t *fused = json_object_get(vars, "softmax.fused"), *eager = json_object_get(vars, "eager");
+    CHECK(fused && eager);
+    if (!fused || !eager) {
+        json_decref(r);
+        return;
+    }
+    CHECK(fb_result_unchecked(fused) == NULL);
+    json_t *chk = json_object();
+    json_object_set_new(chk, "mode", json_string("none"));
+    json_object_set_new(chk, "unchecked", json_string("too large to check in full"));
+    json_object_set(fused, "check", chk);
+    CHECK_STR(fb_result_unchecked(fused), "too large to check in full");
+
+    fb_status st;
+    char *g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_OK);
+    CHECK(strstr(g, "UNCHK") != NULL);
+    CHECK(strstr(g, "400.0%") == NULL);
+    free(g);
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_TIME, &st);
+    CHECK(strstr(g, "UNCHK") != NULL);
+    free(g);
+
+    /* the baseline unchecked: the speedup is not a number either */
+    json_object_set(fused, "check", json_object());
+    json_object_set(eager, "check", chk);
+    CHECK(fb_result_unchecked(fused) == NULL);
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(strstr(g, "UNCHK") != NULL && strstr(g, "400.0%") == NULL);
+    free(g);
+
+    /* an old file: mode none, passed true */
+    json_t *old = json_pack("{s:s, s:b, s:s}", "mode", "none", "passed", 1, "why", "not row-separable");
+    json_object_set_new(eager, "check", old);
+    CHECK_STR(fb_result_unchecked(eager), "not row-separable");
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(strstr(g, "UNCHK") != NULL);
+    free(g);
+    json_decref(chk);
+    json_decref(r);
+}
+
 int main(void)
 {
     test_show_names();
@@ -366,6 +416,7 @@ int main(void)
         test_grids(root);
         test_report_all(root);
         test_grid_errors(root);
+        test_unchecked(root);
         json_decref(root);
     }
     return fb_t_report("test_report");
