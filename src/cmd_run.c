@@ -587,11 +587,8 @@ fb_status fb_cmd_run(int argc, char **argv)
     for (int ci = 0; ci < n_plans; ci++) {
         case_plan *p = &plans[ci];
         for (int di = 0; di < p->n_dtypes; di++)
-            for (int v = 0; v < p->n_variants; v++) {
-                if (o.show != FB_SHOW_SOL && !strcmp(p->variants[v], p->baseline)) continue;
-                fb_report_grid(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants[v], p->baseline,
-                               o.show);
-            }
+            fb_report_case(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants, p->n_variants,
+                           p->baseline, o.show);
     }
     fflush(stdout);
     fprintf(stderr, "fusionbench: %d cells in %.1f s; results in %s\n", done, now_s() - t0, out);
