@@ -386,6 +386,25 @@ static fb_status plan_axes(const run_opts *o, case_plan *p)
     return FB_OK;
 }
 
+/* ---- before the GPU ------------------------------------------------------------------------ */
+
+/* Two case files with one internal name would write into one another's cells
+ * (the result file keys cases by name): refuse, naming both files. */
+static fb_status check_unique_names(const case_plan *plans, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            if (strcmp(plans[i].c.name, plans[j].c.name) != 0) continue;
+            if (strcmp(plans[i].c.path, plans[j].c.path) == 0)
+                fb_error("case '%s' is given twice (%s)", plans[i].c.name, plans[i].c.path);
+            else
+                fb_error("%s and %s both define the case '%s'; one run needs distinct case names", plans[j].c.path,
+                         plans[i].c.path, plans[i].c.name);
+            return FB_E_USAGE;
+        }
+    return FB_OK;
+}
+
 /* ---- the result document -------------------------------------------------------------- */
 static json_t *case_object(json_t *root, const case_plan *p)
 {
@@ -502,6 +521,7 @@ fb_status fb_cmd_run(int argc, char **argv)
         FB_TRY(plan_variants(&o, p));
         FB_TRY(plan_axes(&o, p));
     }
+    FB_TRY(check_unique_names(plans, n_plans));
 
     json_t *root = NULL;
     char out_buf[PATH_MAX];

@@ -196,6 +196,15 @@ run run --case softmax --dim0 4294967296 --dim1 4294967296
 expect "run overflowing grid" 2 "byte count overflows 64 bits"
 run run --help
 expect "run --help" 0
+
+# ---- run: two case files with one internal name would share cells: refused, both named
+cp ../cases/softmax.json "$TMP/softmax_copy.json"
+run run --case softmax --case "$TMP/softmax_copy.json"
+expect "run same case name twice" 2 "both define the case 'softmax'"
+[[ "$err" == *"/cases/softmax.json and $TMP/softmax_copy.json both"* ]] && ok ||
+    bad "run same case name twice: both paths not named: $err"
+run run --case softmax --case softmax
+expect "run same case twice" 2 "case 'softmax' is given twice"
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     # no GPU here: the three GPU commands say so in one line and exit 77 (meson's skip)
     for c in run selftest env; do
