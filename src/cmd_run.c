@@ -386,74 +386,26 @@ static fb_status plan_axes(const run_opts *o, case_plan *p)
     return FB_OK;
 }
 
-/* ---- the result document -------------------------------------------------------------- */
-static json_t *case_object(json_t *root, const case_plan *p)
-{
-    const fb_case *c = &p->c;
-    json_t *cj = fb_result_case(root, c->name);
-    if (!cj) {
-        cj = json_object();
-        json_object_set_new(cj, "name", json_string(c->name));
-        json_object_set_new(cj, "summary", json_string(c->summary));
-        json_object_set_new(cj, "file", json_string(c->path));
-        json_object_set_new(cj, "dtypes", json_array());
-        json_array_append_new(json_object_get(root, "cases"), cj);
-    }
-    /* the grid and variants of this run (a resumed run keeps the same ones) */
-    json_object_set_new(cj, "rows", json_string(c->sym[c->axis[0].sym]));
-    json_t *rv = json_array(), *cv = json_array();
-    for (int i = 0; i < c->axis[0].n; i++) json_array_append_new(rv, json_integer(c->axis[0].v[i]));
-    json_object_set_new(cj, "row_values", rv);
-    if (c->n_axes > 1) {
-        json_object_set_new(cj, "cols", json_string(c->sym[c->axis[1].sym]));
-        for (int i = 0; i < c->axis[1].n; i++) json_array_append_new(cv, json_integer(c->axis[1].v[i]));
-        json_object_set_new(cj, "col_values", cv);
-    } else {
-        json_decref(cv);
-    }
-    json_t *vars = json_array();
-    for (int i = 0; i < p->n_variants; i++) json_array_append_new(vars, json_string(p->variants[i]));
-    json_object_set_new(cj, "variants", vars);
-    json_object_set_new(cj, "baseline", json_string(p->baseline));
-    return cj;
-}
+/* ---- before the GPU ------------------------------------------------------------------------ */
 
-static json_t *dtype_object(json_t *cj, fb_dtype d)
+/* Two case files with one internal name would write into one another's cells
+ * (the result file keys cases by name): refuse, naming both files. */
+static fb_status check_unique_names(const case_plan *plans, int n)
 {
-    json_t *dj = fb_result_dtype(cj, fb_dtype_name(d));
-    if (!dj) {
-        dj = json_object();
-        json_object_set_new(dj, "dtype", json_string(fb_dtype_name(d)));
-        json_object_set_new(dj, "cells", json_array());
-        json_array_append_new(json_object_get(cj, "dtypes"), dj);
-    }
-    return dj;
-}
-
-/* A resumed cell is done when every variant of this run has a final status. */
-#define MAX_UNCHECKED_WARNINGS 5
-
-static bool cell_done(json_t *cell, const case_plan *p)
-{
-    if (!cell) return false;
-    json_t *vars = json_object_get(cell, "variants");
-    for (int i = 0; i < p->n_variants; i++) {
-        json_t *vj = json_object_get(vars, p->variants[i]);
-        const char *st = json_string_value(json_object_get(vj, "status"));
-        if (!st || !strcmp(st, "error")) return false;
-    }
-    return true;
-}
-
-static void remove_cell(json_t *dj, json_t *cell)
-{
-    json_t *cells = json_object_get(dj, "cells");
-    for (size_t i = 0; i < json_array_size(cells); i++)
-        if (json_array_get(cells, i) == cell) {
-            json_array_remove(cells, i);
-            return;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            if (strcmp(plans[i].c.name, plans[j].c.name) != 0) continue;
+            if (strcmp(plans[i].c.path, plans[j].c.path) == 0)
+                fb_error("case '%s' is given twice (%s)", plans[i].c.name, plans[i].c.path);
+            else
+                fb_error("%s and %s both define the case '%s'; one run needs distinct case names", plans[j].c.path,
+                         plans[i].c.path, plans[i].c.name);
+            return FB_E_USAGE;
         }
+    return FB_OK;
 }
+
+#define MAX_UNCHECKED_WARNINGS 5 /* by name; past that, a count at the end */
 
 /* ---- progress ------------------------------------------------------------------------------ */
 static double now_s(void)
@@ -489,7 +441,9 @@ fb_status fb_cmd_run(int argc, char **argv)
     run_opts o;
     FB_TRY(parse_args(argc, argv, &o));
 
-    /* load and plan every case before touching the GPU: bad input costs nothing */
+    /* Every input is checked before the GPU is touched, so bad input costs
+     * nothing: the cases and the plan (exit 3 / 2), the resumed file (3), its
+     * fit with this run's cases (2), and whether the result can be written (4). */
     static case_plan plans[MAX_CASES];
     int n_plans = 0;
     char names[MAX_CASES][FB_NAME_MAX];
@@ -504,21 +458,29 @@ fb_status fb_cmd_run(int argc, char **argv)
         FB_TRY(plan_variants(&o, p));
         FB_TRY(plan_axes(&o, p));
     }
+    FB_TRY(check_unique_names(plans, n_plans));
 
     json_t *root = NULL;
     char out_buf[PATH_MAX];
     const char *out = o.out;
+    fb_status s = FB_OK;
     if (o.resume) {
         FB_TRY(fb_result_read(o.resume, &root));
+        for (int i = 0; i < n_plans && s == FB_OK; i++) s = fb_result_check_resume(root, o.resume, &plans[i].c);
         if (!out) out = o.resume;
     }
     if (!out) {
         default_out(out_buf, sizeof out_buf);
         out = out_buf;
     }
+    if (s == FB_OK) s = fb_result_check_target(out);
+    if (s != FB_OK) {
+        json_decref(root);
+        return s;
+    }
 
     fb_run_env env;
-    fb_status s = fb_run_env_open(&env, &o.timer);
+    s = fb_run_env_open(&env, &o.timer);
     if (s != FB_OK) {
         json_decref(root);
         return s;
@@ -526,7 +488,7 @@ fb_status fb_cmd_run(int argc, char **argv)
     if (!root) root = fb_run_new_result(&env, argc, argv, o.seed);
     else fb_run_note_resume(root, argc, argv);
 
-    /* a result file that cannot be written is found out now, not after an hour */
+    /* the first write: a fresh run's file exists from now on, a resumed one records the resume */
     s = fb_result_write(root, out);
     if (s != FB_OK) {
         json_decref(root);
@@ -545,9 +507,9 @@ fb_status fb_cmd_run(int argc, char **argv)
     for (int ci = 0; ci < n_plans && s == FB_OK; ci++) {
         case_plan *p = &plans[ci];
         fb_case *c = &p->c;
-        json_t *cj = case_object(root, p);
+        json_t *cj = fb_result_begin_case(root, c, p->variants, p->n_variants, p->baseline);
         for (int di = 0; di < p->n_dtypes && s == FB_OK; di++) {
-            json_t *dj = dtype_object(cj, p->dtypes[di]);
+            json_t *dj = fb_result_begin_dtype(cj, p->dtypes[di]);
             int nr = c->axis[0].n, nc = c->n_axes > 1 ? c->axis[1].n : 1;
             for (int r = 0; r < nr && s == FB_OK; r++)
                 for (int q = 0; q < nc && s == FB_OK; q++) {
@@ -558,13 +520,14 @@ fb_status fb_cmd_run(int argc, char **argv)
                     char pts[128];
                     fb_point_str(c, &pt, pts, sizeof pts);
                     progress(tty, ++done, total, c->name, p->dtypes[di], pts, t0);
+                    /* a resumed cell measures only what it lacks; what it has stays */
                     json_t *old = fb_result_cell(dj, c->axis[0].v[r], col);
-                    if (cell_done(old, p)) continue;
-                    if (old) remove_cell(dj, old);
+                    const char *todo[MAX_VARIANTS];
+                    int n_todo = fb_result_cell_todo(old, p->variants, p->n_variants, todo);
+                    if (n_todo == 0) continue;
                     json_t *cell = json_object();
                     bool failed = false;
-                    s = fb_cell_run(&cenv, c, p->dtypes[di], &pt, p->variants, p->n_variants, cell, &failed);
-                    json_array_append_new(json_object_get(dj, "cells"), cell);
+                    s = fb_cell_run(&cenv, c, p->dtypes[di], &pt, todo, n_todo, cell, &failed);
                     if (failed) failed_cells++;
                     json_t *vars = json_object_get(cell, "variants");
                     const char *k;
@@ -580,6 +543,7 @@ fb_status fb_cmd_run(int argc, char **argv)
                     if (unchecked && unchecked_cells++ < MAX_UNCHECKED_WARNINGS)
                         fprintf(stderr, "%sfusionbench: warning: %s %s %s not checked against the reference: %s\n",
                                 tty ? "\r\033[K" : "", c->name, fb_dtype_name(p->dtypes[di]), pts, unchecked);
+                    fb_result_store_cell(dj, old, cell);
                     fb_status ws = fb_result_write(root, out);
                     if (s == FB_OK) s = ws;
                 }
@@ -597,11 +561,8 @@ fb_status fb_cmd_run(int argc, char **argv)
     for (int ci = 0; ci < n_plans; ci++) {
         case_plan *p = &plans[ci];
         for (int di = 0; di < p->n_dtypes; di++)
-            for (int v = 0; v < p->n_variants; v++) {
-                if (o.show != FB_SHOW_SOL && !strcmp(p->variants[v], p->baseline)) continue;
-                fb_report_grid(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants[v], p->baseline,
-                               o.show);
-            }
+            fb_report_case(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants, p->n_variants,
+                           p->baseline, o.show);
     }
     fflush(stdout);
     fprintf(stderr, "fusionbench: %d cells in %.1f s; results in %s\n", done, now_s() - t0, out);

@@ -3,9 +3,11 @@
  * Exit codes (jq-style, documented in README.md):
  *   0  ok
  *   1  a correctness check failed (or, for compare, a regression)
- *   2  usage error
- *   3  bad case file
- *   4  CUDA / runtime / I/O error
+ *   2  usage error (also inputs that conflict: two cases with one name, a
+ *      --resume file holding another program under a case's name)
+ *   3  bad input file: a case file or a --resume result file that is missing,
+ *      unreadable, not a regular file, or invalid (status FB_E_CASE)
+ *   4  CUDA / runtime / I/O error (also: the result file cannot be written)
  *  77  no usable GPU (meson's skip code)
  */
 #include <stdio.h>
@@ -35,7 +37,7 @@ static void usage(FILE *f)
     for (int i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].about);
     fprintf(f,
             "\n'fusionbench <command> --help' describes a command.\n"
-            "exit codes: 0 ok, 1 correctness failure, 2 usage, 3 bad case file,\n"
+            "exit codes: 0 ok, 1 correctness failure, 2 usage, 3 bad input file (case or result),\n"
             "            4 CUDA/runtime/I/O error, 77 no usable GPU\n");
 }
 

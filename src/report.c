@@ -299,8 +299,23 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
     return ferror(f) ? (fb_error("cannot write the report: output error"), FB_E_IO) : FB_OK;
 }
 
-/* The speedup of the baseline against itself is 100% everywhere, so it is left
- * out there; its absolute numbers (time, GB/s, % of SOL) are worth a grid. */
+fb_status fb_report_case(FILE *f, json_t *root, const char *case_name, const char *dtype,
+                         const char *const *variants, int n_variants, const char *baseline, fb_show show)
+{
+    bool only_baseline = true;
+    for (int v = 0; v < n_variants; v++) only_baseline &= baseline && strcmp(variants[v], baseline) == 0;
+    for (int v = 0; v < n_variants; v++) {
+        fb_show sv = show;
+        if (show == FB_SHOW_SPEEDUP && baseline && strcmp(variants[v], baseline) == 0) {
+            if (!only_baseline) continue;
+            sv = FB_SHOW_SOL;
+        }
+        fb_status st = fb_report_grid(f, root, case_name, dtype, variants[v], baseline, sv);
+        if (st != FB_OK) return st;
+    }
+    return FB_OK;
+}
+
 fb_status fb_report_all(FILE *f, json_t *root, const char *baseline, fb_show show)
 {
     size_t i, j, k;
@@ -309,17 +324,25 @@ fb_status fb_report_all(FILE *f, json_t *root, const char *baseline, fb_show sho
         const char *case_name = json_string_value(json_object_get(cs, "name"));
         const char *base = baseline ? baseline : json_string_value(json_object_get(cs, "baseline"));
         if (!case_name) continue;
+        json_t *vars = json_object_get(cs, "variants");
+        size_t n = json_array_size(vars);
+        const char **names = calloc(n ? n : 1, sizeof *names);
+        if (!names) {
+            fb_error("out of host memory printing %s", case_name);
+            return FB_E_NOMEM;
+        }
+        int n_names = 0;
+        json_array_foreach(vars, k, var)
+            if (json_string_value(var)) names[n_names++] = json_string_value(var);
+        fb_status st = FB_OK;
         json_array_foreach(json_object_get(cs, "dtypes"), j, dt) {
             const char *dtype = json_string_value(json_object_get(dt, "dtype"));
             if (!dtype) continue;
-            json_array_foreach(json_object_get(cs, "variants"), k, var) {
-                const char *vname = json_string_value(var);
-                if (!vname) continue;
-                if (show == FB_SHOW_SPEEDUP && base && strcmp(vname, base) == 0) continue;
-                fb_status st = fb_report_grid(f, root, case_name, dtype, vname, base, show);
-                if (st != FB_OK) return st;
-            }
+            st = fb_report_case(f, root, case_name, dtype, names, n_names, base, show);
+            if (st != FB_OK) break;
         }
+        free(names);
+        if (st != FB_OK) return st;
     }
     return FB_OK;
 }

@@ -26,7 +26,16 @@ int fb_show_from_name(const char *s, fb_show *out);
 fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const char *dtype,
                          const char *variant, const char *baseline, fb_show show);
 
-/* Every grid of a result: each case, dtype and non-baseline variant. */
+/* The grids of one case and dtype for `variants`, as run prints them: for the
+ * speedup, every variant but the baseline (against itself it is 100% everywhere)
+ * — unless the baseline is all there is (a case with no fused variant yet), then
+ * the baseline's % of speed of light, so such a run still shows its numbers;
+ * for sol, time and gbps, every variant. */
+fb_status fb_report_case(FILE *f, json_t *root, const char *case_name, const char *dtype,
+                         const char *const *variants, int n_variants, const char *baseline, fb_show show);
+
+/* Every grid of a result: fb_report_case for each case and dtype, with the
+ * case's variants and (unless `baseline` is given) its baseline. */
 fb_status fb_report_all(FILE *f, json_t *root, const char *baseline, fb_show show);
 
 #ifdef __cplusplus

@@ -1,12 +1,14 @@
-/* result.c — the result file: atomic write, checked read, and the small helpers
+/* result.c — the result file: atomic write, checked read, the small helpers
  * that move statistics between C and JSON and find a case / dtype / cell in a
- * result document (schema in result.h).
+ * result document (schema in result.h), and the merge a resumed run does.
  *
  * The file is rewritten after every cell of a run, so the write must never leave
  * a half-written PATH behind: it goes to PATH.tmp.PID in the same directory
  * (rename is only atomic within one file system), is fsync'ed, then renamed over
  * PATH. NaN and Inf have no JSON spelling; they are written as null and read back
- * as NaN. */
+ * as NaN. A file read back is validated whole (result_check.c) before anything
+ * uses it, and a resumed run only adds: a cell keeps its finished variants, a
+ * case keeps the grid values and variants of earlier runs. */
 #include "result.h"
 
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- writing ------------------------------------------------------------- */
@@ -57,6 +60,16 @@ static int write_synced(const char *tmp, const char *text)
     return err;
 }
 
+/* PATH.tmp.PID, in PATH's directory (rename is only atomic within one file
+ * system); NULL when out of memory. */
+static char *temp_name(const char *path)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (tmp) snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    return tmp;
+}
+
 fb_status fb_result_write(json_t *root, const char *path)
 {
     /* Nine significant digits keep sub-nanosecond resolution on millisecond
@@ -68,14 +81,12 @@ fb_status fb_result_write(json_t *root, const char *path)
         return FB_E_IO;
     }
 
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
+    char *tmp = temp_name(path);
     if (!tmp) {
         free(text);
         fb_error("%s: cannot write: out of host memory", path);
         return FB_E_NOMEM;
     }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
 
     errno = 0;
     int err = write_synced(tmp, text);
@@ -92,45 +103,140 @@ fb_status fb_result_write(json_t *root, const char *path)
     return FB_OK;
 }
 
+/* Can PATH be replaced by fb_result_write? Checked before a run opens the GPU,
+ * so that a typo in --out costs nothing; the probe is the write's own first step
+ * (create PATH.tmp.PID), undone at once. */
+fb_status fb_result_check_target(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fb_error("%s: cannot write: is a directory", path);
+            return FB_E_IO;
+        }
+        /* the file is replaced by a rename: that would put a regular file in place of a FIFO or device */
+        if (!S_ISREG(st.st_mode)) {
+            fb_error("%s: cannot write: not a regular file", path);
+            return FB_E_IO;
+        }
+    }
+    char *tmp = temp_name(path);
+    if (!tmp) {
+        fb_error("%s: cannot write: out of host memory", path);
+        return FB_E_NOMEM;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        close(fd);
+        remove(tmp);
+    }
+    free(tmp);
+    if (err) {
+        fb_error("%s: cannot write: %s", path, strerror(err));
+        return FB_E_IO;
+    }
+    return FB_OK;
+}
+
 /* ---- reading ------------------------------------------------------------- */
+
+/* Far above any real result (a full --all run is a few MB); keeps a mistaken
+ * --resume big.bin from building a tree of gigabytes. */
+#define MAX_RESULT_BYTES ((size_t)1 << 30)
+
+/* The whole file, NUL-terminated. Every failure is the input's: FB_E_CASE. */
+static fb_status read_whole(const char *path, char **text, size_t *len)
+{
+    /* O_NONBLOCK: opening a FIFO that has no writer would block forever. The
+     * type is then checked on the open descriptor, not the name, so nothing
+     * can be swapped in between the check and the read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) fb_error("%s: no such file", path);
+        else fb_error("%s: cannot read: %s", path, strerror(errno));
+        return FB_E_CASE;
+    }
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) != 0) fb_error("%s: cannot read: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode)) fb_error("%s: is a directory, not a result file", path);
+    else if (!S_ISREG(st.st_mode)) fb_error("%s: not a regular file", path); /* a FIFO or device: blocks or never ends */
+    else if ((size_t)st.st_size > MAX_RESULT_BYTES)
+        fb_error("%s: too large for a result file (%lld bytes; at most %zu)", path, (long long)st.st_size,
+                 MAX_RESULT_BYTES);
+    else ok = true;
+    if (!ok) {
+        close(fd);
+        return FB_E_CASE;
+    }
+    size_t cap = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(cap + 1);
+    int err = buf ? 0 : ENOMEM;
+    while (!err) {
+        if (n == cap) { /* the file grew since fstat */
+            if (cap >= MAX_RESULT_BYTES) {
+                err = EFBIG;
+                break;
+            }
+            char *more = realloc(buf, 2 * cap + 1);
+            if (!more) {
+                err = ENOMEM;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) err = errno;
+        else if (got == 0) break;
+        else n += (size_t)got;
+    }
+    close(fd);
+    if (err) {
+        free(buf);
+        if (err == ENOMEM) {
+            fb_error("%s: out of host memory reading the file", path);
+            return FB_E_NOMEM;
+        }
+        fb_error("%s: cannot read: %s", path, strerror(err));
+        return FB_E_CASE;
+    }
+    buf[n] = 0;
+    *text = buf;
+    *len = n;
+    return FB_OK;
+}
+
+fb_status fb_result_parse(const char *text, size_t len, const char *path, json_t **root)
+{
+    *root = NULL;
+    json_error_t je;
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        fb_error("%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return FB_E_CASE;
+    }
+    fb_status s = fb_result_check(doc, path);
+    if (s != FB_OK) {
+        json_decref(doc);
+        return s;
+    }
+    *root = doc;
+    return FB_OK;
+}
 
 fb_status fb_result_read(const char *path, json_t **root)
 {
     *root = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT) fb_error("%s: no such file", path);
-        else fb_error("%s: cannot read: %s", path, strerror(errno));
-        return FB_E_IO;
-    }
-    json_error_t je;
-    errno = 0;
-    json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    int read_err = ferror(f) ? (errno ? errno : EIO) : 0; /* EISDIR for a directory */
-    fclose(f);
-    if (!doc) {
-        if (read_err) fb_error("%s: cannot read: %s", path, strerror(read_err));
-        else fb_error("%s:%d:%d: %s", path, je.line, je.column, je.text);
-        return FB_E_IO;
-    }
-
-    json_t *tag = json_object_get(doc, "fusionbench");
-    json_t *schema = json_object_get(tag, "schema");
-    if (!json_is_object(doc) || !json_is_object(tag) || !json_is_integer(schema)) {
-        json_decref(doc);
-        fb_error("%s: not a fusionbench result file", path);
-        return FB_E_CASE;
-    }
-    /* An older schema is read as is (fields are only ever added); a newer one
-     * may mean something this build does not understand. */
-    if (json_integer_value(schema) > FB_RESULT_SCHEMA) {
-        fb_error("%s: result schema %lld is newer than this fusionbench understands (%d)", path,
-                 (long long)json_integer_value(schema), FB_RESULT_SCHEMA);
-        json_decref(doc);
-        return FB_E_CASE;
-    }
-    *root = doc;
-    return FB_OK;
+    char *text;
+    size_t len;
+    fb_status s = read_whole(path, &text, &len);
+    if (s != FB_OK) return s;
+    s = fb_result_parse(text, len, path, root);
+    free(text);
+    return s;
 }
 
 /* ---- numbers and statistics --------------------------------------------- */
@@ -230,4 +336,205 @@ json_t *fb_result_cell(json_t *dtype_obj, int64_t row, int64_t col)
         if (col == -1 ? (c == NULL || json_is_null(c)) : json_equals_int(c, col)) return cell;
     }
     return NULL;
+}
+
+/* ---- resuming ------------------------------------------------------------ */
+
+static const char *axis_name(const fb_case *c, int a) { return a < c->n_axes ? c->sym[c->axis[a].sym] : NULL; }
+
+static bool same_name(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+/* The number at key, and whether it is one (null and absent are not compared). */
+static bool number_at(const json_t *obj, const char *key, double *v)
+{
+    const json_t *j = json_object_get(obj, key);
+    if (!json_is_number(j)) return false;
+    *v = json_number_value(j);
+    return true;
+}
+
+fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *c)
+{
+    json_t *cs = fb_result_case(root, c->name);
+    if (!cs) return FB_OK;
+    const char *rows = json_string_value(json_object_get(cs, "rows"));
+    const char *cols = json_string_value(json_object_get(cs, "cols"));
+    if (!same_name(rows, axis_name(c, 0)) || !same_name(cols, axis_name(c, 1))) {
+        char there[2 * FB_NAME_MAX + 8], here[2 * FB_NAME_MAX + 8];
+        snprintf(there, sizeof there, "%s%s%s", rows ? rows : "?", cols ? " x " : "", cols ? cols : "");
+        snprintf(here, sizeof here, "%s%s%s", axis_name(c, 0), c->n_axes > 1 ? " x " : "",
+                 c->n_axes > 1 ? axis_name(c, 1) : "");
+        fb_error("%s: its case '%s' has the grid %s, but %s has %s: another case under the same name; "
+                 "resume into another result file, or rename the case",
+                 path, c->name, there, c->path, here);
+        return FB_E_USAGE;
+    }
+    /* Every cell the file holds for this case must describe this program. Bytes
+     * and FLOPs are derived from it, so a program that reads or computes
+     * anything differently is caught (one with the same counts is not). */
+    size_t i, j;
+    json_t *dt, *cell;
+    json_array_foreach(json_object_get(cs, "dtypes"), i, dt) {
+        fb_dtype d;
+        if (fb_dtype_from_name(json_string_value(json_object_get(dt, "dtype")), &d) != 0) continue;
+        json_array_foreach(json_object_get(dt, "cells"), j, cell) {
+            fb_point pt = {0};
+            pt.sym[c->axis[0].sym] = (int64_t)json_integer_value(json_object_get(cell, "row"));
+            if (c->n_axes > 1) pt.sym[c->axis[1].sym] = (int64_t)json_integer_value(json_object_get(cell, "col"));
+            char pts[128];
+            fb_point_str(c, &pt, pts, sizeof pts);
+            fb_shape shapes[FB_MAX_VALUES];
+            fb_costs costs;
+            fb_status s = fb_program_shapes(c, &pt, shapes);
+            if (s == FB_OK) s = fb_program_costs(c, shapes, d, &costs);
+            if (s != FB_OK) {
+                char why[1024];
+                snprintf(why, sizeof why, "%s", fb_last_error());
+                fb_error("%s: case '%s' %s %s: the file's cell does not fit %s (%s): the program changed since; "
+                         "resume into another result file",
+                         path, c->name, fb_dtype_name(d), pts, c->path, why);
+                return FB_E_USAGE;
+            }
+            static const char *const keys[] = {"ideal_bytes", "flops"};
+            const double now[] = {(double)(json_int_t)costs.ideal_bytes, (double)(json_int_t)costs.flops};
+            for (int k = 0; k < 2; k++) {
+                double had;
+                if (!number_at(cell, keys[k], &had) || had == now[k]) continue;
+                fb_error("%s: case '%s' %s %s: the file's cell has %s %.0f, but %s gives %.0f: the program "
+                         "changed since; resume into another result file",
+                         path, c->name, fb_dtype_name(d), pts, keys[k], had, c->path, now[k]);
+                return FB_E_USAGE;
+            }
+        }
+    }
+    return FB_OK;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* This run's values of an axis in its order; when the file had values this run
+ * does not, the union, ascending (the cells measured there stay in the grid). */
+static json_t *merged_values(const json_t *had, const fb_axis *ax)
+{
+    size_t n_had = json_array_size(had), extra = 0, i;
+    json_t *v;
+    json_array_foreach(had, i, v) {
+        bool in_run = false;
+        for (int k = 0; k < ax->n; k++) in_run |= json_integer_value(v) == ax->v[k];
+        extra += !in_run;
+    }
+    json_t *out = json_array();
+    if (!extra) {
+        for (int k = 0; k < ax->n; k++) json_array_append_new(out, json_integer(ax->v[k]));
+        return out;
+    }
+    int64_t *all = malloc(sizeof *all * (n_had + (size_t)ax->n));
+    if (!all) { /* keep the file's list: losing this run's extra values only hides them */
+        json_decref(out);
+        return json_deep_copy(had);
+    }
+    size_t n = 0;
+    json_array_foreach(had, i, v) all[n++] = (int64_t)json_integer_value(v);
+    for (int k = 0; k < ax->n; k++) all[n++] = ax->v[k];
+    qsort(all, n, sizeof *all, cmp_i64);
+    for (size_t k = 0; k < n; k++)
+        if (k == 0 || all[k] != all[k - 1]) json_array_append_new(out, json_integer(all[k]));
+    free(all);
+    return out;
+}
+
+static bool array_has(const json_t *arr, const char *s)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (json_is_string(v) && strcmp(json_string_value(v), s) == 0) return true;
+    return false;
+}
+
+json_t *fb_result_begin_case(json_t *root, const fb_case *c, const char *const *variants, int n_variants,
+                             const char *baseline)
+{
+    json_t *cs = fb_result_case(root, c->name);
+    bool fresh = cs == NULL;
+    if (fresh) {
+        cs = json_object();
+        json_object_set_new(cs, "name", json_string(c->name));
+        json_object_set_new(cs, "summary", json_string(c->summary));
+        json_object_set_new(cs, "file", json_string(c->path));
+    }
+    /* fb_result_check_resume made sure a resumed case has these same axes */
+    json_object_set_new(cs, "rows", json_string(axis_name(c, 0)));
+    if (c->n_axes > 1) json_object_set_new(cs, "cols", json_string(axis_name(c, 1)));
+    json_object_set_new(cs, "row_values", merged_values(json_object_get(cs, "row_values"), &c->axis[0]));
+    if (c->n_axes > 1)
+        json_object_set_new(cs, "col_values", merged_values(json_object_get(cs, "col_values"), &c->axis[1]));
+
+    /* the variants measured before stay listed: their numbers are still in the cells */
+    json_t *vars = json_object_get(cs, "variants");
+    if (!json_is_array(vars)) {
+        vars = json_array();
+        json_object_set_new(cs, "variants", vars);
+    }
+    for (int i = 0; i < n_variants; i++)
+        if (!array_has(vars, variants[i])) json_array_append_new(vars, json_string(variants[i]));
+    json_object_set_new(cs, "baseline", json_string(baseline));
+    if (!json_is_array(json_object_get(cs, "dtypes"))) json_object_set_new(cs, "dtypes", json_array());
+    if (fresh) json_array_append_new(json_object_get(root, "cases"), cs);
+    return cs;
+}
+
+json_t *fb_result_begin_dtype(json_t *case_obj, fb_dtype d)
+{
+    json_t *dj = fb_result_dtype(case_obj, fb_dtype_name(d));
+    if (!dj) {
+        dj = json_object();
+        json_object_set_new(dj, "dtype", json_string(fb_dtype_name(d)));
+        json_object_set_new(dj, "cells", json_array());
+        json_array_append_new(json_object_get(case_obj, "dtypes"), dj);
+    }
+    return dj;
+}
+
+/* ok, oom, fail and skipped are final; an error (a CUDA failure that stopped
+ * the run) is worth another try. */
+static bool finished(const json_t *entry)
+{
+    const char *st = json_string_value(json_object_get(entry, "status"));
+    return st && strcmp(st, "error") != 0;
+}
+
+int fb_result_cell_todo(const json_t *cell, const char *const *variants, int n_variants, const char **todo)
+{
+    const json_t *vars = json_object_get(cell, "variants");
+    int n = 0;
+    for (int i = 0; i < n_variants; i++)
+        if (!finished(json_object_get(vars, variants[i]))) todo[n++] = variants[i];
+    return n;
+}
+
+void fb_result_store_cell(json_t *dtype_obj, json_t *old, json_t *fresh)
+{
+    if (!old) {
+        json_array_append_new(json_object_get(dtype_obj, "cells"), fresh);
+        return;
+    }
+    /* fresh should hold only the variants that were still to do; a finished one
+     * is kept even if it does not */
+    const char *key;
+    json_t *v;
+    json_t *old_vars = json_object_get(old, "variants");
+    json_object_foreach(json_object_get(fresh, "variants"), key, v)
+        if (!finished(json_object_get(old_vars, key))) json_object_set(old_vars, key, v);
+    /* the copy the finished variants were measured against stays, unless it never finished */
+    json_t *old_sol = json_object_get(old, "sol");
+    json_t *new_sol = json_object_get(fresh, "sol");
+    if (new_sol && !(old_sol && strcmp(json_string_value(json_object_get(old_sol, "status")) ?: "", "ok") == 0))
+        json_object_set(old, "sol", new_sol);
+    json_object_foreach(fresh, key, v)
+        if (!json_object_get(old, key)) json_object_set(old, key, v);
+    json_decref(fresh);
 }

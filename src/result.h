@@ -1,22 +1,25 @@
 /* result.h — the result file: one JSON document (jansson tree in memory),
  * rewritten atomically (temp file + fsync + rename) after every cell so that a
- * killed run leaves a valid file. NaN and Inf are written as null.
+ * killed run leaves a valid file. NaN and Inf are written as null. A file read
+ * back (for --resume) is validated as strictly as a case file (result_check.c),
+ * and a resumed run only ever adds to it (fb_result_begin_case and friends).
  *
  * Schema (version 1):
  * {
  *   "fusionbench": {"version": "0.1.0", "git": "abc1234", "schema": 1},
  *   "started": "2026-11-22T08:00:00Z", "finished": "...", "host": "name", "command": "fusionbench run ...",
+ *   "resumed": [{"at": "...", "command": "..."}],   (one entry per --resume)
  *   "device": {"name", "cc", "sms", "l2_bytes", "mem_bytes", "sm_clock_mhz", "mem_clock_mhz",
  *              "bus_width_bits", "driver", "runtime", "cublas", "cudnn"},
  *   "settings": {"timer", "warmup_ms", "rep_ms", "max_noise_pct", "max_wall_s", "flush_bytes", "seed"},
  *   "cases": [
  *     {"name": "softmax", "summary": "...", "file": "cases/softmax.json",
  *      "rows": "dim0", "cols": "dim1",            (cols absent for a 1-axis grid)
- *      "row_values": [...], "col_values": [...],
+ *      "row_values": [...], "col_values": [...],  (unique integers; a resumed run adds its own)
  *      "variants": ["eager", "softmax.fused"], "baseline": "eager",
  *      "dtypes": [
- *        {"dtype": "float32",
- *         "cells": [
+ *        {"dtype": "float32",                      (canonical names, each once per case)
+ *         "cells": [                               (one per (row, col))
  *           {"row": 128, "col": 256, "point": {"dim0": 128, "dim1": 256},
  *            "ideal_bytes": 262144, "flops": 163840,
  *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5},
@@ -39,6 +42,7 @@
 
 #include <jansson.h>
 #include "fb.h"
+#include "program.h"
 #include "stats.h"
 
 #ifdef __cplusplus
@@ -50,8 +54,22 @@ extern "C" {
 /* Write atomically: PATH.tmp.PID, fsync, rename. FB_E_IO with message on failure
  * (the previous file, if any, is left intact). */
 fb_status fb_result_write(json_t *root, const char *path);
-/* Read a result file; FB_E_IO / FB_E_CASE (not a result file) with a message. */
+/* Can PATH be written the way fb_result_write writes it? Creates and removes
+ * PATH.tmp.PID (so it proves the directory is writable and leaves nothing
+ * behind) and refuses a PATH that is a directory or not a regular file. For
+ * run, before the GPU is opened: FB_E_IO ("PATH: cannot write: ...") or FB_OK. */
+fb_status fb_result_check_target(const char *path);
+
+/* Read and validate a result file. Every problem with the file is FB_E_CASE
+ * (exit 3, bad input file), in case.c's style:
+ *   "PATH: no such file", "PATH: cannot read: <strerror>", "PATH: not a regular file"
+ *   (a FIFO or device is refused before it is read, so it cannot block),
+ *   "PATH:LINE:COL: <syntax>", "PATH: cases[2].dtypes[0].cells[5].row: expected an integer, got ..." */
 fb_status fb_result_read(const char *path, json_t **root);
+/* The same from text in memory (tests); `path` names it in messages. */
+fb_status fb_result_parse(const char *text, size_t len, const char *path, json_t **root);
+/* The validation alone (result_check.c): FB_OK or FB_E_CASE with the message. */
+fb_status fb_result_check(const json_t *doc, const char *path);
 
 /* Stats <-> JSON (NaN/Inf become null and read back as NaN). */
 json_t *fb_stats_to_json(const fb_stats *s);
@@ -69,6 +87,30 @@ const char *fb_result_unchecked(const json_t *variant_entry);
 json_t *fb_result_case(json_t *root, const char *case_name);
 json_t *fb_result_dtype(json_t *case_obj, const char *dtype);
 json_t *fb_result_cell(json_t *dtype_obj, int64_t row, int64_t col);
+
+/* ---- resuming: a resumed run only ever adds to the file ---- */
+
+/* Before the GPU: may this run of case `c` write into the (validated) document
+ * `root` read from `path`? If the document has a case of that name, its grid
+ * axes and, at every cell it holds, the ideal bytes and FLOPs must be this
+ * case's: otherwise it is another program under the same name, and merging would
+ * mix the two. FB_E_USAGE with a message naming the file, case and difference. */
+fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *c);
+
+/* The case object for a run of `c` with `variants` against `baseline`: created,
+ * or (resumed) kept with its dtypes and cells, its grid values and variant list
+ * widened to cover this run's too, its baseline set to this run's. */
+json_t *fb_result_begin_case(json_t *root, const fb_case *c, const char *const *variants, int n_variants,
+                             const char *baseline);
+/* The dtype object of a case object, created when absent. */
+json_t *fb_result_begin_dtype(json_t *case_obj, fb_dtype d);
+/* Which of `variants` a cell still needs (absent from it, or ended in "error"),
+ * into todo[] (room for n_variants); returns how many. A NULL cell needs all. */
+int fb_result_cell_todo(const json_t *cell, const char *const *variants, int n_variants, const char **todo);
+/* Files a freshly measured cell (steals `fresh`): appended when `old` is NULL;
+ * else merged into `old`, which keeps every finished variant and an "ok" speed-
+ * of-light copy, and takes the variants measured now and anything it lacked. */
+void fb_result_store_cell(json_t *dtype_obj, json_t *old, json_t *fresh);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_cli.sh — the command line as a user meets it, without a GPU: every malformed
-# case file in tests/cases/ against its .expected (stderr line + exit code), file
-# errors, list/validate/--help/--version and usage errors.
+# case file in tests/cases/ and result file in tests/results/ (given to run --resume)
+# against its .expected (stderr line + exit code), file errors, list/validate/--help/
+# --version, usage errors, and run's checks that come before the GPU.
 #
 # usage: test_cli.sh PATH/TO/fusionbench     (run from tests/: messages carry the
 # paths as given, so the .expected files hold paths relative to tests/)
@@ -165,6 +166,7 @@ expect "list with a broken case" 3 "$TMP/cases/broken.json: program[2].op"
 run --help
 expect "--help" 0
 [[ "$out" == "usage: fusionbench"* ]] && ok || bad "--help: stdout: $out"
+[[ "$out" == *"3 bad input file (case or result)"* ]] && ok || bad "--help: exit code 3 not described: $out"
 
 run --version
 expect "--version" 0
@@ -201,6 +203,99 @@ run run --case softmax --dim0 4294967296 --dim1 4294967296
 expect "run overflowing grid" 2 "byte count overflows 64 bits"
 run run --help
 expect "run --help" 0
+
+# ---- run: two case files with one internal name would share cells: refused, both named
+cp ../cases/softmax.json "$TMP/softmax_copy.json"
+run run --case softmax --case "$TMP/softmax_copy.json"
+expect "run same case name twice" 2 "both define the case 'softmax'"
+[[ "$err" == *"/cases/softmax.json and $TMP/softmax_copy.json both"* ]] && ok ||
+    bad "run same case name twice: both paths not named: $err"
+run run --case softmax --case softmax
+expect "run same case twice" 2 "case 'softmax' is given twice"
+
+# ---- run --resume: the file is validated whole before anything runs (exit 3, the
+# message names the place), and a refused file is left exactly as it was
+n_results=0
+for json in results/bad_*.json; do
+    want_file=${json%.json}.expected
+    n_results=$((n_results + 1))
+    if [ ! -f "$want_file" ]; then
+        bad "$json: no $want_file"
+        continue
+    fi
+    cp "$json" "$TMP/resume.json"
+    run run --case softmax --resume "$json"
+    got=$(printf '%s\nexit %s' "$err" "$rc")
+    want=$(cat "$want_file")
+    if [ "$got" != "$want" ]; then
+        bad "$json:"$'\n'"  got:  ${got//$'\n'/ | }"$'\n'"  want: ${want//$'\n'/ | }"
+    elif [ -n "$out" ]; then
+        bad "$json: printed on stdout: $out"
+    elif ! cmp -s "$json" "$TMP/resume.json"; then
+        bad "$json: the refused file was changed"
+    else
+        ok
+    fi
+done
+[ "$n_results" -ge 18 ] && ok || bad "only $n_results malformed result files (want at least 18)"
+
+# file errors are bad input too (exit 3), each its own message
+run run --case softmax --resume "$TMP/no_such_result.json"
+expect "resume missing file" 3 "$TMP/no_such_result.json: no such file"
+run run --case softmax --resume ./results
+expect "resume directory" 3 "./results: is a directory, not a result file"
+cp results/softmax_partial.json "$TMP/locked_result.json"
+chmod 000 "$TMP/locked_result.json"
+if [ "$(id -u)" != 0 ]; then
+    run run --case softmax --resume "$TMP/locked_result.json"
+    expect "resume unreadable" 3 "$TMP/locked_result.json: cannot read: Permission denied"
+fi
+
+# a FIFO, or /dev/stdin on a pipe nobody writes to, is refused at once, not read forever
+mkfifo "$TMP/fifo"
+run_t() {
+    timeout 20 "$FB" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    out=$(cat "$TMP/out")
+    err=$(cat "$TMP/err")
+}
+run_t run --case softmax --resume "$TMP/fifo"
+expect "resume FIFO" 3 "$TMP/fifo: not a regular file"
+exec 3< <(exec sleep 60 2>/dev/null)
+idle=$!
+run_t run --case softmax --resume /dev/stdin <&3
+exec 3<&-
+kill "$idle" 2>/dev/null
+expect "resume idle stdin" 3 "/dev/stdin: not a regular file"
+
+# a valid file of another program under the same name is refused (exit 2), untouched
+for other in results/other_softmax_axes.json results/other_softmax_bytes.json; do
+    cp "$other" "$TMP/other.json"
+    run run --case softmax --resume "$TMP/other.json"
+    expect "resume $other" 2 "$TMP/other.json: "
+    cmp -s "$other" "$TMP/other.json" && ok || bad "resume $other: the file was changed"
+done
+run run --case softmax --resume results/other_softmax_axes.json
+expect "resume other axes" 2 "its case 'softmax' has the grid M x N, but"
+run run --case softmax --resume results/other_softmax_bytes.json
+expect "resume other bytes" 2 "float32 dim0=128 dim1=256: the file's cell has ideal_bytes 131072, but"
+
+# ---- run --out: a result file that cannot be written is found before the GPU (exit 4),
+# and the probe leaves nothing behind
+run run --case softmax --quick --out "$TMP/no_dir/r.json"
+expect "out in a missing directory" 4 "$TMP/no_dir/r.json: cannot write: No such file or directory"
+mkdir "$TMP/out_dir"
+run run --case softmax --quick --out "$TMP/out_dir"
+expect "out is a directory" 4 "$TMP/out_dir: cannot write: is a directory"
+run run --case softmax --quick --out "$TMP/fifo"
+expect "out is a FIFO" 4 "$TMP/fifo: cannot write: not a regular file"
+mkdir "$TMP/ro"
+chmod 555 "$TMP/ro"
+if [ "$(id -u)" != 0 ]; then
+    run run --case softmax --quick --out "$TMP/ro/r.json"
+    expect "out in a read-only directory" 4 "$TMP/ro/r.json: cannot write: Permission denied"
+fi
+[ -z "$(ls -A "$TMP/ro")" ] && ok || bad "out in a read-only directory: left $(ls -A "$TMP/ro")"
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     # no GPU here: the three GPU commands say so in one line and exit 77 (meson's skip)
     for c in run selftest env; do
@@ -208,6 +303,16 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
         expect "$c without a GPU" 77 "no usable GPU"
         [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && ok || bad "$c without a GPU: more than one line: $err"
     done
+    # good input gets as far as the GPU: a valid result file resumes (its case may be
+    # on another grid), a writable --out passes the probe, and neither is touched
+    cp results/softmax_partial.json "$TMP/partial.json"
+    run run --case softmax --dtype all --dim0 256 --resume "$TMP/partial.json"
+    expect "resume a valid file" 77 "no usable GPU"
+    cmp -s results/softmax_partial.json "$TMP/partial.json" && ok || bad "resume a valid file: the file was changed"
+    mkdir "$TMP/w"
+    run run --case softmax --quick --out "$TMP/w/r.json"
+    expect "out writable" 77 "no usable GPU"
+    [ -z "$(ls -A "$TMP/w")" ] && ok || bad "out writable: the probe left $(ls -A "$TMP/w")"
 fi
 
 echo "cli: $passed passed, $failed failed"

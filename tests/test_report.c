@@ -173,6 +173,51 @@ static void test_report_all(json_t *root)
     free(buf);
 }
 
+/* A case with no fused variant (eager against the speed of light, the README's
+ * first step for a new case) still shows a grid: eager's % of SOL, not nothing. */
+static void test_baseline_only(json_t *root)
+{
+    json_t *doc = json_deep_copy(root);
+    json_t *cs = fb_result_case(doc, "softmax");
+    json_object_set_new(cs, "variants", json_pack("[s]", "eager"));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(fb_report_all(f, doc, NULL, FB_SHOW_SPEEDUP) == FB_OK);
+    fclose(f);
+    check_golden(buf, "grid_all_eager_only.txt");
+    CHECK(strstr(buf, "softmax · float32 · NVIDIA H100 80GB HBM3 · eager % of speed of light") == buf);
+    CHECK(strstr(buf, "eager vs eager") == NULL);
+    CHECK(strstr(buf, "rowsum.fused vs eager") != NULL); /* the other case is as before */
+    fb_status st;
+    char *sol = grid(root, "softmax", "float32", "eager", NULL, FB_SHOW_SOL, &st);
+    CHECK(st == FB_OK && strncmp(buf, sol, strlen(sol)) == 0);
+    free(buf);
+    json_decref(doc);
+
+    /* run prints through fb_report_case with the variants it ran: eager alone
+     * (a case without fused variants, or --variants eager) gets the same grid */
+    static const char *const only_eager[] = {"eager"};
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(fb_report_case(f, root, "softmax", "float32", only_eager, 1, "eager", FB_SHOW_SPEEDUP) == FB_OK);
+    fclose(f);
+    CHECK_STR(buf, sol);
+    free(buf);
+
+    /* with a fused variant the baseline's speedup grid is still left out */
+    static const char *const both[] = {"eager", "softmax.fused"};
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(fb_report_case(f, root, "softmax", "float32", both, 2, "eager", FB_SHOW_SPEEDUP) == FB_OK);
+    fclose(f);
+    char *fused = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK_STR(buf, fused);
+    free(buf);
+    free(fused);
+    free(sol);
+}
+
 static void test_grid_errors(json_t *root)
 {
     fb_status st;
@@ -316,9 +361,10 @@ static void test_write_read(void)
     CHECK(!dir_has_prefix(dir, "adir.tmp"));
     rmdir(sub);
 
-    /* Reading: missing, syntax error, JSON but not a result, newer schema. */
+    /* Reading: missing, syntax error, JSON but not a result, newer schema: all
+     * bad input (FB_E_CASE, exit 3); test_result.c checks the rest. */
     json_t *doc = (json_t *)1;
-    CHECK(fb_result_read(bad, &doc) == FB_E_IO);
+    CHECK(fb_result_read(bad, &doc) == FB_E_CASE);
     CHECK(doc == NULL);
     CHECK(strstr(fb_last_error(), "no such file") != NULL);
 
@@ -327,7 +373,7 @@ static void test_write_read(void)
     FILE *f = fopen(other, "w");
     fputs("{\"name\": \"softmax\",\n \"x\": [1, 2,]}\n", f);
     fclose(f);
-    CHECK(fb_result_read(other, &doc) == FB_E_IO);
+    CHECK(fb_result_read(other, &doc) == FB_E_CASE);
     char want[400];
     snprintf(want, sizeof want, "%s:2:", other);
     CHECK(strncmp(fb_last_error(), want, strlen(want)) == 0);
@@ -415,6 +461,7 @@ int main(void)
         test_lookups(root);
         test_grids(root);
         test_report_all(root);
+        test_baseline_only(root);
         test_grid_errors(root);
         test_unchecked(root);
         json_decref(root);

@@ -1,0 +1,569 @@
+/* result_check.c — a result document validated as strictly as a case file,
+ * before `run --resume` (or any other reader) trusts it.
+ *
+ * A result file is written by fusionbench, but it is read back, merged into and
+ * rewritten: a resumed run appends to its `cases`, `dtypes` and `cells` arrays,
+ * reads every cell's `variants`, and the grids read the numbers. A hand-edited
+ * or damaged file with the wrong shape at any of those levels must be refused,
+ * with the place named, before anything runs — never half-merged (jansson frees
+ * an item appended to a non-array, and the next write would lose the file's
+ * measurements). So every level something reads is checked: types, required
+ * keys, the words a status may be, and uniqueness wherever lookups go by key
+ * (case names, dtypes, grid values, variant names, cell points).
+ *
+ * Unknown keys are kept, not refused (unlike case files): result files are
+ * written by a program, fields are only ever added within a schema, and a
+ * resumed run carries what it does not know through unchanged.
+ *
+ * Messages (status FB_E_CASE: exit 3, bad input file), in case.c's style:
+ *   PATH: cases: expected an array, got an object
+ *   PATH: cases[2].dtypes[0].cells[5].row: expected an integer, got the string '128'
+ *   PATH: cases[0].dtypes[0].cells[7]: a second cell for row 128, col 256 (the first is cells[2])
+ * The first problem in file order wins. */
+#include "result.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WHERE_MAX 512
+
+#define TRY(expr)                        \
+    do {                                 \
+        fb_status try_s_ = (expr);       \
+        if (try_s_ != FB_OK) return try_s_; \
+    } while (0)
+
+/* ---- messages ------------------------------------------------------------- */
+
+static fb_status fail(const char *path, const char *where, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static fb_status fail(const char *path, const char *where, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (where && where[0]) fb_error("%s: %s: %s", path, where, msg);
+    else fb_error("%s: %s", path, msg);
+    return FB_E_CASE;
+}
+
+/* A string from the file made safe for a one-line message: control bytes become
+ * '?', long strings are cut. */
+static const char *clean(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s && k + 4 < n; s++) buf[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+    if (*s) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* What a JSON value is, for "expected X, got Y" (case.c's wording). */
+static const char *describe(const json_t *j, char *buf, size_t n)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: {
+        char s[48];
+        snprintf(buf, n, "the string '%s'", clean(json_string_value(j), s, sizeof s));
+        return buf;
+    }
+    case JSON_INTEGER: snprintf(buf, n, "%lld", (long long)json_integer_value(j)); return buf;
+    case JSON_REAL: /* 4.0 must not read as the integer 4 it is not */
+        snprintf(buf, n, "%g", json_real_value(j));
+        if (!strpbrk(buf, ".eEin")) snprintf(buf + strlen(buf), n - strlen(buf), ".0");
+        return buf;
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    }
+    return "something else";
+}
+
+/* A JSON path into a WHERE_MAX buffer; deep paths are cut, never overflow. */
+static void wfmt(char *dst, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void wfmt(char *dst, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, WHERE_MAX, fmt, ap);
+    va_end(ap);
+}
+
+static bool is_plain_key(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+/* where.key, or where["softmax.fused"] for a key that is not an identifier. */
+static void at_key(char *dst, const char *where, const char *key)
+{
+    char q[96];
+    clean(key, q, sizeof q);
+    if (is_plain_key(key)) wfmt(dst, "%s%s%s", where, where[0] ? "." : "", q);
+    else wfmt(dst, "%s[\"%s\"]", where, q);
+}
+
+static void at_index(char *dst, const char *where, size_t i) { wfmt(dst, "%s[%zu]", where, i); }
+
+/* ---- typed members ---------------------------------------------------------- */
+
+typedef enum kind { K_OBJECT, K_ARRAY, K_STRING, K_NAME, K_INTEGER, K_COUNT, K_NUMBER, K_BOOL } kind;
+
+static const char *const kind_text[] = {
+    [K_OBJECT] = "an object",           [K_ARRAY] = "an array",
+    [K_STRING] = "a string",            [K_NAME] = "a non-empty string",
+    [K_INTEGER] = "an integer",         [K_COUNT] = "a non-negative integer",
+    [K_NUMBER] = "a number (or null)",  [K_BOOL] = "true or false",
+};
+
+static bool is_kind(const json_t *j, kind k)
+{
+    switch (k) {
+    case K_OBJECT: return json_is_object(j);
+    case K_ARRAY: return json_is_array(j);
+    case K_STRING: return json_is_string(j);
+    case K_NAME: return json_is_string(j) && json_string_value(j)[0];
+    case K_INTEGER: return json_is_integer(j);
+    case K_COUNT: return json_is_integer(j) && json_integer_value(j) >= 0;
+    case K_NUMBER: return json_is_number(j) || json_is_null(j); /* NaN and Inf are written as null */
+    case K_BOOL: return json_is_boolean(j);
+    }
+    return false;
+}
+
+static fb_status expect(const char *path, const char *where, const json_t *j, kind k)
+{
+    if (is_kind(j, k)) return FB_OK;
+    char d[96];
+    return fail(path, where, "expected %s, got %s", kind_text[k], describe(j, d, sizeof d));
+}
+
+/* obj[key] of kind k; *out is NULL when it is absent (an error only when required). */
+static fb_status field(const char *path, const json_t *obj, const char *where, const char *key, kind k,
+                       bool required, json_t **out)
+{
+    json_t *j = json_object_get(obj, key);
+    if (out) *out = j;
+    if (!j) return required ? fail(path, where, "missing key '%s'", key) : FB_OK;
+    char w[WHERE_MAX];
+    at_key(w, where, key);
+    return expect(path, w, j, k);
+}
+
+/* A grid value (a row or column, or an entry of row_values / col_values): an
+ * integer, and positive like every size in a case's grid. */
+static fb_status grid_value(const char *path, const char *where, const json_t *j)
+{
+    TRY(expect(path, where, j, K_INTEGER));
+    if (json_integer_value(j) < 1) return fail(path, where, "must be positive, got %lld", (long long)json_integer_value(j));
+    return FB_OK;
+}
+
+static fb_status grid_field(const char *path, const json_t *obj, const char *where, const char *key)
+{
+    json_t *j;
+    TRY(field(path, obj, where, key, K_INTEGER, true, &j));
+    char w[WHERE_MAX];
+    at_key(w, where, key);
+    return grid_value(path, w, j);
+}
+
+/* ---- repeats ------------------------------------------------------------------ */
+
+/* Items looked up by key must be unique, or a lookup silently finds only the
+ * first. Sorting keeps this n log n even for a hostile file with many cells. */
+typedef struct item_key {
+    const char *s; /* a name, or NULL for points */
+    int64_t a, b;  /* a grid value, or a cell's row and col (col -1 when absent) */
+    size_t i;      /* position in the array */
+} item_key;
+
+static int cmp_item_key(const void *pa, const void *pb)
+{
+    const item_key *x = pa, *y = pb;
+    if (x->s && y->s) {
+        int c = strcmp(x->s, y->s);
+        if (c) return c;
+    }
+    if (x->a != y->a) return x->a < y->a ? -1 : 1;
+    if (x->b != y->b) return x->b < y->b ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static bool same_key(const item_key *x, const item_key *y)
+{
+    return (!x->s || !y->s || strcmp(x->s, y->s) == 0) && x->a == y->a && x->b == y->b;
+}
+
+/* The earliest item (in file order) that repeats an earlier one: *second, and
+ * the one it repeats: *first. Sorts `k` in place. */
+static bool first_repeat(item_key *k, size_t n, size_t *first, size_t *second)
+{
+    if (n < 2) return false;
+    qsort(k, n, sizeof *k, cmp_item_key);
+    bool found = false;
+    size_t head = 0;
+    for (size_t j = 1; j < n; j++) {
+        if (!same_key(&k[j], &k[head])) {
+            head = j;
+            continue;
+        }
+        if (!found || k[j].i < *second) {
+            *first = k[head].i;
+            *second = k[j].i;
+            found = true;
+        }
+    }
+    return found;
+}
+
+static item_key *new_keys(size_t n, const char *path)
+{
+    item_key *k = calloc(n ? n : 1, sizeof *k);
+    if (!k) fb_error("%s: out of host memory checking the file", path);
+    return k;
+}
+
+/* An array of unique names (kind K_NAME); `what` names one in a message. */
+static fb_status check_name_list(const char *path, const char *where, const json_t *arr)
+{
+    size_t n = json_array_size(arr), i;
+    json_t *it;
+    char w[WHERE_MAX];
+    json_array_foreach(arr, i, it) {
+        at_index(w, where, i);
+        TRY(expect(path, w, it, K_NAME));
+    }
+    item_key *k = new_keys(n, path);
+    if (!k) return FB_E_NOMEM;
+    json_array_foreach(arr, i, it) k[i] = (item_key){json_string_value(it), 0, 0, i};
+    size_t first, second;
+    fb_status s = FB_OK;
+    if (first_repeat(k, n, &first, &second)) {
+        char q[96];
+        at_index(w, where, second);
+        s = fail(path, w, "'%s' is already %s[%zu]", clean(json_string_value(json_array_get(arr, second)), q, sizeof q),
+                 where, first);
+    }
+    free(k);
+    return s;
+}
+
+/* An array of unique integers (a grid axis's values). */
+static fb_status check_value_list(const char *path, const char *where, const json_t *arr)
+{
+    size_t n = json_array_size(arr), i;
+    json_t *it;
+    char w[WHERE_MAX];
+    json_array_foreach(arr, i, it) {
+        at_index(w, where, i);
+        TRY(grid_value(path, w, it));
+    }
+    item_key *k = new_keys(n, path);
+    if (!k) return FB_E_NOMEM;
+    json_array_foreach(arr, i, it) k[i] = (item_key){NULL, (int64_t)json_integer_value(it), 0, i};
+    size_t first, second;
+    fb_status s = FB_OK;
+    if (first_repeat(k, n, &first, &second)) {
+        at_index(w, where, second);
+        s = fail(path, w, "%lld is already %s[%zu]", (long long)json_integer_value(json_array_get(arr, second)),
+                 where, first);
+    }
+    free(k);
+    return s;
+}
+
+/* ---- measurements -------------------------------------------------------------- */
+
+static fb_status check_stats(const char *path, const json_t *obj, const char *where, const char *key)
+{
+    static const char *const reals[] = {"min", "p20", "median", "p80", "max", "mean", "stdev"};
+    json_t *st;
+    TRY(field(path, obj, where, key, K_OBJECT, false, &st));
+    if (!st) return FB_OK;
+    char w[WHERE_MAX];
+    at_key(w, where, key);
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, st, w, reals[i], K_NUMBER, false, NULL));
+    return field(path, st, w, "n", K_COUNT, false, NULL);
+}
+
+static fb_status check_check(const char *path, const json_t *obj, const char *where)
+{
+    static const char *const ints[] = {"rows_checked", "rows_total", "elements", "bad", "worst_output", "worst_index"};
+    static const char *const reals[] = {"max_abs", "max_rel", "got", "want"};
+    json_t *ck;
+    TRY(field(path, obj, where, "check", K_OBJECT, false, &ck));
+    if (!ck) return FB_OK;
+    char w[WHERE_MAX];
+    at_key(w, where, "check");
+    TRY(field(path, ck, w, "mode", K_NAME, false, NULL));
+    TRY(field(path, ck, w, "passed", K_BOOL, false, NULL));
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) TRY(field(path, ck, w, ints[i], K_INTEGER, false, NULL));
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, ck, w, reals[i], K_NUMBER, false, NULL));
+    return field(path, ck, w, "why", K_STRING, false, NULL);
+}
+
+/* A variant's entry in a cell, or the cell's "sol" (the speed-of-light copy). */
+static fb_status check_measurement(const char *path, const char *where, const json_t *m)
+{
+    static const char *const statuses[] = {"ok", "oom", "fail", "error", "skipped"};
+    static const char *const reals[] = {"gbps", "tflops", "sol_pct"};
+    static const char *const ints[] = {"kernels", "footprint_bytes", "peak_bytes"};
+    TRY(expect(path, where, m, K_OBJECT));
+    json_t *st;
+    TRY(field(path, m, where, "status", K_NAME, true, &st));
+    bool known = false;
+    for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++) known |= strcmp(json_string_value(st), statuses[i]) == 0;
+    if (!known) {
+        char w[WHERE_MAX], q[96];
+        at_key(w, where, "status");
+        return fail(path, w, "unknown status '%s' (expected ok, oom, fail, error or skipped)",
+                    clean(json_string_value(st), q, sizeof q));
+    }
+    TRY(field(path, m, where, "reason", K_STRING, false, NULL));
+    TRY(check_stats(path, m, where, "time_ms"));
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, m, where, reals[i], K_NUMBER, false, NULL));
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) TRY(field(path, m, where, ints[i], K_INTEGER, false, NULL));
+    return check_check(path, m, where);
+}
+
+/* ---- cells ---------------------------------------------------------------------- */
+
+static fb_status check_cell(const char *path, const char *where, const json_t *cell, bool two_axes)
+{
+    TRY(expect(path, where, cell, K_OBJECT));
+    TRY(grid_field(path, cell, where, "row"));
+    char w[WHERE_MAX];
+    if (two_axes) {
+        TRY(grid_field(path, cell, where, "col"));
+    } else {
+        json_t *col = json_object_get(cell, "col");
+        if (col && !json_is_null(col)) {
+            char d[96];
+            at_key(w, where, "col");
+            return fail(path, w, "the case has one grid axis (no 'cols'), so a cell has no col; got %s",
+                        describe(col, d, sizeof d));
+        }
+    }
+    json_t *point;
+    TRY(field(path, cell, where, "point", K_OBJECT, false, &point));
+    if (point) {
+        const char *key;
+        json_t *v;
+        char wp[WHERE_MAX];
+        at_key(wp, where, "point");
+        json_object_foreach(point, key, v) {
+            at_key(w, wp, key);
+            TRY(expect(path, w, v, K_INTEGER));
+        }
+    }
+    TRY(field(path, cell, where, "ideal_bytes", K_NUMBER, false, NULL));
+    TRY(field(path, cell, where, "flops", K_NUMBER, false, NULL));
+    json_t *sol;
+    TRY(field(path, cell, where, "sol", K_OBJECT, false, &sol));
+    if (sol) {
+        at_key(w, where, "sol");
+        TRY(check_measurement(path, w, sol));
+    }
+    json_t *vars;
+    TRY(field(path, cell, where, "variants", K_OBJECT, true, &vars));
+    char wv[WHERE_MAX];
+    at_key(wv, where, "variants");
+    const char *name;
+    json_t *m;
+    json_object_foreach(vars, name, m) {
+        if (!name[0]) return fail(path, wv, "a variant with an empty name");
+        at_key(w, wv, name);
+        TRY(check_measurement(path, w, m));
+    }
+    return FB_OK;
+}
+
+static fb_status check_cells(const char *path, const char *where, const json_t *cells, bool two_axes)
+{
+    size_t n = json_array_size(cells), i;
+    json_t *cell;
+    char w[WHERE_MAX];
+    json_array_foreach(cells, i, cell) {
+        at_index(w, where, i);
+        TRY(check_cell(path, w, cell, two_axes));
+    }
+    item_key *k = new_keys(n, path);
+    if (!k) return FB_E_NOMEM;
+    json_array_foreach(cells, i, cell) {
+        json_t *col = json_object_get(cell, "col");
+        k[i] = (item_key){NULL, (int64_t)json_integer_value(json_object_get(cell, "row")),
+                          json_is_integer(col) ? (int64_t)json_integer_value(col) : -1, i};
+    }
+    size_t first, second;
+    fb_status s = FB_OK;
+    if (first_repeat(k, n, &first, &second)) {
+        json_t *c = json_array_get(cells, second);
+        at_index(w, where, second);
+        if (two_axes)
+            s = fail(path, w, "a second cell for row %lld, col %lld (the first is %s[%zu])",
+                     (long long)json_integer_value(json_object_get(c, "row")),
+                     (long long)json_integer_value(json_object_get(c, "col")), where, first);
+        else
+            s = fail(path, w, "a second cell for row %lld (the first is %s[%zu])",
+                     (long long)json_integer_value(json_object_get(c, "row")), where, first);
+    }
+    free(k);
+    return s;
+}
+
+/* ---- cases -------------------------------------------------------------------------- */
+
+static fb_status check_dtypes(const char *path, const char *where, const json_t *dtypes, bool two_axes)
+{
+    size_t i;
+    json_t *dt;
+    char w[WHERE_MAX], wk[WHERE_MAX];
+    bool seen[FB_NDTYPES] = {false};
+    size_t seen_at[FB_NDTYPES] = {0};
+    json_array_foreach(dtypes, i, dt) {
+        at_index(w, where, i);
+        TRY(expect(path, w, dt, K_OBJECT));
+        json_t *name;
+        TRY(field(path, dt, w, "dtype", K_NAME, true, &name));
+        at_key(wk, w, "dtype");
+        /* the canonical name only: lookups by an alias would miss it and add a twin */
+        fb_dtype d;
+        const char *s = json_string_value(name);
+        if (fb_dtype_from_name(s, &d) != 0 || strcmp(s, fb_dtype_name(d)) != 0) {
+            char q[96];
+            return fail(path, wk, "expected float32, float16, bfloat16 or float64, got '%s'", clean(s, q, sizeof q));
+        }
+        if (seen[d]) return fail(path, wk, "'%s' is already %s[%zu]", s, where, seen_at[d]);
+        seen[d] = true;
+        seen_at[d] = i;
+        json_t *cells;
+        TRY(field(path, dt, w, "cells", K_ARRAY, true, &cells));
+        at_key(wk, w, "cells");
+        TRY(check_cells(path, wk, cells, two_axes));
+    }
+    return FB_OK;
+}
+
+static fb_status check_case(const char *path, const char *where, const json_t *cs)
+{
+    char w[WHERE_MAX];
+    TRY(expect(path, where, cs, K_OBJECT));
+    TRY(field(path, cs, where, "name", K_NAME, true, NULL));
+    TRY(field(path, cs, where, "summary", K_STRING, false, NULL));
+    TRY(field(path, cs, where, "file", K_STRING, false, NULL));
+
+    json_t *rows, *cols, *rv, *cv;
+    TRY(field(path, cs, where, "rows", K_NAME, true, &rows));
+    TRY(field(path, cs, where, "cols", K_NAME, false, &cols));
+    TRY(field(path, cs, where, "row_values", K_ARRAY, true, &rv));
+    at_key(w, where, "row_values");
+    TRY(check_value_list(path, w, rv));
+    if (cols) {
+        TRY(field(path, cs, where, "col_values", K_ARRAY, true, &cv));
+        at_key(w, where, "col_values");
+        TRY(check_value_list(path, w, cv));
+    } else if (json_object_get(cs, "col_values")) {
+        at_key(w, where, "col_values");
+        return fail(path, w, "present, but the case has no 'cols'");
+    }
+
+    json_t *vars, *base;
+    TRY(field(path, cs, where, "variants", K_ARRAY, true, &vars));
+    at_key(w, where, "variants");
+    TRY(check_name_list(path, w, vars));
+    TRY(field(path, cs, where, "baseline", K_NAME, true, &base));
+    bool listed = false;
+    size_t i;
+    json_t *v;
+    json_array_foreach(vars, i, v) listed |= strcmp(json_string_value(v), json_string_value(base)) == 0;
+    if (!listed) {
+        char q[96];
+        at_key(w, where, "baseline");
+        return fail(path, w, "'%s' is not one of the case's variants", clean(json_string_value(base), q, sizeof q));
+    }
+
+    json_t *dtypes;
+    TRY(field(path, cs, where, "dtypes", K_ARRAY, true, &dtypes));
+    at_key(w, where, "dtypes");
+    return check_dtypes(path, w, dtypes, cols != NULL);
+}
+
+fb_status fb_result_check(const json_t *doc, const char *path)
+{
+    char d[96], w[WHERE_MAX];
+    if (!json_is_object(doc))
+        return fail(path, NULL, "not a fusionbench result file (expected a JSON object, got %s)",
+                    describe(doc, d, sizeof d));
+    json_t *tag = json_object_get(doc, "fusionbench");
+    if (!tag) return fail(path, NULL, "not a fusionbench result file (no 'fusionbench' key)");
+    TRY(expect(path, "fusionbench", tag, K_OBJECT));
+    json_t *schema;
+    TRY(field(path, tag, "fusionbench", "schema", K_INTEGER, true, &schema));
+    if (json_integer_value(schema) < 1)
+        return fail(path, "fusionbench.schema", "expected a positive integer, got %lld",
+                    (long long)json_integer_value(schema));
+    /* An older schema is read as is (fields are only ever added); a newer one
+     * may mean something this build does not understand. */
+    if (json_integer_value(schema) > FB_RESULT_SCHEMA)
+        return fail(path, NULL, "result schema %lld is newer than this fusionbench understands (%d)",
+                    (long long)json_integer_value(schema), FB_RESULT_SCHEMA);
+    TRY(field(path, tag, "fusionbench", "version", K_STRING, false, NULL));
+    TRY(field(path, tag, "fusionbench", "git", K_STRING, false, NULL));
+
+    static const char *const strings[] = {"started", "finished", "host", "command"};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) TRY(field(path, doc, "", strings[i], K_STRING, false, NULL));
+    json_t *dev, *resumed;
+    TRY(field(path, doc, "", "device", K_OBJECT, false, &dev));
+    if (dev) TRY(field(path, dev, "device", "name", K_STRING, false, NULL));
+    TRY(field(path, doc, "", "settings", K_OBJECT, false, NULL));
+    TRY(field(path, doc, "", "resumed", K_ARRAY, false, &resumed));
+    size_t i;
+    json_t *it;
+    json_array_foreach(resumed, i, it) {
+        at_index(w, "resumed", i);
+        TRY(expect(path, w, it, K_OBJECT));
+    }
+
+    json_t *cases;
+    TRY(field(path, doc, "", "cases", K_ARRAY, true, &cases));
+    json_array_foreach(cases, i, it) {
+        at_index(w, "cases", i);
+        TRY(check_case(path, w, it));
+    }
+    size_t n = json_array_size(cases);
+    item_key *k = new_keys(n, path);
+    if (!k) return FB_E_NOMEM;
+    json_array_foreach(cases, i, it) k[i] = (item_key){json_string_value(json_object_get(it, "name")), 0, 0, i};
+    size_t first, second;
+    fb_status s = FB_OK;
+    if (first_repeat(k, n, &first, &second)) {
+        char q[96];
+        wfmt(w, "cases[%zu].name", second);
+        s = fail(path, w, "case '%s' is already cases[%zu]",
+                 clean(json_string_value(json_object_get(json_array_get(cases, second), "name")), q, sizeof q), first);
+    }
+    free(k);
+    return s;
+}
