@@ -4,6 +4,10 @@
 
 #include <string.h>
 
+#include "bias_dropout_add.h"
+#include "bias_dropout_add_train.h"
+#include "bias_gelu.h"
+#include "pointwise_chain.h"
 #include "softmax.h"
 
 typedef struct variant_table {
@@ -13,6 +17,10 @@ typedef struct variant_table {
 
 static const variant_table tables[] = {
     {fb_softmax_variants, &fb_softmax_variant_count},
+    {fb_pointwise_chain_variants, &fb_pointwise_chain_variant_count},
+    {fb_bias_gelu_variants, &fb_bias_gelu_variant_count},
+    {fb_bias_dropout_add_variants, &fb_bias_dropout_add_variant_count},
+    {fb_bias_dropout_add_train_variants, &fb_bias_dropout_add_train_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 
