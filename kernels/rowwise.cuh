@@ -148,19 +148,9 @@ inline int pow2ceil(long v) {
     while (p < v) p <<= 1;
     return p;
 }
-inline long cdiv(long a, long b) { return (a + b - 1) / b; }
+__host__ __device__ inline long cdiv(long a, long b) { return (a + b - 1) / b; }
 
-inline int sm_count() {
-    static int sms = 0;
-    if (sms == 0) {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
-            sms = 132;
-        (void)cudaGetLastError();
-    }
-    return sms;
-}
+using fb::sm_count;  // common.cuh: the elementwise kernels size their grids with it too
 
 // Instantiated units-per-thread (a plan rounds up to the next one).
 constexpr int kGroupVecUpt[] = {1, 2, 4, 8};

@@ -7,6 +7,8 @@
 #include "bias_dropout_add.h"
 #include "bias_dropout_add_train.h"
 #include "bias_gelu.h"
+#include "horizontal_reduction_pointwise.h"
+#include "horizontal_reduction_reduction.h"
 #include "pointwise_chain.h"
 #include "softmax.h"
 
@@ -21,6 +23,8 @@ static const variant_table tables[] = {
     {fb_bias_gelu_variants, &fb_bias_gelu_variant_count},
     {fb_bias_dropout_add_variants, &fb_bias_dropout_add_variant_count},
     {fb_bias_dropout_add_train_variants, &fb_bias_dropout_add_train_variant_count},
+    {fb_horizontal_reduction_pointwise_variants, &fb_horizontal_reduction_pointwise_variant_count},
+    {fb_horizontal_reduction_reduction_variants, &fb_horizontal_reduction_reduction_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 

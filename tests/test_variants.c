@@ -1,7 +1,8 @@
-/* test_variants.c — the fused elementwise variants' host side, no GPU: each is registered
- * under its name for every dtype, supports() accepts the case program's operands in
- * case-file order (x; x, bias; x, bias, residual) and rejects, with a reason, calls that
- * would make the kernel read out of bounds; run() on an empty tensor launches nothing. */
+/* test_variants.c — the host side of the fused elementwise and horizontal variants, no GPU:
+ * each is registered under its name, supports() accepts the case program's operands in
+ * case-file order (x; x, bias; x, bias, residual; a -> b, c) and rejects, with a reason, calls
+ * that would make the kernel read or write out of bounds; run() on an empty tensor launches
+ * nothing. */
 #include <string.h>
 
 #include "testing.h"
@@ -25,7 +26,7 @@ static fb_shape shape1(int64_t w) { return (fb_shape){1, {w}}; }
 
 /* A call of R x W operands for op `o` (no device memory: supports() reads only shapes). */
 typedef struct call_buf {
-    fb_tensor in[3], out[1];
+    fb_tensor in[3], out[2];
     fb_call call;
 } call_buf;
 
@@ -137,10 +138,67 @@ static void test_empty(void)
         }
 }
 
+/* The horizontal cases: a [R, W] -> b [R, 1] (sum) and c: cos(a) [R, W] (pointwise) or
+ * amax [R, 1] (reduction). */
+static const char *const hfamilies[] = {"horizontal_reduction_pointwise", "horizontal_reduction_reduction"};
+static const char *const hkinds[] = {"fused", "group", "cta", "cluster", "scalar"};
+
+static void make_hcall(call_buf *b, int pointwise, fb_dtype dt, int64_t R, int64_t W)
+{
+    memset(b, 0, sizeof *b);
+    b->in[0] = (fb_tensor){NULL, dt, shape2(R, W)};
+    b->out[0] = (fb_tensor){NULL, dt, shape2(R, 1)};
+    b->out[1] = (fb_tensor){NULL, dt, pointwise ? shape2(R, W) : shape2(R, 1)};
+    b->call = (fb_call){b->in, 1, b->out, 2, NULL, 0, NULL, NULL};
+}
+
+static void test_horizontal(void)
+{
+    for (int f = 0; f < 2; f++)
+        for (size_t k = 0; k < sizeof hkinds / sizeof hkinds[0]; k++) {
+            const int pw = f == 0;
+            char name[96];
+            snprintf(name, sizeof name, "%s.%s", hfamilies[f], hkinds[k]);
+            const fb_variant *v = fb_variant_find(name);
+            CHECK(v != NULL);
+            if (!v) continue;
+            CHECK((v->dtypes & FB_DTYPES_HALF_AND_F32) == FB_DTYPES_HALF_AND_F32);
+            call_buf b;
+            const int64_t shapes[][2] = {{1, 1}, {3, 61}, {7, 130}, {5, 1027}, {2, 65536}, {65536, 65536}};
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                for (int d = 0; d < FB_F64; d++) {
+                    make_hcall(&b, pw, (fb_dtype)d, shapes[s][0], shapes[s][1]);
+                    CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
+                }
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[0].shape = (fb_shape){1, {3}}; /* [R] holds the same R values as [R, 1] */
+            CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
+            make_hcall(&b, pw, FB_F64, 3, 61);
+            CHECK(rejects(v, &b.call, "float32/float16/bfloat16"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[1].dtype = FB_F16;
+            CHECK(rejects(v, &b.call, "one dtype"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.call.n_out = 1;
+            CHECK(rejects(v, &b.call, "2 outputs"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[0].shape = shape2(4, 1);
+            CHECK(rejects(v, &b.call, "one element per row"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[1].shape = shape2(3, 60);
+            CHECK(rejects(v, &b.call, pw ? "c of a's shape" : "one element per row"));
+            make_hcall(&b, pw, FB_F32, 3, (int64_t)1 << 31);
+            CHECK(rejects(v, &b.call, "2^31"));
+            make_hcall(&b, pw, FB_F32, 0, 61);
+            CHECK(v->run(&b.call) == FB_OK);
+        }
+}
+
 int main(void)
 {
     test_registered();
     test_supports();
     test_empty();
+    test_horizontal();
     return fb_t_report("variants");
 }
