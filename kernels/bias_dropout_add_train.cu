@@ -10,9 +10,12 @@
 // p and seed. They are attributes of the case's dropout node (cases/bias_dropout_add_train.json:
 // p = 0.5, seed = 1234), but an fb_call does not carry node attributes yet, so this file uses
 //     kP = 0.5, kSeed = 1234
-// TODO(lead): wire p and seed from the case's dropout node attributes (the op-table work adds an
-// attribute bag on the node) in DropoutOp::make below, and drop the constants. Until then a case
-// file with other values fails its check here rather than passing silently.
+// TODO(lead): wire p and seed from the case's dropout node attributes in DropoutOp::make below,
+// and drop the constants. The op-table branch (i6-core) stores them in the node's attribute bag
+// (src/ops/attrs.h: fb_attr_real(&node->attrs, "p", ...), fb_attr_int(&node->attrs, "seed", ...));
+// what is missing is a way from an fb_call to the case's dropout node (e.g. a const fb_case * or
+// the node's fb_attrs in fb_call). Until then a case file with other values fails its check here
+// rather than passing silently.
 //
 // Eager: add (broadcast), dropout, add: 3 kernels, 2 intermediates. Fused: read x and residual,
 // write y, W bias values; the mask costs two 64-bit multiplies per element (~10 integer

@@ -72,8 +72,8 @@ int check(const fb_call *c, char *why, size_t n) {
             return FB_E_UNSUPPORTED;
         }
     const int64_t W = a->shape.dim[a->shape.rank - 1];
-    if (W > INT32_MAX) {
-        if (why) snprintf(why, n, "%s: rows of 2^31 elements or more", kName);
+    if (W > (int64_t)1 << 30) { // row offsets are 32-bit in rowstream.cuh, with room for a stride
+        if (why) snprintf(why, n, "%s: rows of more than 2^30 elements", kName);
         return FB_E_UNSUPPORTED;
     }
     if (W > 0 && fb_shape_numel(&b->shape) != fb_shape_numel(&a->shape) / W) {

@@ -71,7 +71,7 @@ template <class Op> __device__ __forceinline__ void team_reduce(const Op &op, ty
 // elements, `tail` scalars. base = the row's first element index (x is 16-byte aligned).
 struct RowLayout {
     int head, tail;
-    int nbody;  // W < 2^31 (the variants check): offsets within a row are 32-bit
+    int nbody;  // W <= 2^30 (the variants check): offsets within a row, plus a stride, fit 32 bits
 };
 template <int N> __device__ __forceinline__ RowLayout row_layout(int64_t base, int64_t W) {
     RowLayout l;
