@@ -77,6 +77,34 @@ __host__ __device__ __forceinline__ bool aligned16(const void *p) {
     return (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
 }
 
+// pack<T, N>: what one access moves, N = 16 / sizeof(T) (a 16-byte vector) or N = 1 (one
+// element, for tensors that are not 16-byte aligned). Kept raw (packed) from load to
+// use, so U packs in flight cost U x 4 registers whatever the dtype.
+template <typename T, int N> struct alignas(N * sizeof(T)) pack {
+    static_assert(N == 1 || N * sizeof(T) == 16, "a pack is one element or 16 bytes");
+    T v[N];
+};
+template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_stream(const T *p) {
+    pack<T, N> r;
+    if constexpr (N == 1) r.v[0] = __ldcs(p);
+    else *reinterpret_cast<int4 *>(&r) = __ldcs(reinterpret_cast<const int4 *>(p));
+    return r;
+}
+template <typename T, int N> __device__ __forceinline__ void store_pack_stream(T *p, const pack<T, N> &x) {
+    if constexpr (N == 1) __stcs(p, x.v[0]);
+    else __stcs(reinterpret_cast<int4 *>(p), *reinterpret_cast<const int4 *>(&x));
+}
+
+// ---- math in the accumulation type ----------------------------------------------
+// Precise libdevice functions (cosf, not __cosf): results are checked against float64
+// (float32 with rtol ~1e-5). math::cos(x) picks cosf or cos by the type of x.
+namespace math {
+__device__ __forceinline__ float cos(float x) { return ::cosf(x); }
+__device__ __forceinline__ double cos(double x) { return ::cos(x); }
+__device__ __forceinline__ float erf(float x) { return ::erff(x); }
+__device__ __forceinline__ double erf(double x) { return ::erf(x); }
+}  // namespace math
+
 // ---- reductions ---------------------------------------------------------------
 // NaN-propagating max, as torch.amax: fmaxf would drop a NaN.
 template <typename A> __device__ __forceinline__ A nan_max(A a, A b) {
@@ -114,6 +142,32 @@ template <typename A> __device__ __forceinline__ A block_max(A x, A *scratch) {
     __syncthreads();
     x = lane < nwarps ? scratch[lane] : A(-INFINITY);
     return warp_max(x);
+}
+
+// ---- launch sizing (host) ---------------------------------------------------------
+// The device's SM count, read once (132, an H100 SXM's, if it cannot be read): grids of
+// persistent kernels are sized to it.
+inline int sm_count() {
+    static int sms = 0;
+    if (sms == 0) {
+        int dev = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
+            sms = 132;
+        (void)cudaGetLastError();
+    }
+    return sms;
+}
+
+// CTAs of `threads` threads (and `smem` dynamic shared bytes) of `kernel` that fit one SM at
+// once, from the occupancy calculator; 1 if it cannot say. Callers cache it per kernel.
+template <typename K> inline int resident_ctas(K kernel, int threads, size_t smem = 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem) != cudaSuccess || n <= 0) {
+        (void)cudaGetLastError();
+        n = 1;
+    }
+    return n;
 }
 
 }  // namespace fb

@@ -65,7 +65,7 @@
 // unit is one element: scalar accesses, still coalesced across the lanes of a row. Loads and
 // stores carry streaming hints: x is read once and y is not read again.
 #include "softmax.h"
-#include "common.cuh"
+#include "rowwise.cuh"
 
 #include <cooperative_groups.h>
 #include <math.h>
@@ -75,77 +75,7 @@
 
 namespace {
 
-namespace cg = cooperative_groups;
-
-constexpr float kLog2e = 1.4426950408889634f;
-
-// ---- device helpers --------------------------------------------------------------
-
-// MUFU.EX2 directly: exp2f without -ftz wraps it in denormal scaling we do not need
-// (results under 2^-126 are far below every tolerance). Max error 2 ulp.
-__device__ __forceinline__ float ex2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
-
-// A "unit" is what one access moves: a 16-byte vector, or one element when rows are not
-// 16-byte aligned. Values are converted to fp32 on load and back on store.
-template <typename T, bool VEC> struct Unit;
-template <typename T> struct Unit<T, true> {
-    static constexpr int N = 16 / (int)sizeof(T);
-    static __device__ __forceinline__ void load(const T *p, long i, float (&v)[N]) {
-        const fb::vec<T> t = fb::load_vec_stream(p + i * N);
-#pragma unroll
-        for (int k = 0; k < N; ++k) v[k] = fb::to_acc(t.v[k]);
-    }
-    static __device__ __forceinline__ void store(T *p, long i, const float (&v)[N]) {
-        fb::vec<T> t;
-#pragma unroll
-        for (int k = 0; k < N; ++k) t.v[k] = fb::from_acc<T>(v[k]);
-        fb::store_vec_stream(p + i * N, t);
-    }
-};
-template <typename T> struct Unit<T, false> {
-    static constexpr int N = 1;
-    static __device__ __forceinline__ void load(const T *p, long i, float (&v)[1]) {
-        v[0] = fb::to_acc(__ldcs(p + i));
-    }
-    static __device__ __forceinline__ void store(T *p, long i, const float (&v)[1]) {
-        __stcs(p + i, fb::from_acc<T>(v[0]));
-    }
-};
-
-// fmaxf drops NaN; that is fine here because a NaN element still reaches the row sum
-// through exp(NaN - m) and makes every output of its row NaN (what the reference does).
-__device__ __forceinline__ float group_max(float x, int G) {
-    for (int o = G >> 1; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
-    return x;
-}
-__device__ __forceinline__ float group_sum(float x, int G) {
-    for (int o = G >> 1; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-    return x;
-}
-__device__ __forceinline__ float block_fmax(float x, float *scratch) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    x = group_max(x, 32);
-    __syncthreads();
-    if (lane == 0) scratch[warp] = x;
-    __syncthreads();
-    x = lane < nwarps ? scratch[lane] : -INFINITY;
-    return group_max(x, 32);
-}
-
-// Cluster barrier halves. arrive.release + wait (acquire) publishes shared-memory writes
-// to the peer CTAs; a second arrive after the last remote read, paired with a wait just
-// before exit, keeps every CTA's shared memory alive while peers may still read it,
-// without stalling the stores in between.
-__device__ __forceinline__ void cluster_arrive_release() {
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() {
-    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-}
+using namespace fb::rowwise;
 
 // ---- kernels ------------------------------------------------------------------------
 
@@ -393,12 +323,6 @@ __global__ void __launch_bounds__(1024) softmax_two_pass_kernel(const T *__restr
 // while thread t computes row t of tile i from the other (y over x in place) and the CTA
 // stores it. Without the pipeline every CTA of the one wave loaded, computed and stored in
 // lockstep, and reads and writes hardly overlapped.
-__device__ __forceinline__ void cp_async16(void *smem, const void *gmem) {
-    const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 
 template <typename T>
 __global__ void __launch_bounds__(256) softmax_smem_rows_kernel(const T *__restrict__ x, T *__restrict__ y,
@@ -450,25 +374,6 @@ __global__ void __launch_bounds__(256) softmax_smem_rows_kernel(const T *__restr
     }
 }
 
-// row_smem: one 1024-thread CTA per row, the row split between registers (REG 16-byte
-// units per thread) and dynamic shared memory (the rest, brought in with 16-byte cp.async).
-// Registers plus shared memory hold 4 x 64 KB + 227 KB per SM, so a grid of up to one row
-// per SM (128 rows of 64K float32) runs in ONE wave with every byte requested up front and
-// no cluster: the cluster version needs ~2 waves of 4-CTA clusters for the same cells, and
-// each wave pays a load -> reduce -> store bubble. Each thread reads back only the shared
-// units it copied itself, so cp.async.wait_all needs no barrier before the reductions;
-// the merge of per-warp (max, sum) partials is block_row's (one __syncthreads).
-// cp.async.wait_group takes an immediate: wait until at most n of this thread's groups pend.
-__device__ __forceinline__ void cp_async_wait_pending(int n) {
-    switch (n) {
-#define FB_WAIT(k) case k: asm volatile("cp.async.wait_group " #k ";" ::: "memory"); break;
-        FB_WAIT(1) FB_WAIT(2) FB_WAIT(3) FB_WAIT(4) FB_WAIT(5) FB_WAIT(6) FB_WAIT(7)
-        FB_WAIT(8) FB_WAIT(9) FB_WAIT(10) FB_WAIT(11) FB_WAIT(12) FB_WAIT(13) FB_WAIT(14) FB_WAIT(15)
-#undef FB_WAIT
-    default: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
-    }
-}
-
 // Online (max, sum of exp) update with one 16-byte unit: the sum is rescaled when the max grows.
 template <int N> __device__ __forceinline__ void online_update(const float (&x)[N], float &m, float &s) {
     float um = x[0];
@@ -483,6 +388,14 @@ template <int N> __device__ __forceinline__ void online_update(const float (&x)[
     for (int j = 0; j < N; ++j) s += ex2((x[j] - sh) * kLog2e);
 }
 
+// row_smem: one 1024-thread CTA per row, the row split between registers (REG 16-byte
+// units per thread) and dynamic shared memory (the rest, brought in with 16-byte cp.async).
+// Registers plus shared memory hold 4 x 64 KB + 227 KB per SM, so a grid of up to one row
+// per SM (128 rows of 64K float32) runs in ONE wave with every byte requested up front and
+// no cluster: the cluster version needs ~2 waves of 4-CTA clusters for the same cells, and
+// each wave pays a load -> reduce -> store bubble. Each thread reads back only the shared
+// units it copied itself, so cp.async.wait_all needs no barrier before the reductions;
+// the merge of per-warp (max, sum) partials is block_row's (one __syncthreads).
 template <typename T, int REG>
 __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                                    long W, int K) {
@@ -575,221 +488,6 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
             U::store(yr, u, o);
         }
     }
-}
-
-// ---- plans ----------------------------------------------------------------------------
-
-enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5 };
-
-struct Plan {
-    int kind;
-    bool vec;
-    bool peel;    // K_GROUP with vec: W not a multiple of the vector width
-    int upt;      // units per thread (per row)
-    int r;        // rows per group (K_GROUP)
-    int g;        // lanes per row (K_GROUP)
-    int threads;  // CTA size (K_CTA, K_TWO_PASS)
-    int c;        // CTAs per row (K_CTA); 1 = block_row
-};
-
-struct Shape {
-    long rows, W;
-    fb_dtype dt;
-    int esz;
-    const void *x;
-    void *y;
-};
-
-constexpr int kMaxVals = 32;   // fp32 values a thread may hold (register budget)
-constexpr int kMaxCluster = 8; // portable cluster size
-
-static int pow2ceil(long v) {
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-static long cdiv(long a, long b) { return (a + b - 1) / b; }
-
-static int sm_count() {
-    static int sms = 0;
-    if (sms == 0) {
-        int dev = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
-            sms = 132;
-        (void)cudaGetLastError();
-    }
-    return sms;
-}
-
-// Instantiated units-per-thread (a plan rounds up to the next one).
-static const int kGroupVecUpt[] = {1, 2, 4, 8};
-static const int kGroupScalarUpt[] = {1, 2, 4, 6, 8, 12, 16, 24, 32};
-static const int kCtaVecUpt[] = {1, 2, 4, 8};
-static const int kCtaScalarUpt[] = {4, 8, 16};
-
-template <size_t K> static int round_up_in(const int (&set)[K], long v) {
-    for (size_t i = 0; i < K; ++i)
-        if (set[i] >= v) return set[i];
-    return -1;
-}
-
-static bool vec_ok(const Shape &s) {
-    const int N = 16 / s.esz;
-    return s.W % N == 0 && fb::aligned16(s.x) && fb::aligned16(s.y);
-}
-
-static bool aligned_xy(const Shape &s) { return fb::aligned16(s.x) && fb::aligned16(s.y); }
-
-static bool plan_group(const Shape &s, Plan *p) {
-    const bool vec = vec_ok(s);
-    // Odd widths with aligned tensors: vector body + scalar head/tail per row.
-    const bool peel = !vec && aligned_xy(s) && s.W >= 16 / s.esz;
-    const int N = vec || peel ? 16 / s.esz : 1;
-    const long nunits = s.W / N;
-    const int cap = kMaxVals / N;  // units a lane may hold
-    if (nunits > 32L * cap) return false;
-    p->kind = K_GROUP;
-    p->vec = vec || peel;
-    p->peel = peel;
-    if (p->vec) {
-        // 16 values (64 B) per lane in flight is plenty; 32 only when the row needs it.
-        const int want = (int)std::max(std::min<long>(nunits, 16 / N), cdiv(nunits, 32));
-        p->upt = round_up_in(kGroupVecUpt, want);
-        if (p->upt < 0 || p->upt * N > kMaxVals) return false;
-    } else {
-        const int want = (int)std::max(std::min<long>(4, nunits), cdiv(nunits, 32));
-        p->upt = round_up_in(kGroupScalarUpt, want);
-        if (p->upt < 0) return false;
-    }
-    p->g = std::min(32, pow2ceil(cdiv(nunits, p->upt)));
-    if (peel && p->g < 2 * N) {  // head + tail <= 2N - 2 scalars, one per lane
-        p->g = 2 * N;
-        p->upt = round_up_in(kGroupVecUpt, cdiv(nunits, p->g));
-    }
-    if (p->g > 32) return false;
-    // Short rows: several rows per group so each lane has ~16 values in flight.
-    const int vals = p->upt * N;
-    p->r = std::min(p->vec ? 4 : 8, std::max(1, 16 / vals));
-    p->threads = 256;
-    p->c = 1;
-    return true;
-}
-
-static bool plan_cta(const Shape &s, int min_c, Plan *p) {
-    const bool vec = vec_ok(s);
-    const int N = vec ? 16 / s.esz : 1;
-    const long nunits = s.W / N;
-    const int sms = sm_count();
-    // 32 values per thread (scalar: 16, its per-element addresses cost registers) and CTAs of
-    // up to 512 threads. Measured (NOTES.md): 32 values beat 16; one CTA per row beats a
-    // cluster; a cluster of fewer 512-thread CTAs beats more 256- or 128-thread ones.
-    // (Tried: half types at 64 values x 256 threads in a cluster, 128 registers: 70-78% of
-    // SOL against 77-88% for 32 values x 512 threads. See NOTES.md.)
-    const int upt = vec ? kMaxVals / N : 16;
-    long c = cdiv(nunits, 512L * upt);
-    if (c > kMaxCluster) {
-        c = cdiv(nunits, 1024L * upt);
-        if (c > kMaxCluster) return false;
-    }
-    // Few rows: split them further so there are >= 2 CTAs per SM, keeping >= 128 threads' worth.
-    while (c < kMaxCluster && s.rows * c < 2L * sms && cdiv(nunits, 2 * c) >= 128L * upt)
-        c = std::min<long>(2 * c, kMaxCluster);
-    if (c < min_c) c = min_c;
-    if (c > kMaxCluster) return false;
-    const long chunk = cdiv(nunits, c);
-    const long t = std::max(32L, ((cdiv(chunk, upt) + 31) / 32) * 32);
-    p->kind = K_CTA;
-    p->vec = vec;
-    p->peel = false;
-    p->upt = vec ? round_up_in(kCtaVecUpt, cdiv(chunk, t)) : round_up_in(kCtaScalarUpt, cdiv(chunk, t));
-    if (p->upt < 0) return false;
-    p->threads = (int)t;
-    p->c = (int)c;
-    p->r = 1;
-    p->g = 32;
-    return true;
-}
-
-static void plan_two_pass(const Shape &s, Plan *p) {
-    p->kind = K_TWO_PASS;
-    p->vec = vec_ok(s);
-    p->peel = false;
-    p->threads = 1024;
-    p->upt = 1;
-    p->r = 1;
-    p->g = 32;
-    p->c = 1;
-}
-
-// smem_rows: tiles of R = 64 rows, two buffers per CTA (2 * R * W * esz <= 48 KB), a persistent
-// grid of 4 CTAs per SM.
-constexpr long kSmemMinRowBytes = 96, kSmemMaxRowBytes = 256;
-static bool plan_smem(const Shape &s, Plan *p) {
-    if (!aligned_xy(s) || s.W * s.esz > 384) return false;
-    p->kind = K_SMEM;
-    p->vec = true;
-    p->peel = false;
-    p->threads = 64;
-    p->upt = 1;
-    p->r = 1;
-    p->g = 32;
-    p->c = 4;
-    return true;
-}
-
-// row_smem: 1024 threads, REG units per thread in registers (float32: 4 or 8 x float4 = 16 or
-// 32 values; half types: 2 x 8 = 16 values), the rest of the row in up to 200 KB of shared memory.
-constexpr long kRowSmemMaxBytes = 200 * 1024, kRowSmemPairBytes = 110 * 1024;
-static bool plan_row_smem(const Shape &s, Plan *p) {
-    if (!vec_ok(s)) return false;
-    const int N = 16 / s.esz;
-    // float32: 16 values per thread while they hold the whole row (W <= 16K), else 32 (a
-    // 32K row then lives in registers alone: 128 x 32768 103% of SOL vs 94% at 16 values);
-    // half types: 16 or 32 values the same way.
-    const int reg = s.esz == 4 ? (s.W / N <= 4096 ? 4 : 8) : (s.W / N <= 2048 ? 2 : 4);
-    const long nunits = s.W / N;
-    // Up to two rows per SM: 512-thread CTAs, two per SM, keep the grid to one wave as long
-    // as two CTAs' shared parts fit an SM (2 x 110 KB).
-    const int sms = sm_count();
-    for (int threads : {512, 1024}) {
-        if (threads == 512 && !(s.rows > sms && s.rows <= 2L * sms)) continue;
-        const long rest = std::max(0L, nunits - (long)threads * reg);
-        const long K = cdiv(rest, threads);
-        const long cap = threads == 512 ? kRowSmemPairBytes : kRowSmemMaxBytes;
-        if (K * threads * 16 > cap) continue;
-        p->kind = K_ROW_SMEM;
-        p->vec = true;
-        p->peel = false;
-        p->threads = threads;
-        p->upt = reg;
-        p->r = (int)K;  // shared units per thread
-        p->g = 32;
-        p->c = 1;
-        return true;
-    }
-    return false;
-}
-
-static void choose_plan(const Shape &s, Plan *p) {
-    // Short odd rows: staged through shared memory rather than peeled per row (NOTES.md:
-    // W=61 float16 67% -> 73%, float32 89% -> 97%). Only rows of 96..256 bytes: shorter rows
-    // make 64-row tiles too small to keep enough bytes in flight (not measured).
-    if (!vec_ok(s) && s.W * s.esz >= kSmemMinRowBytes && s.W * s.esz <= kSmemMaxRowBytes && plan_smem(s, p))
-        return;
-    if (plan_group(s, p)) return;
-    // Few long rows (one per SM, at least half the SMs busy): one wave of row_smem CTAs beats
-    // ~2 waves of clusters while the shared part stays small (NOTES.md, v6: 128 x 32768
-    // float32 92% vs 84%, bfloat16 128 x 65536 87% vs 75%; float32 rows of 256 KB lose).
-    // Half types: rows of 32K..64K values are faster in row_smem for any row count over half
-    // the SMs (1024 x 65536 bfloat16 93% vs 82% in clusters), 16K rows only up to one per SM.
-    const int sms = sm_count();
-    const bool one_wave = s.rows > sms / 2 && s.rows <= 2L * sms;  // 512-thread pairs past one row per SM
-    if (s.W >= 16384 && s.W * s.esz <= 128 * 1024 && s.rows > sms / 2 &&
-        (one_wave || (s.esz == 2 && s.W >= 32768)) && plan_row_smem(s, p))
-        return;
-    if (plan_cta(s, 1, p)) return;
-    plan_two_pass(s, p);
 }
 
 // ---- launchers ------------------------------------------------------------------------
@@ -976,35 +674,6 @@ static Shape shape_of(const fb_call *c) {
     return s;
 }
 
-// Each variant of the table is a planner: softmax.fused plans by shape (choose_plan), the
-// named strategies force one plan and are unsupported where it does not fit the shape.
-static bool plan_block(const Shape &s, Plan *p) {
-    // block_row: one CTA per row, up to 1024 threads x 32 values (scalar 16).
-    const bool vec = vec_ok(s);
-    const int N = vec ? 16 / s.esz : 1;
-    const long nunits = s.W / N;
-    const int cap = vec ? kMaxVals / N : 16;
-    if (nunits > 1024L * cap) return false;
-    const long t = std::max(32L, ((cdiv(nunits, cap) + 31) / 32) * 32);
-    p->kind = K_CTA;
-    p->vec = vec;
-    p->peel = false;
-    p->upt = vec ? round_up_in(kCtaVecUpt, cdiv(nunits, t)) : round_up_in(kCtaScalarUpt, cdiv(nunits, t));
-    p->threads = (int)t;
-    p->c = 1;
-    p->r = 1;
-    p->g = 32;
-    return p->upt > 0;
-}
-static bool plan_auto(const Shape &s, Plan *p) {
-    choose_plan(s, p);
-    return true;
-}
-static bool plan_any_two_pass(const Shape &s, Plan *p) {
-    plan_two_pass(s, p);
-    return true;
-}
-static bool plan_cluster(const Shape &s, Plan *p) { return plan_cta(s, 2, p); }
 
 constexpr char kWhyAny[] = "";
 constexpr char kWhySmemRows[] = "smem_rows needs rows of <= 384 bytes and 16-byte aligned tensors";

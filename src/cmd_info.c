@@ -249,6 +249,11 @@ static json_t *case_json(const fb_case *c)
 static void print_registry(void)
 {
     printf("\nregistered variants (any can join a run with --variants):\n");
+    int wname = 0; /* columns as wide as the longest name: bias_dropout_add_train.one_shot */
+    for (int i = 0; i < fb_variant_count(); i++) {
+        int len = (int)strlen(fb_variant_at(i)->name);
+        if (len > wname) wname = len;
+    }
     for (int i = 0; i < fb_variant_count(); i++) {
         const fb_variant *v = fb_variant_at(i);
         char dts[64] = "";
@@ -257,7 +262,7 @@ static void print_registry(void)
                 size_t k = strlen(dts);
                 snprintf(dts + k, sizeof dts - k, "%s%s", k ? "," : "", fb_dtype_name((fb_dtype)d));
             }
-        printf("  %-22s %-25s %s\n", v->name, dts, v->about);
+        printf("  %-*s %-33s %s\n", wname, v->name, dts, v->about);
     }
 }
 

@@ -4,6 +4,12 @@
 
 #include <string.h>
 
+#include "bias_dropout_add.h"
+#include "bias_dropout_add_train.h"
+#include "bias_gelu.h"
+#include "horizontal_reduction_pointwise.h"
+#include "horizontal_reduction_reduction.h"
+#include "pointwise_chain.h"
 #include "softmax.h"
 
 typedef struct variant_table {
@@ -13,6 +19,12 @@ typedef struct variant_table {
 
 static const variant_table tables[] = {
     {fb_softmax_variants, &fb_softmax_variant_count},
+    {fb_pointwise_chain_variants, &fb_pointwise_chain_variant_count},
+    {fb_bias_gelu_variants, &fb_bias_gelu_variant_count},
+    {fb_bias_dropout_add_variants, &fb_bias_dropout_add_variant_count},
+    {fb_bias_dropout_add_train_variants, &fb_bias_dropout_add_train_variant_count},
+    {fb_horizontal_reduction_pointwise_variants, &fb_horizontal_reduction_pointwise_variant_count},
+    {fb_horizontal_reduction_reduction_variants, &fb_horizontal_reduction_reduction_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 

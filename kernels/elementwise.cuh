@@ -1,0 +1,227 @@
+// elementwise.cuh — the one kernel behind the fused elementwise cases (pointwise_chain,
+// bias_gelu, bias_dropout_add, bias_dropout_add_train): for a row-major x[R, W],
+//     y[e] = op(x[e], bias[e mod W], res[e], e)        e = r * W + c, the flat element index
+// where bias ([W], broadcast over rows) and res ([R, W]) are optional. A case file is an Op
+// (the math and which operands it has) plus its variant table; everything about moving the
+// bytes is here.
+//
+// Flat packs, periodic columns. The tensor is walked as n = R * W elements in packs of P
+// elements: P = 16 / sizeof(T) (one LDG.128 / STG.128) when x, res and y are 16-byte aligned,
+// else P = 1. Thread t of S handles packs t, t + S, t + 2S, ... Packs are taken over the flat
+// tensor and may straddle rows, so odd widths (61, 130, 1027) still move 16 bytes per access.
+// S is a multiple of the column period L = W / gcd(W, P): S * P is then a multiple of W, and
+// every pack a thread touches starts at the same column (t * P) mod W. So the P bias values a
+// thread needs are loaded once, before the loop (P scalar loads: any W, any bias alignment), and
+// reused for every row it visits; there is no division or modulo in the loop.
+//
+// Grid. Persistent (ew::Grid::persistent): S = the resident capacity (SMs x CTAs per SM from the
+// occupancy calculator x 256 threads), or one pack per thread when the tensor is smaller, rounded
+// up to a multiple of L. One-shot (ew::Grid::one_shot): S = ceil(packs / U), every thread does one
+// iteration, PyTorch's vectorized-elementwise launch shape. Each iteration issues U pack loads per
+// full operand before any math: 64 bytes per thread in flight (U = 4, or 2 with a second operand),
+// >= 64 KB per SM at 1024 resident threads, above the ~40 KB an SM needs to keep HBM3 busy.
+// The n mod P elements past the last whole pack are done by threads 0 .. P-2 after the loop.
+//
+// Indices are int64 throughout (65536 x 65536 = 2^32 elements); the grid is 1-D, at most
+// 2^31 - 1 CTAs.
+#pragma once
+
+#include <stdio.h>
+
+#include <algorithm>
+
+#include "common.cuh"
+#include "../src/variant.h"
+
+namespace fb {
+namespace ew {
+
+constexpr int kThreads = 256;
+
+enum class Grid { persistent, one_shot };
+
+// An Op (see the case files) provides:
+//   static constexpr const char *kName;   "bias_gelu": for messages
+//   static constexpr bool kBias, kRes;    which of bias[W] and res[R, W] it reads
+//   static Op make(const fb_call *);      its parameters, outside the kernel
+//   template <typename A> __device__ A operator()(A x, A b, A r, uint64_t e) const;
+// b and r are 0 when the op does not read them.
+
+template <typename T, int P, int U, class Op>
+__global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, const T *__restrict__ bias,
+                                                   const T *__restrict__ res, T *__restrict__ y, int64_t n,
+                                                   int64_t W, int64_t S, Op op) {
+    using A = acc_t<T>;
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= S) return;
+    const int64_t np = n / P;
+
+    A b[P];
+    if constexpr (Op::kBias) {
+        int64_t c = (t * P) % W;  // the one modulo: fixed for every pack of this thread
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+            b[j] = to_acc(bias[c]);
+            c = c + 1 == W ? 0 : c + 1;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < P; ++j) b[j] = A(0);
+    }
+
+    for (int64_t i = t; i < np; i += U * S) {
+        pack<T, P> xv[U], rv[U];
+#pragma unroll
+        for (int k = 0; k < U; ++k) {
+            const int64_t q = i + k * S;
+            if (q < np) {
+                xv[k] = load_pack_stream<T, P>(x + q * P);
+                if constexpr (Op::kRes) rv[k] = load_pack_stream<T, P>(res + q * P);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < U; ++k) {
+            const int64_t q = i + k * S;
+            if (q < np) {
+                pack<T, P> o;
+#pragma unroll
+                for (int j = 0; j < P; ++j) {
+                    const A r = Op::kRes ? to_acc(rv[k].v[j]) : A(0);
+                    o.v[j] = from_acc<T>(op(to_acc(xv[k].v[j]), b[j], r, (uint64_t)(q * P + j)));
+                }
+                store_pack_stream<T, P>(y + q * P, o);
+            }
+        }
+    }
+
+    // The tail: n mod P elements after the last whole pack, one per thread.
+    const int64_t e = np * P + t;
+    if (e < n) {
+        const A bb = Op::kBias ? to_acc(bias[e % W]) : A(0);
+        const A r = Op::kRes ? to_acc(res[e]) : A(0);
+        y[e] = from_acc<T>(op(to_acc(x[e]), bb, r, (uint64_t)e));
+    }
+}
+
+inline int64_t gcd64(int64_t a, int64_t b) {
+    while (b) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+inline int64_t cdiv64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The operands of one call, validated by check().
+template <typename T> struct Operands {
+    const T *x, *bias, *res;
+    T *y;
+    int64_t n, W;
+};
+
+template <typename T, int P, class Op>
+static int launch(const Operands<T> &o, const Op &op, Grid grid, cudaStream_t st) {
+    constexpr int U = Op::kRes ? 2 : 4;
+    auto k = kernel<T, P, U, Op>;
+    static const int ctas_per_sm = resident_ctas(k, kThreads);
+    const int64_t np = o.n / P;
+    const int64_t L = Op::kBias ? o.W / gcd64(o.W, P) : 1;
+    int64_t want = grid == Grid::persistent ? std::min<int64_t>((int64_t)sm_count() * ctas_per_sm * kThreads, np)
+                                            : cdiv64(np, U);
+    want = std::max<int64_t>(want, P);  // threads 0 .. P-2 do the tail
+    const int64_t S = cdiv64(want, L) * L;
+    const int64_t ctas = cdiv64(S, kThreads);
+    if (ctas > INT32_MAX) {
+        fb_error("%s: %lld threads do not fit one grid (bias period %lld)", Op::kName, (long long)S, (long long)L);
+        return FB_E_UNSUPPORTED;
+    }
+    k<<<(unsigned)ctas, kThreads, 0, st>>>(o.x, o.bias, o.res, o.y, o.n, o.W, S, op);
+    return fb_cuda_status((int)cudaGetLastError(), Op::kName, __FILE__, __LINE__);
+}
+
+static inline bool same_shape(const fb_shape &a, const fb_shape &b) {
+    if (a.rank != b.rank) return false;
+    for (int i = 0; i < a.rank; ++i)
+        if (a.dim[i] != b.dim[i]) return false;
+    return true;
+}
+
+// Inputs in case-file order: x, then bias if the op reads it, then res if it reads it; one output
+// shaped as x. bias may be [W] or any shape of W elements whose last dim is W ([1, W]).
+template <class Op> static int check(const fb_call *c, unsigned dtypes, char *why, size_t n) {
+    const int want_in = 1 + (Op::kBias ? 1 : 0) + (Op::kRes ? 1 : 0);
+    if (c->n_in != want_in || c->n_out != 1) {
+        if (why) snprintf(why, n, "%s takes %d input%s and 1 output", Op::kName, want_in, want_in > 1 ? "s" : "");
+        return FB_E_UNSUPPORTED;
+    }
+    const fb_tensor *x = &c->in[0], *y = &c->out[0];
+    if (!(dtypes & FB_DTYPE_BIT(x->dtype))) {
+        if (why) snprintf(why, n, "%s: no kernel for %s", Op::kName, fb_dtype_name(x->dtype));
+        return FB_E_UNSUPPORTED;
+    }
+    for (int i = 0; i < c->n_in; ++i)
+        if (c->in[i].dtype != x->dtype || y->dtype != x->dtype) {
+            if (why) snprintf(why, n, "%s needs every input and the output in one dtype", Op::kName);
+            return FB_E_UNSUPPORTED;
+        }
+    if (x->shape.rank < 1 || !same_shape(x->shape, y->shape)) {
+        if (why) snprintf(why, n, "%s needs x of rank >= 1 and an output of x's shape", Op::kName);
+        return FB_E_UNSUPPORTED;
+    }
+    const int64_t W = x->shape.dim[x->shape.rank - 1];
+    if constexpr (Op::kBias) {
+        const fb_shape &bs = c->in[1].shape;
+        if (bs.rank < 1 || bs.dim[bs.rank - 1] != W || fb_shape_numel(&bs) != W) {
+            if (why) snprintf(why, n, "%s needs bias of shape [W] (W = x's last dim)", Op::kName);
+            return FB_E_UNSUPPORTED;
+        }
+    }
+    if constexpr (Op::kRes) {
+        if (!same_shape(c->in[Op::kBias ? 2 : 1].shape, x->shape)) {
+            if (why) snprintf(why, n, "%s needs the residual in x's shape", Op::kName);
+            return FB_E_UNSUPPORTED;
+        }
+    }
+    return FB_OK;
+}
+
+template <typename T> static Operands<T> operands(const fb_call *c, bool bias, bool res) {
+    const fb_tensor *x = &c->in[0];
+    Operands<T> o;
+    o.x = (const T *)x->data;
+    o.bias = bias ? (const T *)c->in[1].data : nullptr;
+    o.res = res ? (const T *)c->in[bias ? 2 : 1].data : nullptr;
+    o.y = (T *)c->out[0].data;
+    o.n = fb_shape_numel(&x->shape);
+    o.W = x->shape.dim[x->shape.rank - 1];
+    return o;
+}
+
+// The variant entry points. VEC: 16-byte packs where x, res and y are 16-byte aligned (the bias
+// never needs to be); false forces one element per access (the fallback, as a variant of its own
+// so that selftest covers it on aligned tensors too).
+template <class Op, unsigned DTYPES> static int supports(const fb_call *c, char *why, size_t n) {
+    return check<Op>(c, DTYPES, why, n);
+}
+
+template <class Op, unsigned DTYPES, Grid GRID, bool VEC> static int run(const fb_call *c) {
+    const int s = check<Op>(c, DTYPES, nullptr, 0);
+    if (s != FB_OK) {
+        fb_error("%s: unsupported call (see supports)", Op::kName);
+        return s;
+    }
+    const Op op = Op::make(c);
+    int r = FB_E_UNSUPPORTED;
+    FB_DISPATCH(c->in[0].dtype, T, {
+        const Operands<T> o = operands<T>(c, Op::kBias, Op::kRes);
+        if (o.n == 0) return FB_OK;
+        const bool aligned = aligned16(o.x) && aligned16(o.y) && (!Op::kRes || aligned16(o.res));
+        constexpr int P = 16 / (int)sizeof(T);
+        r = VEC && aligned ? launch<T, P, Op>(o, op, GRID, c->stream) : launch<T, 1, Op>(o, op, GRID, c->stream);
+    });
+    return r;
+}
+
+}  // namespace ew
+}  // namespace fb

@@ -1,0 +1,327 @@
+// rowstream.cuh — streaming row reductions: each row of x[rows, W] is read once, front to back,
+// and reduced to a few values (sum; sum and amax; ...) while, optionally, an elementwise map of
+// it is written out (y = cos(x)). Nothing is held across the reduction, so unlike the
+// register-resident strategies of rowwise.cuh no row is too long and there is no second pass:
+// a reduction only needs its partials, and the map's outputs leave as soon as they are made.
+// The horizontal fusion cases (horizontal_reduction_pointwise, horizontal_reduction_reduction)
+// are an Op each on top of this; rowwise.cuh provides the access unit, the row-tiling helpers
+// and the cluster barrier halves.
+//
+// A row is streamed by a team:
+//   group    G = 1..32 lanes of a warp (a power of two), the warp's teams on consecutive rows,
+//            a persistent grid looping over rows. Reductions: G-lane shuffles. For many rows.
+//   cta      one CTA of T = 64..512 threads per row, persistent over rows; warp shuffles, then the
+//            warps' partials through shared memory (one barrier). For rows too few to give every
+//            warp one (rows x 32 < the resident threads).
+//   cluster  C = 2..8 CTAs of 512 threads per row, each streaming a slice of it; the warps'
+//            partials of all C CTAs are read by the leading CTA over distributed shared memory
+//            (one cluster barrier). For few long rows (128 x 65536: one CTA per row would leave
+//            most of the GPU idle).
+// The team size is chosen so the grid fills the resident capacity (occupancy calculator), with
+// at least a warp on any row of >= 128 units so that every access is a long contiguous run.
+//
+// Each lane issues UPT = 4 units (64 bytes) before using any (kept packed until then); rows are 16-byte units when x and
+// y are 16-byte aligned, and each row is peeled: a scalar head up to its first 16-byte boundary,
+// an aligned vector body, a scalar tail (odd widths 61, 130, 1027 keep 16-byte accesses).
+// Unaligned tensors take one element per unit. Indices are int64 (65536 x 65536 = 2^32).
+#pragma once
+
+#include "rowwise.cuh"
+
+#include <stdio.h>
+
+namespace fb {
+namespace rowstream {
+
+namespace cg = cooperative_groups;
+using rowwise::cdiv;
+using rowwise::cluster_arrive_release;
+using rowwise::cluster_wait;
+using rowwise::pow2ceil;
+using rowwise::Unit;
+
+// An Op (see horizontal_reduction_*.cu) provides, for storage type T:
+//   struct Acc { float v[K]; };                    the per-thread partials
+//   static constexpr bool kMap;                    writes y = map(x), y shaped as x
+//   __device__ Acc init() const;
+//   __device__ void add(Acc &, float x) const;     one element
+//   __device__ void merge(Acc &, const Acc &) const;
+//   __device__ float map(float x) const;           (when kMap)
+//   __device__ void finish(int64_t row, const Acc &) const;   writes the row's results
+// merge must be associative and commutative (up to rounding): partials meet in a tree.
+
+enum Team { kGroup = 0, kCta = 1, kCluster = 2 };
+constexpr int kUpt = 4;           // units per lane per iteration: 64 bytes in flight per lane
+constexpr int kMaxThreads = 512;  // CTA size of the cta and cluster teams
+constexpr int kGroupThreads = 256;
+constexpr int kMaxClusterCtas = 8;
+
+template <class Acc> __device__ __forceinline__ Acc shfl_xor(const Acc &a, int o) {
+    Acc r;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof a.v / sizeof a.v[0]); ++i) r.v[i] = __shfl_xor_sync(0xffffffffu, a.v[i], o);
+    return r;
+}
+// Over G lanes (a power of two <= 32); every lane of the warp must call it.
+template <class Op> __device__ __forceinline__ void team_reduce(const Op &op, typename Op::Acc &a, int G) {
+    for (int o = G >> 1; o > 0; o >>= 1) op.merge(a, shfl_xor(a, o));
+}
+
+// A row in memory: `head` scalars up to the first 16-byte boundary, `nbody` aligned units of N
+// elements, `tail` scalars. base = the row's first element index (x is 16-byte aligned).
+struct RowLayout {
+    int head, tail;
+    int nbody;  // W <= 2^30 (the variants check): offsets within a row, plus a stride, fit 32 bits
+};
+template <int N> __device__ __forceinline__ RowLayout row_layout(int64_t base, int64_t W) {
+    RowLayout l;
+    l.head = N == 1 ? 0 : (int)((N - (base & (N - 1))) & (N - 1));
+    if (l.head > W) l.head = (int)W;
+    l.nbody = (int)((W - l.head) / N);
+    l.tail = (int)(W - l.head - (int64_t)l.nbody * N);
+    return l;
+}
+
+// Stream body units [ubeg, uend) of one row (lane `lane` of G takes ubeg + lane, + G, ...) and,
+// if `scalars`, its head and tail elements; add every element to acc and write map(x) to y.
+template <typename T, bool VEC, class Op>
+__device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restrict__ y, int64_t base, int64_t W,
+                                           const RowLayout &l, int ubeg, int uend, bool scalars, int lane,
+                                           int G, const Op &op, typename Op::Acc &acc) {
+    constexpr int N = Unit<T, VEC>::N;
+    using P = fb::pack<T, N>;  // raw until used: 4 registers per unit in flight, whatever T
+    const T *xb = x + base + l.head;
+    T *yb = Op::kMap ? y + base + l.head : nullptr;
+    // One partial per in-flight unit: kUpt independent add chains (latency) that are each kUpt
+    // times shorter than one (rounding), merged at the end.
+    typename Op::Acc pa[kUpt];
+#pragma unroll
+    for (int k = 0; k < kUpt; ++k) pa[k] = op.init();
+    for (int u0 = ubeg + lane; u0 < uend; u0 += G * kUpt) {
+        P v[kUpt];
+#pragma unroll
+        for (int k = 0; k < kUpt; ++k)
+            if (u0 + k * G < uend) v[k] = fb::load_pack_stream<T, N>(xb + (size_t)(u0 + k * G) * N);
+#pragma unroll
+        for (int k = 0; k < kUpt; ++k) {
+            const int u = u0 + k * G;
+            if (u < uend) {
+                P o;
+#pragma unroll
+                for (int j = 0; j < N; ++j) {
+                    const float xv = fb::to_acc(v[k].v[j]);
+                    op.add(pa[k], xv);
+                    if constexpr (Op::kMap) o.v[j] = fb::from_acc<T>(op.map(xv));
+                }
+                if constexpr (Op::kMap) fb::store_pack_stream<T, N>(yb + (size_t)u * N, o);
+            }
+        }
+    }
+    if (scalars) {
+        for (int s = lane; s < l.head + l.tail; s += G) {
+            const int64_t e = base + (s < l.head ? s : l.head + (int64_t)l.nbody * N + (s - l.head));
+            const float xv = fb::to_acc(__ldcs(x + e));
+            op.add(pa[0], xv);
+            if constexpr (Op::kMap) __stcs(y + e, fb::from_acc<T>(op.map(xv)));
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < kUpt; ++k) op.merge(acc, pa[k]);
+}
+
+// group: G lanes per row, the warp's 32 / G teams on consecutive rows. The row loop is
+// warp-uniform (rows past the end still shuffle, touching no memory), so full-warp shuffles
+// are safe.
+template <typename T, bool VEC, class Op>
+__global__ void __launch_bounds__(kGroupThreads, 2) group_kernel(const T *__restrict__ x, T *__restrict__ y,
+                                                              int64_t rows, int64_t W, int G, Op op) {
+    constexpr int N = Unit<T, VEC>::N;
+    const int lane = threadIdx.x & (G - 1);
+    const int per_warp = 32 / G;
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    const int team_in_warp = (threadIdx.x & 31) / G;
+    for (int64_t r0 = warp * per_warp; r0 < rows; r0 += nwarps * per_warp) {
+        const int64_t row = r0 + team_in_warp;
+        typename Op::Acc acc = op.init();
+        if (row < rows) {
+            const int64_t base = row * W;
+            const RowLayout l = row_layout<N>(base, W);
+            stream_row<T, VEC>(x, y, base, W, l, 0, l.nbody, true, lane, G, op, acc);
+        }
+        team_reduce(op, acc, G);
+        if (row < rows && lane == 0) op.finish(row, acc);
+    }
+}
+
+// The warps' partials of a CTA in shared memory, merged by warp 0 (at most 16 warps).
+template <class Op>
+__device__ __forceinline__ bool cta_reduce(const Op &op, typename Op::Acc &acc, typename Op::Acc *part) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    team_reduce(op, acc, 32);
+    if (lane == 0) part[warp] = acc;
+    __syncthreads();
+    if (warp != 0) return false;
+    acc = lane < nwarps ? part[lane] : op.init();
+    team_reduce(op, acc, 32);
+    return lane == 0;
+}
+
+// cta: one CTA per row, persistent over rows (the loop is CTA-uniform).
+template <typename T, bool VEC, class Op>
+__global__ void __launch_bounds__(kMaxThreads, 1) cta_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows,
+                                                          int64_t W, Op op) {
+    constexpr int N = Unit<T, VEC>::N;
+    __shared__ typename Op::Acc part[kMaxThreads / 32];
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        typename Op::Acc acc = op.init();
+        const int64_t base = row * W;
+        const RowLayout l = row_layout<N>(base, W);
+        stream_row<T, VEC>(x, y, base, W, l, 0, l.nbody, true, (int)threadIdx.x, (int)blockDim.x, op, acc);
+        if (cta_reduce(op, acc, part)) op.finish(row, acc);
+        __syncthreads();  // part is rewritten by the next row
+    }
+}
+
+// cluster: C CTAs per row (the cluster tiles grid.x: its CTAs are consecutive), CTA `rank`
+// streams body units [rank * chunk, (rank + 1) * chunk), rank 0 also the head and tail. Every
+// warp's partial goes to its CTA's shared memory; after one cluster barrier, warp 0 of rank 0
+// reads all C x nwarps partials over DSMEM and finishes the row. The second arrive (after those
+// reads) paired with a wait before exit keeps every CTA's shared memory alive while it is read.
+template <typename T, bool VEC, class Op>
+__global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t W,
+                                                              int C, Op op) {
+    constexpr int N = Unit<T, VEC>::N;
+    using Acc = typename Op::Acc;
+    __shared__ Acc part[kMaxThreads / 32];
+    cg::cluster_group cl = cg::this_cluster();
+    const int rank = (int)cl.block_rank();
+    const int64_t row = blockIdx.x / C;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+
+    const int64_t base = row * W;
+    const RowLayout l = row_layout<N>(base, W);
+    const int chunk = (l.nbody + C - 1) / C;
+    const int ubeg = min(l.nbody, rank * chunk), uend = min(l.nbody, ubeg + chunk);
+    Acc acc = op.init();
+    stream_row<T, VEC>(x, y, base, W, l, ubeg, uend, rank == 0, (int)threadIdx.x, (int)blockDim.x, op, acc);
+    team_reduce(op, acc, 32);
+    if (lane == 0) part[warp] = acc;
+    cluster_arrive_release();
+    cluster_wait();
+    if (rank == 0 && warp == 0) {
+        Acc m = op.init();
+        for (int k = lane; k < C * nwarps; k += 32) op.merge(m, cl.map_shared_rank(part, k / nwarps)[k % nwarps]);
+        team_reduce(op, m, 32);
+        if (lane == 0) op.finish(row, m);
+    }
+    // Release (not relaxed): rank 0's DSMEM loads above complete before a peer may exit.
+    cluster_arrive_release();
+    cluster_wait();
+}
+
+// ---- plans and launch ------------------------------------------------------------------
+
+struct Plan {
+    Team team;
+    bool vec;
+    int G;        // kGroup: lanes per row
+    int threads;  // CTA size
+    int C;        // kCluster: CTAs per row
+};
+
+// Resident threads per SM of this Op's kernels (all three have about the same registers),
+// from the occupancy calculator on the group kernel; cached per instantiation.
+template <typename T, bool VEC, class Op> inline int resident_threads_per_sm() {
+    static const int n = resident_ctas(group_kernel<T, VEC, Op>, kGroupThreads) * kGroupThreads;
+    return n;
+}
+
+inline int pow2floor(int64_t v) {
+    int p = 1;
+    while ((int64_t)p * 2 <= v && p < (1 << 30)) p <<= 1;
+    return p;
+}
+
+// force: -1 = choose by shape; else the team to use (kCluster with C >= 2).
+inline Plan plan(int64_t rows, int64_t W, int esz, bool vec, int threads_per_sm, int force) {
+    const int N = vec ? 16 / esz : 1;
+    const int64_t units = std::max<int64_t>(1, W / N);
+    const int64_t capacity = (int64_t)sm_count() * threads_per_sm;
+    // Threads per row that fill the resident capacity, and that each still get kUpt units.
+    const int64_t want = pow2floor(std::max<int64_t>(1, capacity / std::max<int64_t>(1, rows)));
+    const int64_t useful = pow2ceil(cdiv(units, kUpt));
+    int64_t tpr = std::max(std::min(want, useful), std::min<int64_t>(32, useful));
+    Plan p;
+    p.vec = vec;
+    p.G = 32;
+    p.threads = kGroupThreads;
+    p.C = 1;
+    if (force == kGroup || (force < 0 && tpr <= 32)) {
+        p.team = kGroup;
+        p.G = (int)std::min<int64_t>(32, tpr);
+    } else if (force == kCta || (force < 0 && tpr <= kMaxThreads)) {
+        p.team = kCta;
+        p.threads = (int)std::min<int64_t>(kMaxThreads, std::max<int64_t>(64, tpr));
+    } else {
+        p.team = kCluster;
+        p.threads = kMaxThreads;
+        p.C = (int)std::min<int64_t>(kMaxClusterCtas, std::max<int64_t>(2, tpr / kMaxThreads));
+    }
+    return p;
+}
+
+template <typename T, bool VEC, class Op>
+inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, int64_t W, const Op &op,
+                               int threads_per_sm, cudaStream_t st) {
+    const int64_t resident_ctas_total = std::max<int64_t>(1, (int64_t)sm_count() * threads_per_sm / p.threads);
+    if (p.team == kGroup) {
+        const int64_t rows_per_cta = kGroupThreads / p.G;
+        const int64_t ctas = std::min(cdiv(rows, rows_per_cta), resident_ctas_total);
+        group_kernel<T, VEC, Op><<<(unsigned)ctas, kGroupThreads, 0, st>>>(x, y, rows, W, p.G, op);
+        return cudaGetLastError();
+    }
+    if (p.team == kCta) {
+        const int64_t ctas = std::min(rows, resident_ctas_total);
+        cta_kernel<T, VEC, Op><<<(unsigned)ctas, p.threads, 0, st>>>(x, y, rows, W, op);
+        return cudaGetLastError();
+    }
+    if (rows * p.C > INT32_MAX) return cudaErrorInvalidConfiguration;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(rows * p.C));
+    cfg.blockDim = dim3((unsigned)p.threads);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)p.C;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, cluster_kernel<T, VEC, Op>, x, y, W, p.C, op);
+    if (e != cudaSuccess) return e;
+    return cudaGetLastError();
+}
+
+// Stream every row of x[rows, W] through op (y: the map's output, shaped as x, or null).
+// allow_vec: false forces one element per access. force: -1, or a Team to use.
+template <typename T, class Op>
+inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bool allow_vec, int force,
+                     cudaStream_t st, const char *what) {
+    if (rows == 0 || W == 0) return FB_OK;
+    const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
+    const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
+    const Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
+    const cudaError_t e = vec ? launch_plan<T, true>(p, x, y, rows, W, op, tps, st)
+                              : launch_plan<T, false>(p, x, y, rows, W, op, tps, st);
+    if (e == cudaErrorInvalidConfiguration) {
+        (void)cudaGetLastError();
+        fb_error("%s: %lld rows x %d CTAs do not fit one grid", what, (long long)rows, p.C);
+        return FB_E_UNSUPPORTED;
+    }
+    return fb_cuda_status((int)e, what, __FILE__, __LINE__);
+}
+
+}  // namespace rowstream
+}  // namespace fb

@@ -1,0 +1,204 @@
+/* test_variants.c — the host side of the fused elementwise and horizontal variants, no GPU:
+ * each is registered under its name, supports() accepts the case program's operands in
+ * case-file order (x; x, bias; x, bias, residual; a -> b, c) and rejects, with a reason, calls
+ * that would make the kernel read or write out of bounds; run() on an empty tensor launches
+ * nothing. */
+#include <string.h>
+
+#include "testing.h"
+#include "variant.h"
+
+typedef struct op_case {
+    const char *family;
+    int bias, res;
+} op_case;
+
+static const op_case ops[] = {
+    {"pointwise_chain", 0, 0},
+    {"bias_gelu", 1, 0},
+    {"bias_dropout_add", 1, 1},
+    {"bias_dropout_add_train", 1, 1},
+};
+static const char *const kinds[] = {"fused", "one_shot", "scalar"};
+
+static fb_shape shape2(int64_t r, int64_t w) { return (fb_shape){2, {r, w}}; }
+static fb_shape shape1(int64_t w) { return (fb_shape){1, {w}}; }
+
+/* A call of R x W operands for op `o` (no device memory: supports() reads only shapes). */
+typedef struct call_buf {
+    fb_tensor in[3], out[2];
+    fb_call call;
+} call_buf;
+
+static void make_call(call_buf *b, const op_case *o, fb_dtype dt, int64_t R, int64_t W)
+{
+    memset(b, 0, sizeof *b);
+    int n = 0;
+    b->in[n++] = (fb_tensor){NULL, dt, shape2(R, W)};
+    if (o->bias) b->in[n++] = (fb_tensor){NULL, dt, shape1(W)};
+    if (o->res) b->in[n++] = (fb_tensor){NULL, dt, shape2(R, W)};
+    b->out[0] = (fb_tensor){NULL, dt, shape2(R, W)};
+    b->call = (fb_call){b->in, n, b->out, 1, NULL, 0, NULL, NULL};
+}
+
+static int rejects(const fb_variant *v, const fb_call *c, const char *reason_part)
+{
+    char why[256] = "";
+    int st = v->supports(c, why, sizeof why);
+    if (st == FB_OK || strstr(why, reason_part) == NULL) {
+        fprintf(stderr, "  %s: status %d, why '%s', wanted '%s'\n", v->name, st, why, reason_part);
+        return 0;
+    }
+    return 1;
+}
+
+static void test_registered(void)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            char name[96];
+            snprintf(name, sizeof name, "%s.%s", ops[i].family, kinds[k]);
+            const fb_variant *v = fb_variant_find(name);
+            CHECK(v != NULL);
+            if (!v) continue;
+            CHECK((v->dtypes & FB_DTYPES_ALL) == FB_DTYPES_ALL);
+            CHECK(v->supports != NULL && v->run != NULL && v->workspace == NULL);
+        }
+}
+
+static void test_supports(void)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        const op_case *o = &ops[i];
+        char name[96];
+        snprintf(name, sizeof name, "%s.fused", o->family);
+        const fb_variant *v = fb_variant_find(name);
+        if (!v) continue;
+        call_buf b;
+        /* the shapes of the grid and of selftest, odd widths and W = 1 included */
+        const int64_t shapes[][2] = {{1, 1}, {3, 61}, {7, 130}, {5, 1027}, {65536, 65536}, {4099, 33}};
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int d = 0; d < FB_NDTYPES; d++) {
+                make_call(&b, o, (fb_dtype)d, shapes[s][0], shapes[s][1]);
+                CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
+            }
+
+        /* a [1, W] bias is the same W values */
+        if (o->bias) {
+            make_call(&b, o, FB_F32, 3, 61);
+            b.in[1].shape = shape2(1, 61);
+            CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
+            b.in[1].shape = shape1(60);
+            CHECK(rejects(v, &b.call, "bias of shape [W]"));
+            b.in[1].shape = shape2(3, 61); /* a full tensor is not a bias */
+            CHECK(rejects(v, &b.call, "bias of shape [W]"));
+        }
+        if (o->res) {
+            make_call(&b, o, FB_F32, 3, 61);
+            b.in[2].shape = shape2(3, 60);
+            CHECK(rejects(v, &b.call, "residual in x's shape"));
+            b.in[2].shape = shape1(61); /* broadcast residuals are not this kernel's */
+            CHECK(rejects(v, &b.call, "residual in x's shape"));
+        }
+
+        make_call(&b, o, FB_F32, 3, 61);
+        b.call.n_in--;
+        CHECK(rejects(v, &b.call, "input"));
+        make_call(&b, o, FB_F32, 3, 61);
+        b.call.n_out = 2;
+        CHECK(rejects(v, &b.call, "1 output"));
+        make_call(&b, o, FB_F32, 3, 61);
+        b.out[0].dtype = FB_F16;
+        CHECK(rejects(v, &b.call, "one dtype"));
+        make_call(&b, o, FB_F32, 3, 61);
+        b.in[b.call.n_in - 1].dtype = FB_BF16;
+        CHECK(rejects(v, &b.call, "one dtype"));
+        make_call(&b, o, FB_F32, 3, 61);
+        b.out[0].shape = shape2(3, 62);
+        CHECK(rejects(v, &b.call, "output of x's shape"));
+        make_call(&b, o, FB_F32, 3, 61);
+        b.in[0].shape.rank = 0;
+        b.out[0].shape.rank = 0;
+        CHECK(rejects(v, &b.call, "rank >= 1"));
+    }
+}
+
+/* Zero elements: nothing to launch, so run() succeeds without a device. */
+static void test_empty(void)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            char name[96];
+            snprintf(name, sizeof name, "%s.%s", ops[i].family, kinds[k]);
+            const fb_variant *v = fb_variant_find(name);
+            if (!v) continue;
+            call_buf b;
+            make_call(&b, &ops[i], FB_F32, 0, 61);
+            CHECK(v->run(&b.call) == FB_OK);
+        }
+}
+
+/* The horizontal cases: a [R, W] -> b [R, 1] (sum) and c: cos(a) [R, W] (pointwise) or
+ * amax [R, 1] (reduction). */
+static const char *const hfamilies[] = {"horizontal_reduction_pointwise", "horizontal_reduction_reduction"};
+static const char *const hkinds[] = {"fused", "group", "cta", "cluster", "scalar"};
+
+static void make_hcall(call_buf *b, int pointwise, fb_dtype dt, int64_t R, int64_t W)
+{
+    memset(b, 0, sizeof *b);
+    b->in[0] = (fb_tensor){NULL, dt, shape2(R, W)};
+    b->out[0] = (fb_tensor){NULL, dt, shape2(R, 1)};
+    b->out[1] = (fb_tensor){NULL, dt, pointwise ? shape2(R, W) : shape2(R, 1)};
+    b->call = (fb_call){b->in, 1, b->out, 2, NULL, 0, NULL, NULL};
+}
+
+static void test_horizontal(void)
+{
+    for (int f = 0; f < 2; f++)
+        for (size_t k = 0; k < sizeof hkinds / sizeof hkinds[0]; k++) {
+            const int pw = f == 0;
+            char name[96];
+            snprintf(name, sizeof name, "%s.%s", hfamilies[f], hkinds[k]);
+            const fb_variant *v = fb_variant_find(name);
+            CHECK(v != NULL);
+            if (!v) continue;
+            CHECK((v->dtypes & FB_DTYPES_HALF_AND_F32) == FB_DTYPES_HALF_AND_F32);
+            call_buf b;
+            const int64_t shapes[][2] = {{1, 1}, {3, 61}, {7, 130}, {5, 1027}, {2, 65536}, {65536, 65536}};
+            for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                for (int d = 0; d < FB_F64; d++) {
+                    make_hcall(&b, pw, (fb_dtype)d, shapes[s][0], shapes[s][1]);
+                    CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
+                }
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[0].shape = (fb_shape){1, {3}}; /* [R] holds the same R values as [R, 1] */
+            CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
+            make_hcall(&b, pw, FB_F64, 3, 61);
+            CHECK(rejects(v, &b.call, "float32/float16/bfloat16"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[1].dtype = FB_F16;
+            CHECK(rejects(v, &b.call, "one dtype"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.call.n_out = 1;
+            CHECK(rejects(v, &b.call, "2 outputs"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[0].shape = shape2(4, 1);
+            CHECK(rejects(v, &b.call, "one element per row"));
+            make_hcall(&b, pw, FB_F32, 3, 61);
+            b.out[1].shape = shape2(3, 60);
+            CHECK(rejects(v, &b.call, pw ? "c of a's shape" : "one element per row"));
+            make_hcall(&b, pw, FB_F32, 3, ((int64_t)1 << 30) + 1);
+            CHECK(rejects(v, &b.call, "2^30"));
+            make_hcall(&b, pw, FB_F32, 0, 61);
+            CHECK(v->run(&b.call) == FB_OK);
+        }
+}
+
+int main(void)
+{
+    test_registered();
+    test_supports();
+    test_empty();
+    test_horizontal();
+    return fb_t_report("variants");
+}
