@@ -7,15 +7,9 @@
 // for bit on the mask. fp32 arithmetic for float32, float16 and bfloat16 (half types rounded once
 // at the end), double for float64.
 //
-// p and seed. They are attributes of the case's dropout node (cases/bias_dropout_add_train.json:
-// p = 0.5, seed = 1234), but an fb_call does not carry node attributes yet, so this file uses
-//     kP = 0.5, kSeed = 1234
-// TODO(lead): wire p and seed from the case's dropout node attributes in DropoutOp::make below,
-// and drop the constants. The op-table branch (i6-core) stores them in the node's attribute bag
-// (src/ops/attrs.h: fb_attr_real(&node->attrs, "p", ...), fb_attr_int(&node->attrs, "seed", ...));
-// what is missing is a way from an fb_call to the case's dropout node (e.g. a const fb_case * or
-// the node's fb_attrs in fb_call). Until then a case file with other values fails its check here
-// rather than passing silently.
+// p and seed are the attributes of the case's dropout node (cases/bias_dropout_add_train.json:
+// p = 0.5, seed = 1234), read through fb_call_op_attrs, so a case file with other values is
+// computed with those; a call whose program has no dropout node is refused (supports).
 //
 // Eager: add (broadcast), dropout, add: 3 kernels, 2 intermediates. Fused: read x and residual,
 // write y, W bias values; the mask costs two 64-bit multiplies per element (~10 integer
@@ -36,11 +30,11 @@
 #include "bias_dropout_add_train.h"
 #include "elementwise.cuh"
 #include "../src/fb_random.h"
+#include "../src/ops/attrs.h"
+
+#include <stdio.h>
 
 namespace {
-
-constexpr double kP = 0.5;          // TODO(lead): from the dropout node's "p"
-constexpr uint64_t kSeed = 1234;    // TODO(lead): from the dropout node's "seed"
 
 struct DropoutOp {
     static constexpr const char *kName = "bias_dropout_add_train";
@@ -48,9 +42,11 @@ struct DropoutOp {
     uint64_t seed;
     uint32_t threshold;
     double scale;  // 1 / (1 - p), rounded to the accumulation type in the kernel
-    static DropoutOp make(const fb_call *) {
-        // TODO(lead): p and seed from the case's dropout node (see the top comment).
-        return DropoutOp{kSeed, fb_dropout_threshold(kP), 1.0 / (1.0 - kP)};
+    // Only called after has_dropout_node (below) accepted the call.
+    static DropoutOp make(const fb_call *c) {
+        const fb_attrs *a = fb_call_op_attrs(c, "dropout");
+        const double p = fb_attr_real(a, "p", 0.0);
+        return DropoutOp{(uint64_t)fb_attr_int(a, "seed", 0), fb_dropout_threshold(p), 1.0 / (1.0 - p)};
     }
     template <typename A> __device__ __forceinline__ A operator()(A x, A b, A r, uint64_t e) const {
         const A t = x + b;
@@ -62,17 +58,38 @@ struct DropoutOp {
 using fb::ew::Grid;
 constexpr unsigned kDtypes = FB_DTYPES_ALL;
 
+// The mask's p and seed live in the program: without a dropout node there is nothing to draw.
+static int has_dropout_node(const fb_call *c, char *why, size_t n) {
+    if (fb_call_op_attrs(c, "dropout")) return FB_OK;
+    if (why && n) snprintf(why, n, "bias_dropout_add_train needs the program's dropout node (its p and seed)");
+    return FB_E_UNSUPPORTED;
+}
+
+template <Grid G, bool VEC> static int supports(const fb_call *c, char *why, size_t n) {
+    const int s = fb::ew::supports<DropoutOp, kDtypes>(c, why, n);
+    return s != FB_OK ? s : has_dropout_node(c, why, n);
+}
+
+template <Grid G, bool VEC> static int run(const fb_call *c) {
+    char why[128];
+    if (has_dropout_node(c, why, sizeof why) != FB_OK) {
+        fb_error("%s", why);
+        return FB_E_UNSUPPORTED;
+    }
+    return fb::ew::run<DropoutOp, kDtypes, G, VEC>(c);
+}
+
 }  // namespace
 
 extern "C" const fb_variant fb_bias_dropout_add_train_variants[] = {
     {"bias_dropout_add_train.fused",
      "dropout(x + bias) + residual with fb_random.h's mask, one pass: persistent grid-stride, 16-byte packs", kDtypes,
-     fb::ew::supports<DropoutOp, kDtypes>, nullptr, fb::ew::run<DropoutOp, kDtypes, Grid::persistent, true>, 1},
+     supports<Grid::persistent, true>, nullptr, run<Grid::persistent, true>, 1},
     {"bias_dropout_add_train.one_shot",
      "bias_dropout_add_train.fused's kernel, one iteration per thread (Triton's launch shape)", kDtypes,
-     fb::ew::supports<DropoutOp, kDtypes>, nullptr, fb::ew::run<DropoutOp, kDtypes, Grid::one_shot, true>, 1},
+     supports<Grid::one_shot, true>, nullptr, run<Grid::one_shot, true>, 1},
     {"bias_dropout_add_train.scalar", "bias_dropout_add_train.fused with one element per access (the unaligned fallback)",
-     kDtypes, fb::ew::supports<DropoutOp, kDtypes>, nullptr, fb::ew::run<DropoutOp, kDtypes, Grid::persistent, false>,
+     kDtypes, supports<Grid::persistent, false>, nullptr, run<Grid::persistent, false>,
      1},
 };
 extern "C" const int fb_bias_dropout_add_train_variant_count =

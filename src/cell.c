@@ -214,7 +214,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
             return FB_OK;
         }
         fj.v = v;
-        fj.call = (fb_call){st->in, c->n_inputs, st->out, c->n_outputs, NULL, 0, stream, env->ctx};
+        fj.call = (fb_call){st->in, c->n_inputs, st->out, c->n_outputs, NULL, 0, stream, env->ctx, c};
         char why[256] = "";
         if (v->supports && v->supports(&fj.call, why, sizeof why) != 0) {
             set_status(vj, "skipped", why[0] ? why : "shape not supported");

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "ops/op_table.h"
+
 #include "bias_dropout_add.h"
 #include "bias_dropout_add_train.h"
 #include "bias_gelu.h"
@@ -57,4 +59,12 @@ int fb_variant_names(const char **names, int max)
     if (n > max) n = max;
     for (int i = 0; i < n; i++) names[i] = fb_variant_at(i)->name;
     return n;
+}
+
+const struct fb_attrs *fb_call_op_attrs(const fb_call *call, const char *op)
+{
+    if (!call || !call->program) return NULL;
+    for (int k = 0; k < call->program->n_nodes; k++)
+        if (strcmp(fb_node_op_name(&call->program->nodes[k]), op) == 0) return &call->program->nodes[k].attrs;
+    return NULL;
 }

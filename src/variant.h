@@ -6,6 +6,9 @@
 
 #include "device.h"
 
+struct fb_case;
+struct fb_attrs;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,7 +19,14 @@ typedef struct fb_call {
     void *workspace; size_t workspace_bytes;
     cudaStream_t stream;
     fb_context *ctx;
+    /* The program these tensors belong to (may be NULL in unit tests): a variant reads
+     * its ops' attributes from here (dropout's p and seed) instead of hard-coding them. */
+    const struct fb_case *program;
 } fb_call;
+
+/* The attribute bag of the program's first node whose op is `op` ("dropout"), or NULL
+ * when the call has no program or the program has no such op. */
+const struct fb_attrs *fb_call_op_attrs(const fb_call *call, const char *op);
 
 typedef struct fb_variant {
     const char *name;   /* "softmax.fused"      */

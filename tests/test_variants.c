@@ -5,6 +5,7 @@
  * nothing. */
 #include <string.h>
 
+#include "case.h"
 #include "testing.h"
 #include "variant.h"
 
@@ -30,6 +31,11 @@ typedef struct call_buf {
     fb_call call;
 } call_buf;
 
+/* The program a variant reads its attributes from (dropout's p and seed). */
+static fb_case g_train;
+
+static int rejects(const fb_variant *v, const fb_call *c, const char *reason_part);
+
 static void make_call(call_buf *b, const op_case *o, fb_dtype dt, int64_t R, int64_t W)
 {
     memset(b, 0, sizeof *b);
@@ -38,7 +44,21 @@ static void make_call(call_buf *b, const op_case *o, fb_dtype dt, int64_t R, int
     if (o->bias) b->in[n++] = (fb_tensor){NULL, dt, shape1(W)};
     if (o->res) b->in[n++] = (fb_tensor){NULL, dt, shape2(R, W)};
     b->out[0] = (fb_tensor){NULL, dt, shape2(R, W)};
-    b->call = (fb_call){b->in, n, b->out, 1, NULL, 0, NULL, NULL};
+    b->call = (fb_call){b->in, n, b->out, 1, NULL, 0, NULL, NULL, NULL};
+    if (!strcmp(o->family, "bias_dropout_add_train")) b->call.program = &g_train;
+}
+
+/* Without the program's dropout node there is no p or seed to draw the mask with. */
+static void test_dropout_needs_program(void)
+{
+    const op_case o = {"bias_dropout_add_train", 1, 1};
+    call_buf b;
+    make_call(&b, &o, FB_F32, 4, 64);
+    const fb_variant *v = fb_variant_find("bias_dropout_add_train.fused");
+    CHECK(v && v->supports(&b.call, NULL, 0) == FB_OK);
+    b.call.program = NULL;
+    CHECK(v && rejects(v, &b.call, "dropout node"));
+    CHECK(v && v->run(&b.call) == FB_E_UNSUPPORTED);
 }
 
 static int rejects(const fb_variant *v, const fb_call *c, const char *reason_part)
@@ -196,6 +216,11 @@ static void test_horizontal(void)
 
 int main(void)
 {
+    if (fb_case_load("../cases/bias_dropout_add_train.json", &g_train) != FB_OK) {
+        fprintf(stderr, "test_variants: %s\n", fb_last_error());
+        return 1;
+    }
+    test_dropout_needs_program();
     test_registered();
     test_supports();
     test_empty();
