@@ -1412,7 +1412,9 @@ class CellRunner:
         cell = new_cell(point[case.axes[0][0]], point[case.axes[1][0]] if len(case.axes) > 1 else None,
                         point, costs)
         tdt = getattr(torch, TORCH_DTYPES[dtype])
-        inputs, ref = [], None
+        # Memory is given back (free_memory) only after an except clause ends: until then the
+        # exception's traceback holds the frames, and so the tensors, of the call that failed.
+        inputs, ref, setup_error, ref_why = [], None, None, ""
         try:
             for k, i in enumerate(case.inputs):
                 gen = torch.Generator(device=DEVICE)
@@ -1422,10 +1424,11 @@ class CellRunner:
         except Exception as e:  # the cell cannot be set up: every variant shares its fate
             if is_fatal_cuda(e):
                 raise
-            status = "oom" if is_oom(e) else "error"
-            reason = f"inputs: {first_line(e)}"
+            setup_error = ("oom" if is_oom(e) else "error", f"inputs: {first_line(e)}")
+        if setup_error:
             del inputs
             free_memory()
+            status, reason = setup_error
             cell["sol"] = {"status": status, "reason": reason}
             for v in variants:
                 cell["variants"][v] = {"status": status, "reason": reason}
@@ -1435,9 +1438,8 @@ class CellRunner:
         except Exception as e:
             if is_fatal_cuda(e):
                 raise
-            ref = None
-            ref_why = f"unchecked: the float64 reference failed: {first_line(e)}"
-            free_memory()
+            ref, ref_why = None, f"unchecked: the float64 reference failed: {first_line(e)}"
+        free_memory()
         cell["sol"] = self.measure_sol(inputs, costs) if not args.no_time else {"status": "skipped", "reason": "--no-time"}
 
         twin = None
@@ -1455,7 +1457,7 @@ class CellRunner:
                     raise
                 entry.clear()
                 entry.update({"status": "oom" if is_oom(e) else "error", "reason": first_line(e)})
-                free_memory()
+            free_memory()  # one variant's memory never crowds the next into OOM
             if ref is None and "check" not in entry and entry.get("status") == "ok":
                 entry["check"] = {"mode": "none", "passed": False, "unchecked": True, "why": ref_why}
             failed |= entry.get("status") == "fail"
@@ -1501,9 +1503,9 @@ class CellRunner:
         except Exception as e:
             if is_fatal_cuda(e):
                 raise
-            free_memory()
-            return {"mode": "none", "passed": False, "unchecked": True,
-                    "why": f"the hash-mask twin could not run: {first_line(e)}"}
+            why = f"the hash-mask twin could not run: {first_line(e)}"
+        free_memory()
+        return {"mode": "none", "passed": False, "unchecked": True, "why": why}
 
     def run_variant(self, name, case, fn, inputs, ref, dtype, costs, cell, entry, twin):
         args = self.args
