@@ -146,7 +146,7 @@ DEFAULT_TOL = {"float32": (1e-6, 1e-5), "float16": (1e-3, 1e-2), "bfloat16": (1e
                "float64": (1e-12, 1e-10)}
 
 
-def canonical_dtype(name, where="dtype"):
+def canonical_dtype(name):
     d = DTYPE_ALIASES.get(name) if isinstance(name, str) else None
     if d is None:
         raise ValueError(f"unknown dtype {describe(name)}{suggest(str(name), DTYPE_ALIASES)}")
@@ -404,7 +404,12 @@ def find_case(spec):
         return load_case(spec)
     names = case_names()
     if spec in names:
-        return load_case(str(cases_dir() / f"{spec}.json"))
+        path = cases_dir() / f"{spec}.json"
+        try:  # as fusionbench names it in the result file: cases/NAME.json from the repository
+            path = path.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            pass
+        return load_case(str(path))
     near = suggest(spec, names)
     if near:
         raise CaseError(f"unknown case '{spec}'{near}")
@@ -518,9 +523,8 @@ class CaseReader:
                     self.fail(f"{w}.shape[{k}]", f"expected a positive integer or a symbol name, got {describe(d)}")
             init = spec.get("init", "normal")
             if init not in INITS:
-                self.fail(f"{w}.init", f"unknown init {describe(init)}{suggest(str(init), INITS)}"
-                          if suggest(str(init), INITS) else
-                          f"unknown init {describe(init)} (expected {', '.join(INITS)})")
+                hint = suggest(str(init), INITS) or f" (expected {', '.join(INITS)})"
+                self.fail(f"{w}.init", f"unknown init {describe(init)}{hint}")
             out.append(Input(name, list(shape), init))
         return out
 
