@@ -1,85 +1,1834 @@
 #!/usr/bin/env python3
-"""torch_peer.py — PyTorch numbers to hold fusionbench's against, on the same GPU.
+"""torch_peer.py — PyTorch's numbers for fusionbench's cases, on the same GPU, in fusionbench's result format.
 
-  copy     device-to-device copy bandwidth of N bytes (read + write counted), the
-           figure `fusionbench env` must agree with
-  softmax  torch.softmax and the eager op-by-op program (amax, sub, exp, sum, div)
-           over a few shapes, and torch.compile of the eager program
+  run    reads case files (cases/NAME.json) and builds each case's program in PyTorch:
+           torch.eager    the program op by op, one torch call per primitive op (torch.amax(x, -1,
+                          keepdim=True), x - m, torch.exp(t), ...): every intermediate materialised,
+                          what a framework user without a compiler runs
+           torch.compile  torch.compile of that same function (default mode, or --compile-mode),
+                          static shapes, compiled afresh for every cell
+           sol            a device-to-device copy of the cell's ideal bytes, exactly what fusionbench
+                          times as the cell's speed of light (src/cell.c: cudaMemcpyAsync of
+                          ideal_bytes / 2 rounded down to 16, so read + write = ideal bytes)
+         checks each variant against a float64 torch evaluation of the same program on the same
+         inputs, times each the way fusionbench does, and writes a fusionbench result file
+         (schema of src/result.h) whose cells line up with fusionbench's grid cell by cell;
+         scripts/peer_compare.py puts the two side by side.
+  code   prints the PyTorch function generated for a case (no torch needed)
+  copy   device-to-device copy bandwidth of N bytes (read + write counted), the figure
+         `fusionbench env` must agree with
 
-Timing follows fusionbench's timer: L2 flushed (a memset over 2x L2) before every
-sample, CUDA events around the work only, median of the samples.
-Usage: python3 scripts/torch_peer.py copy [--bytes 2147483648]
-       python3 scripts/torch_peer.py softmax [--shapes 128x65536,65536x1027] [--dtype float32]
+Timing (the procedure of src/bench.c, events mode): per measurement one untimed run; an estimate
+from 1 sample (5 if short); warm-up of --warmup ms without the flush; then samples in batches.
+A sample is: zero a buffer of max(2 x L2, 256 MiB) (bench.c's memset flush: every sample starts
+with a cold, dirty L2), record the start event, run, record the end event; the flush is never
+inside a sample. While a batch is queued the stream is held by a spin kernel (torch.cuda._sleep,
+sized from the measured host enqueue time) so a chain of small kernels is timed as the GPU runs it,
+not as fast as Python launches it (bench.c's blocking kernel). Stop after --rep ms worth of
+samples (10..2000), or earlier once the median's relative noise (1.4826 MAD x 1.2533 / sqrt n)
+is under --max-noise percent with n >= 20, or after --max-time seconds. Statistics as
+src/stats.c: min, p20, median, p80, max (numpy's linear quantiles), mean, stdev (n-1), n; the
+median is the headline.
+
+torch.compile: dynamic=False and fullgraph=True, torch._dynamo.reset() before every cell, so each
+cell gets kernels specialised to its shape (as the seed study ran it) and the recompile limit is
+never hit (hitting it would silently fall back to eager). The first call (compile + run) is
+timed and written as compile_s; it is never a sample.
+
+Dropout: the case's `dropout` op (attributes p, seed, training) is fusionbench's counter-based
+mask (src/fb_random.h). torch.eager and torch.compile are TIMED with what a PyTorch user writes,
+F.dropout(x, p, training=True) — torch's own Philox generator, one fused kernel in eager (which
+also writes a byte mask) and RNG inlined into the Triton kernel under torch.compile. Timing the
+hash instead would charge torch for ~15 int64 tensor ops per element that no PyTorch program
+runs, so the Philox form is the fair peer. Its mask differs from fusionbench's, so those cells
+cannot be compared element by element: their check reads `unchecked: torch RNG mask`, and beside
+it the same program with fusionbench's mask (the splitmix64 hash in int64 tensor arithmetic) is
+run op by op in the cell's dtype and checked against the float64 reference ("hash_twin"), so the
+translation of the rest of the program is still verified; a twin that fails fails the cell.
+--dropout hash times the hash form instead (then the cells are checked like any other).
+
+Checks: inputs are seeded (any generator: the peer need not reproduce fusionbench's exact inputs);
+the reference is the same program in float64 (the hash mask for dropout) on those inputs as
+stored, so every variant is judged on exactly the numbers it read. Cells whose largest value has
+at most 2^24 elements are checked in full; larger cells of a program that is separable along the
+rows (axis 0 of the full-rank values: no reduction over it) on a sample of rows (first, last,
+and rows picked by src/check.c's hash, about 2^24 elements in all); otherwise unchecked with the
+reason. A cell passes when |got - want| <= atol + rtol |want| everywhere checked (the case's
+tolerances, fusionbench's defaults where the file is silent); NaN never passes.
+
+Memory: inputs are allocated once per cell; each variant's outputs and intermediates are
+torch's; an out-of-memory in a variant marks it `oom` and the run goes on. The result file is
+rewritten atomically (temp file, fsync, rename) after every cell, so a killed run loses at most
+the cell in flight; --resume FILE continues one (cells already complete are skipped); --budget S
+stops cleanly before a cell that would start after S seconds.
+
+Exit codes (fusionbench's): 0 ok, 1 a check failed, 2 usage, 3 bad case file, 4 CUDA/runtime/
+I/O error, 77 no usable GPU or no torch.
+
+Examples:
+  python3 scripts/torch_peer.py run --case softmax --out results/h100/peer-softmax.json
+  python3 scripts/torch_peer.py run --all --dtype float32 --quick --out /tmp/peer.json
+  python3 scripts/torch_peer.py run --case softmax --dim0 65536 --dim1 61,130,1027 --out odd.json
+  python3 scripts/torch_peer.py code --case softmax
+  python3 scripts/torch_peer.py copy --bytes 2147483648
 """
 import argparse
-import statistics
+import datetime
+import difflib
+import gc
+import json
+import linecache
+import math
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
-import torch
+REPO = Path(__file__).resolve().parent.parent
+TOOL = "torch_peer.py"
+SCHEMA = 1  # src/result.h FB_RESULT_SCHEMA
+
+EXIT_OK, EXIT_CHECK, EXIT_USAGE, EXIT_CASE, EXIT_RUNTIME, EXIT_NO_GPU = 0, 1, 2, 3, 4, 77
+
+VARIANTS = ("torch.eager", "torch.compile")
+
+torch = None  # imported by load_torch(): everything above the torch section runs without it
+DEVICE = "cuda"  # where tensors live (the CPU smoke test in tests/test_peer.py sets "cpu")
 
 
-def flush_buffer():
-    l2 = torch.cuda.get_device_properties(0).L2_cache_size
-    return torch.empty(max(2 * l2, 256 << 20), dtype=torch.uint8, device="cuda")
+class PeerError(Exception):
+    code = EXIT_RUNTIME
 
 
-def bench(fn, flush, n=50, warmup=5):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-    for i in range(n):
-        flush.zero_()
-        starts[i].record()
-        fn()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+class UsageError(PeerError):
+    code = EXIT_USAGE
 
 
-def cmd_copy(args):
+class CaseError(PeerError):
+    code = EXIT_CASE
+
+
+class NoGpuError(PeerError):
+    code = EXIT_NO_GPU
+
+
+def suggest(word, candidates, prefix=""):
+    """' (did you mean 'X'?)' for a near miss, else ''."""
+    near = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean '{prefix}{near[0]}'?)" if near else ""
+
+
+def describe(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "null"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return f"the string '{v}'"
+    return "an array" if isinstance(v, list) else "an object"
+
+
+# ---- dtypes, tolerances, inits -------------------------------------------------------------
+
+DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8}
+DTYPE_ALIASES = {"float32": "float32", "f32": "float32", "fp32": "float32",
+                 "float16": "float16", "f16": "float16", "fp16": "float16", "half": "float16",
+                 "bfloat16": "bfloat16", "bf16": "bfloat16",
+                 "float64": "float64", "f64": "float64", "fp64": "float64", "double": "float64"}
+# src/case.c's defaults when a case file is silent: (atol, rtol)
+DEFAULT_TOL = {"float32": (1e-6, 1e-5), "float16": (1e-3, 1e-2), "bfloat16": (1e-2, 5e-2),
+               "float64": (1e-12, 1e-10)}
+
+
+def canonical_dtype(name):
+    d = DTYPE_ALIASES.get(name) if isinstance(name, str) else None
+    if d is None:
+        raise ValueError(f"unknown dtype {describe(name)}{suggest(str(name), DTYPE_ALIASES)}")
+    return d
+
+
+@dataclass(frozen=True)
+class Init:
+    about: str
+    build: object  # build(torch, shape, dtype, generator) -> a CUDA tensor
+
+
+def _init_normal(t, shape, dtype, gen):
+    return t.randn(shape, dtype=dtype, device=DEVICE, generator=gen)
+
+
+def _init_uniform(t, shape, dtype, gen):
+    return t.rand(shape, dtype=dtype, device=DEVICE, generator=gen).mul_(2).sub_(1)
+
+
+def _init_positive(t, shape, dtype, gen):
+    return t.rand(shape, dtype=dtype, device=DEVICE, generator=gen).add_(0.5)
+
+
+def _init_row_simplex(t, shape, dtype, gen):
+    return t.rand(shape, dtype=dtype, device=DEVICE, generator=gen).add_(0.5).div_(shape[-1])
+
+
+# One table: the names a case file may use and how the peer draws them (any seeded generator
+# will do: the peer is checked against its own float64 evaluation, not fusionbench's inputs).
+INITS = {
+    "normal": Init("N(0, 1)", _init_normal),
+    "uniform": Init("U(-1, 1)", _init_uniform),
+    "positive": Init("U(0.5, 1.5): safe for log, sqrt, div", _init_positive),
+    "row_simplex": Init("U(0.5, 1.5) / last dim: rows summing to about 1, like a softmax output",
+                        _init_row_simplex),
+}
+
+
+# ---- the op table ---------------------------------------------------------------------------
+# One entry per op: its kind (arity, whether literals may be operands, its attributes, shape
+# rule, FLOP rule) and how it is written in torch (a template over the operands and the
+# attributes, or a function of them). Adding an op is one line here; a new kind is one OpKind.
+
+@dataclass(frozen=True)
+class Attr:
+    required: bool
+    default: object
+    parse: object  # value -> value, raises ValueError with the reason
+
+
+def _attr_int(v):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"expected an integer, got {describe(v)}")
+    return v
+
+
+def _attr_bool(v):
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, got {describe(v)}")
+    return v
+
+
+def _attr_prob(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 <= v < 1):
+        raise ValueError(f"expected a probability 0 <= p < 1, got {describe(v)}")
+    return float(v)
+
+
+def _attr_seed(v):
+    if isinstance(v, bool) or not isinstance(v, int) or not (0 <= v < 1 << 64):
+        raise ValueError(f"expected an integer seed 0 <= seed < 2^64, got {describe(v)}")
+    return v
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def broadcast(a, b):
+    """numpy broadcasting of two shapes (right-aligned); ValueError when they do not."""
+    r = max(len(a), len(b))
+    a1, b1 = (1,) * (r - len(a)) + tuple(a), (1,) * (r - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a1, b1):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(f"shapes {list(a)} and {list(b)} do not broadcast")
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def norm_dim(dim, rank):
+    d = dim + rank if dim < 0 else dim
+    if not 0 <= d < rank:
+        raise ValueError(f"dim {dim} is out of range for rank {rank}")
+    return d
+
+
+def _shape_same(ins, attrs):
+    return ins[0]
+
+
+def _shape_broadcast(ins, attrs):
+    return broadcast(ins[0], ins[1])
+
+
+def _shape_reduce(ins, attrs):
+    x = ins[0]
+    d = norm_dim(attrs["dim"], len(x))
+    if attrs["keepdim"]:
+        return x[:d] + (1,) + x[d + 1:]
+    return x[:d] + x[d + 1:]
+
+
+@dataclass(frozen=True)
+class OpKind:
+    name: str
+    arity: int
+    literals: bool  # may an operand be a number
+    attrs: dict     # name -> Attr
+    shape: object   # (operand shapes, attrs) -> output shape; literals have shape ()
+    flops: object   # (operand shapes, output shape) -> FLOPs (src/program.c's convention)
+
+
+UNARY = OpKind("unary", 1, False, {}, _shape_same, lambda ins, out: numel(out))
+BINARY = OpKind("binary", 2, True, {}, _shape_broadcast, lambda ins, out: numel(out))
+REDUCE = OpKind("reduce", 1, False,
+                {"dim": Attr(True, None, _attr_int), "keepdim": Attr(False, True, _attr_bool)},
+                _shape_reduce, lambda ins, out: numel(ins[0]))
+RANDOM = OpKind("random", 1, False,
+                {"p": Attr(True, None, _attr_prob), "seed": Attr(False, 0, _attr_seed),
+                 "training": Attr(False, True, _attr_bool)},
+                _shape_same, lambda ins, out: numel(out))
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    kind: OpKind
+    torch: object  # a format string over {0}, {1} (operands) and {attr}, or fn(args, attrs, ctx)
+
+
+def _emit_max(args, attrs, ctx):
+    return _emit_extremum("maximum", "clamp_min", args, ctx)
+
+
+def _emit_min(args, attrs, ctx):
+    return _emit_extremum("minimum", "clamp_max", args, ctx)
+
+
+def _emit_extremum(both, clamp, args, ctx):
+    # torch.maximum takes two tensors; against a number a user writes clamp_min / clamp_max
+    a, b = args
+    if ctx.literal[0]:
+        return f"torch.{clamp}({b}, {a})"
+    if ctx.literal[1]:
+        return f"torch.{clamp}({a}, {b})"
+    return f"torch.{both}({a}, {b})"
+
+
+def _emit_dropout(args, attrs, ctx):
+    if not attrs["training"]:
+        return f"F.dropout({args[0]}, p={attrs['p']!r}, training=False)"
+    if ctx.mode == "torch":
+        return f"F.dropout({args[0]}, p={attrs['p']!r}, training=True)"
+    return (f"_fb_dropout({args[0]}, {attrs['p']!r}, {attrs['seed']}, _rows, "
+            f"{ctx.row_axis[0]!r})")
+
+
+OPS = {op.name: op for op in [
+    Op("neg", UNARY, "torch.neg({0})"),
+    Op("abs", UNARY, "torch.abs({0})"),
+    Op("exp", UNARY, "torch.exp({0})"),
+    Op("log", UNARY, "torch.log({0})"),
+    Op("cos", UNARY, "torch.cos({0})"),
+    Op("sin", UNARY, "torch.sin({0})"),
+    Op("tanh", UNARY, "torch.tanh({0})"),
+    Op("sqrt", UNARY, "torch.sqrt({0})"),
+    Op("rsqrt", UNARY, "torch.rsqrt({0})"),
+    Op("relu", UNARY, "torch.relu({0})"),
+    Op("sigmoid", UNARY, "torch.sigmoid({0})"),
+    Op("erf", UNARY, "torch.erf({0})"),
+    Op("reciprocal", UNARY, "torch.reciprocal({0})"),
+    Op("square", UNARY, "torch.square({0})"),
+    Op("gelu", UNARY, "F.gelu({0})"),  # the exact erf form (approximate='none')
+    # Python's operators are torch.add/sub/mul/div and accept a number on either side
+    Op("add", BINARY, "({0} + {1})"),
+    Op("sub", BINARY, "({0} - {1})"),
+    Op("mul", BINARY, "({0} * {1})"),
+    Op("div", BINARY, "({0} / {1})"),
+    Op("max", BINARY, _emit_max),
+    Op("min", BINARY, _emit_min),
+    Op("pow", BINARY, "torch.pow({0}, {1})"),
+    Op("sum", REDUCE, "torch.sum({0}, dim={dim}, keepdim={keepdim})"),
+    Op("amax", REDUCE, "torch.amax({0}, dim={dim}, keepdim={keepdim})"),
+    Op("amin", REDUCE, "torch.amin({0}, dim={dim}, keepdim={keepdim})"),
+    Op("mean", REDUCE, "torch.mean({0}, dim={dim}, keepdim={keepdim})"),
+    Op("dropout", RANDOM, _emit_dropout),
+]}
+
+
+# ---- case files -------------------------------------------------------------------------------
+
+@dataclass
+class Input:
+    name: str
+    shape: list  # ints and symbol names
+    init: str
+
+
+@dataclass
+class Node:
+    index: int
+    op: Op
+    ins: list  # value names (str) and literals (float)
+    out: str
+    attrs: dict
+
+
+@dataclass
+class Case:
+    name: str
+    summary: str
+    path: str
+    inputs: list
+    nodes: list
+    outputs: list
+    fused: list
+    dtypes: list
+    axes: list          # [(symbol, [values])]: rows, then columns if any
+    fixed: dict         # symbol -> value, for grid symbols that are not displayed axes
+    tol: dict           # dtype -> (atol, rtol)
+    symbols: list = field(default_factory=list)
+
+    def uses_dropout(self, training_only=True):
+        return any(n.op.kind is RANDOM and (n.attrs["training"] or not training_only) for n in self.nodes)
+
+
+def cases_dir():
+    env = os.environ.get("FUSIONBENCH_CASES")
+    return Path(env) if env else REPO / "cases"
+
+
+def case_names():
+    d = cases_dir()
+    return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
+
+
+def find_case(spec):
+    """A bundled case name or a path, as `fusionbench run --case` takes them."""
+    if "/" in spec or spec.endswith(".json"):
+        return load_case(spec)
+    names = case_names()
+    if spec in names:
+        path = cases_dir() / f"{spec}.json"
+        try:  # as fusionbench names it in the result file: cases/NAME.json from the repository
+            path = path.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            pass
+        return load_case(str(path))
+    near = suggest(spec, names)
+    if near:
+        raise CaseError(f"unknown case '{spec}'{near}")
+    raise CaseError(f"unknown case '{spec}' (available: {', '.join(names) or 'none in ' + str(cases_dir())})")
+
+
+def _no_duplicates(pairs):
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise ValueError(f"duplicate key '{k}'")
+        seen[k] = v
+    return seen
+
+
+def load_case(path):
+    try:
+        text = Path(path).read_text()
+    except FileNotFoundError:
+        raise CaseError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise CaseError(f"{path}: is a directory, not a case file") from None
+    except OSError as e:
+        raise CaseError(f"{path}: cannot read: {e.strerror}") from None
+    return parse_case(text, path)
+
+
+def parse_case(text, path="<string>"):
+    try:
+        doc = json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as e:
+        raise CaseError(f"{path}:{e.lineno}:{e.colno}: {e.msg}") from None
+    except ValueError as e:
+        raise CaseError(f"{path}: {e}") from None
+    return CaseReader(path).read(doc)
+
+
+class CaseReader:
+    """The case format of src/case.c, read strictly where the peer depends on it (ops, operands,
+    attributes, shapes, inits, grid) and leniently elsewhere (fusionbench validates the rest)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, where, msg):
+        raise CaseError(f"{self.path}: {where}: {msg}" if where else f"{self.path}: {msg}")
+
+    def need(self, obj, key, where, kind, test):
+        if key not in obj:
+            self.fail(where, f"missing key '{key}'")
+        v = obj[key]
+        if not test(v):
+            self.fail(f"{where}.{key}" if where else key, f"expected {kind}, got {describe(v)}")
+        return v
+
+    def read(self, doc):
+        if not isinstance(doc, dict):
+            self.fail(None, f"top level must be a JSON object, got {describe(doc)}")
+        name = self.need(doc, "name", None, "a string", lambda v: isinstance(v, str) and v)
+        summary = doc.get("summary", "")
+        inputs = self.read_inputs(self.need(doc, "inputs", None, "an object", lambda v: isinstance(v, dict) and v))
+        values = {i.name for i in inputs}
+        nodes = self.read_program(self.need(doc, "program", None, "a non-empty array",
+                                            lambda v: isinstance(v, list) and v), values)
+        outputs = self.need(doc, "outputs", None, "a non-empty array", lambda v: isinstance(v, list) and v)
+        produced = [n.out for n in nodes]
+        for k, o in enumerate(outputs):
+            if o not in produced:
+                self.fail(f"outputs[{k}]", f"{describe(o)} is not produced by the program"
+                          f"{suggest(str(o), produced)}")
+        dtypes = []
+        for k, d in enumerate(self.need(doc, "dtypes", None, "a non-empty array", lambda v: isinstance(v, list) and v)):
+            try:
+                dtypes.append(canonical_dtype(d))
+            except ValueError as e:
+                self.fail(f"dtypes[{k}]", str(e))
+        symbols = []
+        for i in inputs:
+            for d in i.shape:
+                if isinstance(d, str) and d not in symbols:
+                    symbols.append(d)
+        axes, fixed = self.read_grid(self.need(doc, "grid", None, "an object", lambda v: isinstance(v, dict) and v),
+                                     symbols)
+        tol = dict(DEFAULT_TOL)
+        for d, t in (doc.get("tolerance") or {}).items():
+            try:
+                d = canonical_dtype(d)
+            except ValueError as e:
+                self.fail("tolerance", str(e))
+            w = f"tolerance.{d}"
+            if not isinstance(t, dict):
+                self.fail(w, f"expected an object like {{\"atol\": 1e-6, \"rtol\": 1e-5}}, got {describe(t)}")
+            a = self.need(t, "atol", w, "a non-negative number", _nonneg)
+            r = self.need(t, "rtol", w, "a non-negative number", _nonneg)
+            tol[d] = (float(a), float(r))
+        return Case(name=name, summary=summary, path=str(self.path), inputs=inputs, nodes=nodes,
+                    outputs=list(outputs), fused=list(doc.get("fused") or []), dtypes=dtypes,
+                    axes=axes, fixed=fixed, tol=tol, symbols=symbols)
+
+    def read_inputs(self, obj):
+        out = []
+        for name, spec in obj.items():
+            w = f"inputs.{name}"
+            if not isinstance(spec, dict):
+                self.fail(w, f"expected an object like {{\"shape\": [...]}}, got {describe(spec)}")
+            shape = self.need(spec, "shape", w, "an array of sizes and symbols",
+                              lambda v: isinstance(v, list) and 1 <= len(v))
+            for k, d in enumerate(shape):
+                ok = isinstance(d, str) and d.isidentifier() or (isinstance(d, int) and not isinstance(d, bool) and d > 0)
+                if not ok:
+                    self.fail(f"{w}.shape[{k}]", f"expected a positive integer or a symbol name, got {describe(d)}")
+            init = spec.get("init", "normal")
+            if init not in INITS:
+                hint = suggest(str(init), INITS) or f" (expected {', '.join(INITS)})"
+                self.fail(f"{w}.init", f"unknown init {describe(init)}{hint}")
+            out.append(Input(name, list(shape), init))
+        return out
+
+    def read_program(self, program, values):
+        nodes = []
+        defined = set(values)
+        for i, spec in enumerate(program):
+            w = f"program[{i}]"
+            if not isinstance(spec, dict):
+                self.fail(w, f"expected an object like {{\"op\": ..., \"in\": [...], \"out\": ...}}, got {describe(spec)}")
+            opname = self.need(spec, "op", w, "an op name", lambda v: isinstance(v, str))
+            op = OPS.get(opname)
+            if op is None:
+                self.fail(f"{w}.op", f"unknown op '{opname}'{suggest(opname, OPS)}")
+            kind = op.kind
+            ins = self.need(spec, "in", w, "an array of operands", lambda v: isinstance(v, list))
+            if len(ins) != kind.arity:
+                self.fail(f"{w}.in", f"'{op.name}' takes {kind.arity} operand{'s' if kind.arity > 1 else ''}, got {len(ins)}")
+            operands = []
+            for k, a in enumerate(ins):
+                if isinstance(a, str):
+                    if a not in defined:
+                        self.fail(f"{w}.in[{k}]", f"unknown value '{a}'{suggest(a, defined)}")
+                    operands.append(a)
+                elif isinstance(a, (int, float)) and not isinstance(a, bool):
+                    if not kind.literals:
+                        self.fail(f"{w}.in[{k}]", f"'{op.name}' takes a value, not a literal")
+                    operands.append(float(a))
+                else:
+                    self.fail(f"{w}.in[{k}]", f"expected a value name or a number, got {describe(a)}")
+            if all(isinstance(a, float) for a in operands):
+                self.fail(f"{w}.in", f"'{op.name}' needs at least one value operand, not only literals")
+            attrs = self.read_attrs(spec, op, w)
+            out = self.need(spec, "out", w, "a value name", lambda v: isinstance(v, str) and v.isidentifier())
+            if out in defined:
+                self.fail(f"{w}.out", f"'{out}' is already defined")
+            defined.add(out)
+            nodes.append(Node(i, op, operands, out, attrs))
+        return nodes
+
+    def read_attrs(self, spec, op, where):
+        # attributes sit on the node beside op/in/out (as "dim" does), or in an "attrs" object
+        given = {k: v for k, v in spec.items() if k not in ("op", "in", "out", "attrs")}
+        if isinstance(spec.get("attrs"), dict):
+            given.update(spec["attrs"])
+        attrs = {}
+        for key, v in given.items():
+            if key not in op.kind.attrs:
+                if not op.kind.attrs:
+                    self.fail(f"{where}", f"unknown key '{key}' ('{op.name}' takes no attributes)")
+                self.fail(f"{where}", f"unknown key '{key}'{suggest(key, op.kind.attrs)} "
+                          f"('{op.name}' takes {', '.join(op.kind.attrs)})")
+            try:
+                attrs[key] = op.kind.attrs[key].parse(v)
+            except ValueError as e:
+                self.fail(f"{where}.{key}", str(e))
+        for key, a in op.kind.attrs.items():
+            if key not in attrs:
+                if a.required:
+                    self.fail(where, f"missing key '{key}' ('{op.name}' needs it)")
+                attrs[key] = a.default
+        return attrs
+
+    def read_grid(self, grid, symbols):
+        axes, fixed = [], {}
+        for sym, v in grid.items():
+            w = f"grid.{sym}"
+            if sym not in symbols:
+                self.fail("grid", f"'{sym}' is not a symbol of any input shape{suggest(sym, symbols)}")
+            vals = v if isinstance(v, list) else [v]
+            if not vals:
+                self.fail(w, "must not be empty")
+            for k, x in enumerate(vals):
+                if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
+                    self.fail(f"{w}[{k}]", f"expected a positive integer, got {describe(x)}")
+            if isinstance(v, list) and len(axes) < 2:
+                axes.append((sym, list(vals)))
+            elif len(vals) == 1:
+                fixed[sym] = vals[0]
+            else:
+                self.fail(w, "a third listed axis: the peer sweeps two axes (rows, columns); give one value")
+        for s in symbols:
+            if s not in fixed and all(a[0] != s for a in axes):
+                self.fail("grid", f"symbol '{s}' has no axis; every shape symbol needs one")
+        if not axes:
+            self.fail("grid", "no axis lists values")
+        return axes, fixed
+
+
+def _nonneg(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 and math.isfinite(v)
+
+
+# ---- shapes, costs, grids ---------------------------------------------------------------------
+
+def program_shapes(case, point):
+    """Concrete shape of every value at a grid point: {name: tuple}."""
+    shapes = {}
+    for i in case.inputs:
+        shapes[i.name] = tuple(point[d] if isinstance(d, str) else d for d in i.shape)
+    for n in case.nodes:
+        ins = [() if isinstance(a, float) else shapes[a] for a in n.ins]
+        try:
+            shapes[n.out] = tuple(n.op.kind.shape(ins, n.attrs))
+        except ValueError as e:
+            raise CaseError(f"{case.path}: program[{n.index}]: {e}") from None
+    return shapes
+
+
+def program_costs(case, shapes, dtype):
+    """fusionbench's ideal bytes (inputs read once + outputs written once) and FLOPs."""
+    size = DTYPE_BYTES[dtype]
+    in_bytes = sum(numel(shapes[i.name]) * size for i in case.inputs)
+    out_bytes = sum(numel(shapes[o]) * size for o in case.outputs)
+    flops = 0
+    for n in case.nodes:
+        ins = [() if isinstance(a, float) else shapes[a] for a in n.ins]
+        flops += n.op.kind.flops(ins, shapes[n.out])
+    return {"in_bytes": in_bytes, "out_bytes": out_bytes, "ideal_bytes": in_bytes + out_bytes,
+            "flops": flops, "kernels": len(case.nodes)}
+
+
+def parse_axis_list(opt, text):
+    """fusionbench's axis syntax: "128,256", "128:65536" (every power of two, doubling), or a mix."""
+    vals = []
+    for tok in text.split(","):
+        if not tok:
+            continue
+        parts = tok.split(":")
+        if len(parts) > 2:
+            raise UsageError(f"{opt}: expected N or A:B, got '{tok}'")
+        try:
+            nums = [int(p) for p in parts]
+        except ValueError:
+            raise UsageError(f"{opt}: expected a positive integer, got '{tok}'") from None
+        if any(x < 1 for x in nums):
+            raise UsageError(f"{opt}: expected a positive integer, got '{tok}'")
+        if len(nums) == 1:
+            vals.append(nums[0])
+        else:
+            v = nums[0]
+            while v <= nums[1]:
+                vals.append(v)
+                v *= 2
+    if not vals:
+        raise UsageError(f"{opt}: empty list")
+    if len(vals) > 64:
+        raise UsageError(f"{opt}: more than 64 values")
+    return vals
+
+
+def plan_axes(case, overrides, quick):
+    """The case's axes after --AXIS overrides and --quick (first, middle, last of each axis)."""
+    axes = [(s, list(v)) for s, v in case.axes]
+    fixed = dict(case.fixed)
+    for name, vals in overrides.items():
+        hit = [k for k, (s, _) in enumerate(axes) if s == name]
+        if hit:
+            axes[hit[0]] = (name, list(vals))
+        elif name in fixed and len(vals) == 1:
+            fixed[name] = vals[0]
+        else:
+            raise UsageError(f"unknown option '--{name}'"
+                             f"{suggest(name, [s for s, _ in axes] + list(fixed), '--')}; see 'torch_peer.py run --help'")
+    if quick:
+        axes = [(s, v if len(v) <= 3 else [v[0], v[len(v) // 2], v[-1]]) for s, v in axes]
+    return axes, fixed
+
+
+def grid_points(axes, fixed):
+    """(row, col or None, point) in fusionbench's order: rows outer, columns inner."""
+    rows_sym, rows = axes[0]
+    cols_sym, cols = axes[1] if len(axes) > 1 else (None, [None])
+    for r in rows:
+        for c in cols:
+            point = dict(fixed)
+            point[rows_sym] = r
+            if cols_sym is not None:
+                point[cols_sym] = c
+            yield r, c, point
+
+
+def point_str(axes, point):
+    return " ".join(f"{s}={point[s]}" for s, _ in axes)
+
+
+# ---- the generated program ----------------------------------------------------------------------
+
+def pyname(value):
+    return f"v_{value}"
+
+
+@dataclass
+class EmitCtx:
+    mode: str       # "torch": dropout is F.dropout; "hash": fusionbench's mask
+    literal: tuple  # per operand: is it a number
+    row_axis: tuple  # per operand: the row axis (hash mode with sampled rows), else None
+
+
+def generate(case, mode="torch", row_axes=None):
+    """Python source of `program(<inputs>)`: one statement, one torch call, per op of the case.
+    mode "hash" adds a `_rows` argument: (row indices, full row count) for a row-sampled
+    reference, so the dropout mask is drawn at each element's index in the full tensor."""
+    if mode not in ("torch", "hash"):
+        raise ValueError(f"mode {mode!r}")
+    row_axes = row_axes or {}
+    params = [pyname(i.name) for i in case.inputs] + (["_rows=None"] if mode == "hash" else [])
+    lines = [f"def program({', '.join(params)}):"]
+    for n in case.nodes:
+        args = [f"({a!r})" if isinstance(a, float) else pyname(a) for a in n.ins]
+        ctx = EmitCtx(mode, tuple(isinstance(a, float) for a in n.ins),
+                      tuple(None if isinstance(a, float) else row_axes.get(a) for a in n.ins))
+        t = n.op.torch
+        expr = t(args, n.attrs, ctx) if callable(t) else t.format(*args, **n.attrs)
+        lines.append(f"    {pyname(n.out)} = {expr}  # program[{n.index}]: {n.op.name}")
+    lines.append(f"    return ({''.join(pyname(o) + ', ' for o in case.outputs)})")
+    return "\n".join(lines) + "\n"
+
+
+def build_function(source, namespace, label):
+    filename = f"<torch_peer {label}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks
+    ns = dict(namespace)
+    exec(compile(source, filename, "exec"), ns)
+    return ns["program"]
+
+
+# ---- fusionbench's dropout mask (src/fb_random.h) ------------------------------------------------
+# bits(seed, i) = top 32 bits of splitmix64_finalizer(seed * 0x9E3779B97F4A7C15 + i);
+# keep(i) = bits >= floor(p * 2^32). In int64 tensor arithmetic: multiply and add wrap (two's
+# complement), and >> is arithmetic, so a logical shift right by k is (z >> k) & (2^(64-k) - 1).
+
+GOLDEN = 0x9E3779B97F4A7C15
+MIX1 = 0xBF58476D1CE4E5B9
+MIX2 = 0x94D049BB133111EB
+
+
+def as_int64(v):
+    """A 64-bit pattern as the signed value torch's int64 holds."""
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def dropout_counter_base(seed):
+    return as_int64(seed * GOLDEN)
+
+
+def dropout_bits(z):
+    """Top 32 bits of splitmix64's finalizer of z (int64 semantics: an int64 tensor, or any
+    object whose *, +, ^, & and >> behave as torch's int64 does); values in [0, 2^32)."""
+    z = (z ^ ((z >> 30) & ((1 << 34) - 1))) * as_int64(MIX1)
+    z = (z ^ ((z >> 27) & ((1 << 37) - 1))) * as_int64(MIX2)
+    z = z ^ ((z >> 31) & ((1 << 33) - 1))
+    return (z >> 32) & 0xFFFFFFFF
+
+
+def dropout_threshold(p):
+    t = p * 4294967296.0
+    return 0 if t <= 0 else 4294967295 if t >= 4294967295.0 else int(t)
+
+
+def _fb_dropout(x, p, seed, rows=None, row_axis=None):
+    """fusionbench's dropout of x: the keep-mask at each element's row-major index in the full
+    tensor (rows = (sampled row indices, full row count) when x holds only sampled rows)."""
+    shape = list(x.shape)
+    full = list(shape)
+    if rows is not None and row_axis is not None:
+        full[row_axis] = rows[1]
+    idx = torch.zeros((), dtype=torch.int64, device=x.device)
+    stride = 1
+    for ax in reversed(range(len(shape))):
+        if rows is not None and ax == row_axis:
+            coord = rows[0].to(torch.int64)
+        else:
+            coord = torch.arange(shape[ax], dtype=torch.int64, device=x.device)
+        view = [1] * len(shape)
+        view[ax] = shape[ax]
+        idx = idx + coord.view(view) * stride
+        stride *= full[ax]
+    keep = dropout_bits(idx + dropout_counter_base(seed)) >= dropout_threshold(p)
+    return torch.where(keep, x * (1.0 / (1.0 - p)), 0.0)
+
+
+# ---- row sampling for large cells ----------------------------------------------------------------
+
+@dataclass
+class RowPlan:
+    separable: bool
+    why: str
+    n_rows: int
+    axis: dict  # value -> its row axis, or None when it does not vary along the rows
+    per_row: int  # elements of all row-carrying values per row
+
+
+def row_plan(case, shapes):
+    """Rows are axis 0 of the full-rank inputs. The program is separable along them when no
+    reduction is over the row axis and the row axis lines up through every broadcast; then a
+    sample of rows can be evaluated alone. Pure bookkeeping on shapes."""
+    rank = max(len(shapes[i.name]) for i in case.inputs)
+    n = max(shapes[i.name][0] for i in case.inputs if len(shapes[i.name]) == rank)
+    axis = {}
+    if n <= 1:
+        return RowPlan(False, "a single row", n, axis, 0)
+    for i in case.inputs:
+        s = shapes[i.name]
+        axis[i.name] = 0 if len(s) == rank and s[0] == n else None
+    for nd in case.nodes:
+        out = shapes[nd.out]
+        if nd.op.kind is REDUCE:
+            a = axis[nd.ins[0]]
+            d = norm_dim(nd.attrs["dim"], len(shapes[nd.ins[0]]))
+            if a is not None and d == a:
+                return RowPlan(False, f"program[{nd.index}] ({nd.op.name}) reduces over the rows", n, axis, 0)
+            axis[nd.out] = None if a is None else a if nd.attrs["keepdim"] or d > a else a - 1
+            continue
+        pos = set()
+        for a in nd.ins:
+            if isinstance(a, float):
+                continue
+            if axis[a] is not None:
+                pos.add(axis[a] + len(out) - len(shapes[a]))
+        if len(pos) > 1:
+            return RowPlan(False, f"program[{nd.index}] ({nd.op.name}) mixes row axes", n, axis, 0)
+        p = pos.pop() if pos else None
+        if p is not None:
+            for a in nd.ins:  # an operand without rows must be broadcast along them
+                if isinstance(a, float) or axis[a] is not None:
+                    continue
+                k = p - (len(out) - len(shapes[a]))
+                if k >= 0 and shapes[a][k] != 1:
+                    return RowPlan(False, f"program[{nd.index}] ({nd.op.name}) mixes row axes", n, axis, 0)
+        axis[nd.out] = p
+    per_row = sum(numel(shapes[v]) // shapes[v][a] for v, a in axis.items() if a is not None)
+    return RowPlan(True, "", n, axis, per_row)
+
+
+def _mix64(x):
+    m = (1 << 64) - 1
+    x = (x + GOLDEN) & m
+    x = ((x ^ (x >> 30)) * MIX1) & m
+    x = ((x ^ (x >> 27)) * MIX2) & m
+    return x ^ (x >> 31)
+
+
+def pick_rows(n_rows, want):
+    """src/check.c's sample: the first and the last row, then rows hashed by splitmix64 of
+    1, 2, ...; sorted, unique. Every row when want >= n_rows."""
+    if want >= n_rows:
+        return list(range(n_rows))
+    rows = [0, n_rows - 1]
+    i = 1
+    while len(rows) < want:
+        rows.append(_mix64(i) % n_rows)
+        i += 1
+    return sorted(set(rows))
+
+
+FULL_LIMIT = 1 << 24    # elements of the largest value up to which a cell is checked in full
+SAMPLE_LIMIT = 1 << 24  # elements of a row sample, all row-carrying values together
+
+
+# ---- statistics (src/stats.c's conventions) --------------------------------------------------------
+
+def quantile_sorted(xs, q):
+    n = len(xs)
+    if n == 0:
+        return math.nan
+    if q <= 0:
+        return xs[0]
+    if q >= 1:
+        return xs[-1]
+    h = (n - 1) * q
+    lo = int(math.floor(h))
+    if lo >= n - 1:
+        return xs[-1]
+    return xs[lo] + (h - lo) * (xs[lo + 1] - xs[lo])
+
+
+def stats(samples):
+    """min, p20, median, p80, max, mean, stdev (n - 1), n; numpy's linear quantiles."""
+    xs = sorted(samples)
+    n = len(xs)
+    if n == 0:
+        return {k: None for k in ("min", "p20", "median", "p80", "max", "mean", "stdev")} | {"n": 0}
+    mean = sum(xs) / n
+    ss = sum((x - mean) ** 2 for x in xs)
+    return {"min": xs[0], "p20": quantile_sorted(xs, 0.2), "median": quantile_sorted(xs, 0.5),
+            "p80": quantile_sorted(xs, 0.8), "max": xs[-1], "mean": mean,
+            "stdev": math.sqrt(ss / (n - 1)) if n > 1 else 0.0, "n": n}
+
+
+def median_rel_noise(xs_sorted):
+    """The median's relative standard error: 1.4826 MAD x 1.2533 / sqrt(n) / median."""
+    n = len(xs_sorted)
+    if n < 3:
+        return math.inf
+    med = quantile_sorted(xs_sorted, 0.5)
+    if not med > 0:
+        return math.inf
+    mad = quantile_sorted(sorted(abs(x - med) for x in xs_sorted), 0.5)
+    return 1.4826 * mad * 1.2533 / math.sqrt(n) / med
+
+
+# ---- the result file (src/result.h) ------------------------------------------------------------------
+
+def finite_or_none(v):
+    """NaN and Inf are written as null, as fusionbench does."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: finite_or_none(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [finite_or_none(x) for x in v]
+    return v
+
+
+def write_atomic(doc, path):
+    """PATH.tmp.PID, fsync, rename: a reader (or a kill) never sees half a file."""
+    path = str(path)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(finite_or_none(doc), f, indent=1, allow_nan=False)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise PeerError(f"{path}: cannot write the result file: {e.strerror or e}") from None
+
+
+def iso_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def project_version():
+    """fusionbench's version, from meson.build's project() call."""
+    try:
+        m = re.search(r"project\([^)]*?version:\s*'([^']+)'", (REPO / "meson.build").read_text(), re.S)
+        return m.group(1) if m else "unknown"
+    except OSError:
+        return "unknown"
+
+
+def git_revision():
+    try:
+        r = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short=10", "HEAD"],
+                           capture_output=True, text=True, timeout=10)
+        return r.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def new_result(command, device, settings, peer):
+    return {"fusionbench": {"version": project_version(), "git": git_revision(), "schema": SCHEMA},
+            "peer": peer, "started": iso_now(), "host": socket.gethostname(), "command": command,
+            "device": device, "settings": settings, "cases": []}
+
+
+def case_entry(doc, case, axes, variants):
+    """The case's object in the document (found or added), with this run's grid and variants."""
+    entry = next((c for c in doc["cases"] if c.get("name") == case.name), None)
+    if entry is None:
+        entry = {"name": case.name, "summary": case.summary, "file": case.path, "dtypes": []}
+        doc["cases"].append(entry)
+    entry["rows"] = axes[0][0]
+    entry["row_values"] = list(axes[0][1])
+    if len(axes) > 1:
+        entry["cols"] = axes[1][0]
+        entry["col_values"] = list(axes[1][1])
+    entry["variants"] = list(variants)
+    entry["baseline"] = "torch.eager" if "torch.eager" in variants else variants[0]
+    return entry
+
+
+def dtype_entry(case_obj, dtype):
+    d = next((x for x in case_obj["dtypes"] if x.get("dtype") == dtype), None)
+    if d is None:
+        d = {"dtype": dtype, "cells": []}
+        case_obj["dtypes"].append(d)
+    return d
+
+
+def find_cell(dtype_obj, row, col):
+    for c in dtype_obj["cells"]:
+        if c.get("row") == row and c.get("col") == col:
+            return c
+    return None
+
+
+def cell_done(cell, variants):
+    """A resumed cell is done when the copy and every variant of this run has a final status."""
+    if not cell or "sol" not in cell:
+        return False
+    for v in variants:
+        st = cell.get("variants", {}).get(v, {}).get("status")
+        if not st or st == "error":
+            return False
+    return True
+
+
+def new_cell(row, col, point, costs):
+    cell = {"row": row}
+    if col is not None:
+        cell["col"] = col
+    cell.update({"point": dict(point), "ideal_bytes": int(costs["ideal_bytes"]), "flops": int(costs["flops"]),
+                 "sol": {"status": "skipped", "reason": "not measured"}, "variants": {}})
+    return cell
+
+
+def timed_entry(entry, samples, ideal_bytes, flops, sol_ms):
+    """Add time_ms (STATS), gbps, tflops and sol_pct to a variant's entry."""
+    st = stats(samples)
+    entry["time_ms"] = st
+    med = st["median"]
+    if med and med > 0:
+        entry["gbps"] = ideal_bytes / (med * 1e-3) / 1e9
+        entry["tflops"] = flops / (med * 1e-3) / 1e12
+        if sol_ms:
+            entry["sol_pct"] = sol_ms / med * 100.0
+    return entry
+
+
+def sol_entry(samples, copy_bytes):
+    st = stats(samples)
+    e = {"status": "ok", "time_ms": st}
+    if st["median"]:
+        e["gbps"] = 2.0 * copy_bytes / (st["median"] * 1e-3) / 1e9
+    return e
+
+
+def sol_copy_bytes(ideal_bytes):
+    """What fusionbench's speed of light copies (src/cell.c): half the ideal bytes, rounded down
+    to 16, read once and written once."""
+    return (int(ideal_bytes) // 2) & ~15
+
+
+# ---- torch: loading, device facts ------------------------------------------------------------------
+
+def load_torch():
+    global torch
+    if torch is not None:
+        return torch
+    try:
+        import torch as t
+    except ImportError:
+        raise NoGpuError("torch is not installed here; the peer runs where PyTorch and a GPU are") from None
+    if not t.cuda.is_available():
+        raise NoGpuError("no usable CUDA device (torch.cuda.is_available() is false)")
+    torch = t
+    return t
+
+
+def nvidia_smi(fields):
+    try:
+        r = subprocess.run(["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits",
+                            "-i", str(torch.cuda.current_device())], capture_output=True, text=True, timeout=20)
+        vals = [v.strip() for v in r.stdout.strip().splitlines()[0].split(",")]
+        return dict(zip(fields, vals)) if len(vals) == len(fields) else {}
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return {}
+
+
+def device_json():
+    dev = torch.cuda.current_device()
+    p = torch.cuda.get_device_properties(dev)
+    smi = nvidia_smi(["driver_version", "clocks.max.sm", "clocks.max.mem"])
+
+    def as_int(s):
+        try:
+            return int(float(s))
+        except (TypeError, ValueError):
+            return None
+
+    d = {"name": p.name, "cc": f"{p.major}.{p.minor}", "sms": p.multi_processor_count,
+         "l2_bytes": int(getattr(p, "L2_cache_size", 0)), "mem_bytes": int(p.total_memory),
+         "sm_clock_mhz": as_int(smi.get("clocks.max.sm")), "mem_clock_mhz": as_int(smi.get("clocks.max.mem")),
+         "driver": smi.get("driver_version"), "runtime": torch.version.cuda,
+         "cudnn": _cudnn_version()}
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def _cudnn_version():
+    try:
+        return torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+    except Exception:  # a version query must never stop a run
+        return None
+
+
+def peer_json(args):
+    try:
+        import triton
+        tv = triton.__version__
+    except ImportError:
+        tv = None
+    return {"tool": TOOL, "torch": torch.__version__, "triton": tv, "cuda": torch.version.cuda,
+            "compile_mode": args.compile_mode or "default", "dropout": args.dropout,
+            "variants": {"torch.eager": "the program op by op, one torch call per op",
+                         "torch.compile": "torch.compile(program, dynamic=False, fullgraph=True"
+                                          + (f", mode='{args.compile_mode}'" if args.compile_mode else "") + ")",
+                         "sol": "dst.copy_(src) of ideal_bytes / 2 (cudaMemcpyAsync), as fusionbench's sol"}}
+
+
+def is_oom(e):
+    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+    return isinstance(e, oom) or "out of memory" in str(e).lower()
+
+
+def is_fatal_cuda(e):
+    """A sticky CUDA error (illegal address, launch failure): every later call fails too."""
+    s = str(e)
+    return not is_oom(e) and ("CUDA error" in s or "cudaError" in s or "illegal memory access" in s)
+
+
+def first_line(e, limit=400):
+    s = str(e).strip().splitlines()
+    s = s[0] if s else type(e).__name__
+    return s[:limit]
+
+
+def free_memory():
+    gc.collect()
+    torch.cuda.empty_cache()
+
+
+# ---- the timer ---------------------------------------------------------------------------------------
+
+class Timer:
+    """src/bench.c's events mode in torch (see the top comment)."""
+    EV_PAIRS = 512
+    BATCH_GPU_MS = 25.0
+    MIN_FLUSH = 256 << 20
+    MAX_HOLD_MS = 200.0
+
+    def __init__(self, warmup_ms=25.0, rep_ms=100.0, max_noise_pct=0.5, max_wall_s=5.0,
+                 min_samples=10, max_samples=2000):
+        self.warmup_ms, self.rep_ms = warmup_ms, rep_ms
+        self.max_noise_pct, self.max_wall_s = max_noise_pct, max_wall_s
+        self.min_samples, self.max_samples = min_samples, max_samples
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        self.flush_bytes = max(2 * int(getattr(props, "L2_cache_size", 0)), self.MIN_FLUSH)
+        self.flush_buf = torch.empty(self.flush_bytes, dtype=torch.uint8, device=DEVICE)
+        self.start = [torch.cuda.Event(enable_timing=True) for _ in range(self.EV_PAIRS)]
+        self.end = [torch.cuda.Event(enable_timing=True) for _ in range(self.EV_PAIRS)]
+        s, e = self.start[0], self.end[0]
+        self.flush_buf.zero_()
+        s.record()
+        self.flush_buf.zero_()
+        e.record()
+        e.synchronize()
+        self.flush_ms = s.elapsed_time(e)
+        # cycles of torch.cuda._sleep per ms, to hold the stream while a batch is queued
+        self.cycles_per_ms = None
+        if hasattr(torch.cuda, "_sleep"):
+            torch.cuda._sleep(100000)
+            s.record()
+            torch.cuda._sleep(10_000_000)
+            e.record()
+            e.synchronize()
+            ms = s.elapsed_time(e)
+            self.cycles_per_ms = 1e7 / ms if ms > 0 else None
+        self.host_ms = 0.05
+
+    def settings(self):
+        return {"timer": "events", "warmup_ms": self.warmup_ms, "rep_ms": self.rep_ms,
+                "max_noise_pct": self.max_noise_pct, "max_wall_s": self.max_wall_s,
+                "flush_bytes": self.flush_bytes, "flush": "zero_() of a uint8 buffer before every sample",
+                "hold": "torch.cuda._sleep while a batch is queued" if self.cycles_per_ms else "none"}
+
+    def batch(self, fn, n, flush=True):
+        """n samples back to back; returns their times in ms."""
+        if self.cycles_per_ms:
+            hold = min(n * self.host_ms * 1.5 + 0.05, self.MAX_HOLD_MS)
+            torch.cuda._sleep(int(hold * self.cycles_per_ms))
+        t0 = time.perf_counter()
+        for i in range(n):
+            if flush:
+                self.flush_buf.zero_()
+            self.start[i].record()
+            fn()
+            self.end[i].record()
+        self.host_ms = (time.perf_counter() - t0) * 1e3 / n
+        torch.cuda.synchronize()
+        return [self.start[i].elapsed_time(self.end[i]) for i in range(n)]
+
+    def _batch_size(self, launches, est_ms, remaining, flush):
+        gpu_ms = est_ms + (self.flush_ms if flush else 0.0)
+        by_time = int(self.BATCH_GPU_MS / gpu_ms) if gpu_ms > 0 else self.EV_PAIRS
+        per_sample = max(launches, 1) + (1 if flush else 0) + 2
+        return max(1, min(remaining, self.EV_PAIRS, 500 // per_sample, by_time))
+
+    def _should_stop(self, xs, n_rep, t0):
+        n = len(xs)
+        if n >= n_rep:
+            return True
+        if n >= 3 and time.perf_counter() - t0 > self.max_wall_s:
+            return True
+        if n >= max(self.min_samples, 20) and median_rel_noise(sorted(xs)) * 100.0 < self.max_noise_pct:
+            return True
+        return False
+
+    def _warm_up(self, fn, est_ms, t0):
+        n_warm = min(max(math.ceil(self.warmup_ms / est_ms), 1), 100000)
+        w0 = time.perf_counter()
+        limit = 2 * self.warmup_ms / 1e3 + 0.05
+        for i in range(n_warm):
+            fn()
+            if i & 31 == 31:
+                now = time.perf_counter()
+                if now - w0 > limit or now - t0 > self.max_wall_s / 2:
+                    break
+        torch.cuda.synchronize()
+
+    def measure(self, fn, launches=1, flush=True):
+        """Samples (ms) of fn, by bench.c's procedure."""
+        t0 = time.perf_counter()
+        h0 = time.perf_counter()
+        fn()  # untimed: lazy initialisation never lands in a sample
+        self.host_ms = (time.perf_counter() - h0) * 1e3 + 0.01
+        torch.cuda.synchronize()
+        est = self.batch(fn, 1, flush)
+        if est[0] * 4 < self.rep_ms / 10:
+            est += self.batch(fn, 4, flush)
+        e = max(quantile_sorted(sorted(est), 0.5), 1e-4)
+        self._warm_up(fn, e, t0)
+        n_rep = min(max(math.ceil(self.rep_ms / e), self.min_samples), self.max_samples)
+        xs = []
+        while not self._should_stop(xs, n_rep, t0):
+            xs += self.batch(fn, self._batch_size(launches, e, n_rep - len(xs), flush), flush)
+        return xs
+
+
+# ---- checks ---------------------------------------------------------------------------------------------
+
+class Reference:
+    """The float64 evaluation of the program (fusionbench's dropout mask) on the cell's inputs,
+    in full or on a sample of rows; `check` compares a variant's outputs against it."""
+
+    def __init__(self, case, shapes, inputs):
+        self.case, self.shapes = case, shapes
+        self.mode, self.why, self.rows, self.rows_t, self.want = "none", "", None, None, None
+        self.plan, self.n_rows = None, 0
+        biggest = max(numel(s) for s in shapes.values())
+        if biggest <= FULL_LIMIT:
+            fn = build_function(generate(case, "hash"), program_namespace(), f"{case.name} float64")
+            self.want = [w.double() for w in fn(*[x.double() for x in inputs])]
+            self.mode = "full"
+            return
+        plan = row_plan(case, shapes)
+        if not plan.separable:
+            self.why = f"unchecked: too large to check in full ({biggest} elements) and not row-separable: {plan.why}"
+            return
+        self.plan = plan
+        self.n_rows = plan.n_rows
+        self.rows = pick_rows(plan.n_rows, max(2, SAMPLE_LIMIT // max(plan.per_row, 1)))
+        self.rows_t = torch.tensor(self.rows, dtype=torch.int64, device=DEVICE)
+        fn = build_function(generate(case, "hash", plan.axis), program_namespace(), f"{case.name} float64 rows")
+        self.mode = "sampled"  # for sample_inputs; reset below if the sample does not line up
+        sampled = [x.double() for x in self.sample_inputs(inputs)]
+        self.want = [w.double() for w in fn(*sampled, _rows=(self.rows_t, plan.n_rows))]
+        for o, w in zip(case.outputs, self.want):
+            full = list(shapes[o])
+            a = plan.axis[o]
+            if a is not None:
+                full[a] = len(self.rows)
+            if list(w.shape) != full:
+                self.mode, self.want = "none", None
+                self.why = f"unchecked: the row sample of output {o} has shape {list(w.shape)}, expected {full}"
+                return
+
+    def sample_inputs(self, inputs):
+        """The inputs as the reference reads them: whole, or only the sampled rows."""
+        if self.mode != "sampled":
+            return list(inputs)
+        return [x if self.plan.axis[i.name] is None else x.index_select(self.plan.axis[i.name], self.rows_t)
+                for i, x in zip(self.case.inputs, inputs)]
+
+    def run_hash(self, fn, inputs):
+        """Run a hash-mode program on the reference's inputs (whole or sampled rows) in their dtype."""
+        if self.mode == "sampled":
+            return fn(*self.sample_inputs(inputs), _rows=(self.rows_t, self.n_rows))
+        return fn(*inputs)
+
+    def check(self, outs, tol, presampled=False):
+        """fusionbench's check record (src/cell.c check_json) for a variant's outputs (full
+        tensors, or already the sampled rows when `presampled`)."""
+        atol, rtol = tol
+        res = {"mode": self.mode}
+        if self.mode == "none":
+            res.update({"passed": False, "unchecked": True, "why": self.why})
+            return res
+        elements, n_bad, max_abs, max_rel = 0, 0, 0.0, 0.0
+        worst = None  # ((any bad, excess), output, full index, got, want)
+        for k, (o, out, want) in enumerate(zip(self.case.outputs, outs, self.want)):
+            a = self.plan.axis[o] if self.mode == "sampled" and not presampled else None
+            got = (out if a is None else out.index_select(a, self.rows_t)).double()
+            if tuple(got.shape) != tuple(want.shape):
+                res.update({"passed": False, "bad": int(want.numel()),
+                            "why": f"output {o} has shape {list(out.shape)}, want {list(self.shapes[o])}"})
+                return res
+            err = (got - want).abs()
+            both_inf = torch.isinf(got) & torch.isinf(want) & (torch.sign(got) == torch.sign(want))
+            err = torch.where(both_inf, torch.zeros_like(err), err)
+            bound = atol + rtol * want.abs()
+            bad = torch.isnan(got) | torch.isnan(want) | ~(err <= bound)
+            err_inf = torch.where(torch.isnan(err), torch.full_like(err, math.inf), err)
+            rel = torch.where(want != 0, err_inf / want.abs(),
+                              torch.where(err_inf != 0, torch.full_like(err, math.inf), torch.zeros_like(err)))
+            excess = torch.where(bound > 0, err_inf / bound,
+                                 torch.where(err_inf > 0, torch.full_like(err, math.inf), torch.zeros_like(err)))
+            nb = int(bad.sum())
+            elements += got.numel()
+            n_bad += nb
+            if got.numel() == 0:
+                continue
+            max_abs = max(max_abs, float(err_inf.max()))
+            max_rel = max(max_rel, float(rel.max()))
+            # the worst element: the bad one furthest past its bound, else the closest to its bound
+            score = torch.where(torch.isnan(excess), torch.full_like(excess, math.inf), excess)
+            if nb:
+                score = torch.where(bad, score, torch.full_like(score, -1.0))
+            flat = int(torch.argmax(score.reshape(-1)))
+            rank = (nb > 0, float(score.reshape(-1)[flat]))
+            if worst is None or rank > worst[0]:
+                worst = (rank, k, self._full_index(o, got.shape, flat),
+                         float(got.reshape(-1)[flat]), float(want.reshape(-1)[flat]))
+        res.update({"passed": n_bad == 0, "elements": elements, "max_abs": max_abs, "max_rel": max_rel, "bad": n_bad})
+        if self.mode == "sampled":
+            res["rows_checked"] = len(self.rows)
+            res["rows_total"] = self.n_rows
+        if worst is not None:
+            res.update({"worst_output": worst[1], "worst_index": worst[2], "got": worst[3], "want": worst[4]})
+        if n_bad:
+            res["why"] = (f"{n_bad} of {elements} checked elements outside atol {atol:g} + rtol {rtol:g}; worst: "
+                          f"output {worst[1]} [{worst[2]}] of {self.case.outputs[worst[1]]} got {worst[3]:.9g} "
+                          f"want {worst[4]:.9g}")
+        elif self.mode == "sampled":
+            res["why"] = (f"{len(self.rows)} of {self.n_rows} rows sampled (first, last and "
+                          f"{max(len(self.rows) - 2, 0)} hashed)")
+        return res
+
+    def _full_index(self, output, sampled_shape, flat):
+        """Row-major index in the full output of element `flat` of the checked tensor."""
+        coords = []
+        for d in reversed(sampled_shape):
+            coords.append(flat % d)
+            flat //= d
+        coords.reverse()
+        a = self.plan.axis[output] if self.mode == "sampled" else None
+        if a is not None:
+            coords[a] = self.rows[coords[a]]
+        idx = 0
+        for c, d in zip(coords, self.shapes[output]):
+            idx = idx * d + c
+        return idx
+
+
+def program_namespace():
+    return {"torch": torch, "F": torch.nn.functional, "_fb_dropout": _fb_dropout}
+
+
+# ---- one cell ---------------------------------------------------------------------------------------------
+
+TORCH_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "float64": "float64"}
+
+
+def input_seed(seed, i):
+    return (seed * 0x9E3779B97F4A7C15 + i * 0x632BE59BD9B4E019 + 1) & ((1 << 63) - 1)
+
+
+class CellRunner:
+    def __init__(self, args, timer):
+        self.args, self.timer = args, timer
+        self.eager_fn = {}  # case name -> the op-by-op function (the timed form)
+
+    def functions(self, case):
+        if case.name not in self.eager_fn:
+            src = generate(case, self.args.dropout)
+            self.eager_fn[case.name] = build_function(src, program_namespace(), f"{case.name} {self.args.dropout}")
+        return self.eager_fn[case.name]
+
+    def run(self, case, dtype, point, shapes, costs, variants):
+        """One cell: inputs, reference, the copy, then each variant. Returns (cell, failed)."""
+        args = self.args
+        cell = new_cell(point[case.axes[0][0]], point[case.axes[1][0]] if len(case.axes) > 1 else None,
+                        point, costs)
+        tdt = getattr(torch, TORCH_DTYPES[dtype])
+        # Memory is given back (free_memory) only after an except clause ends: until then the
+        # exception's traceback holds the frames, and so the tensors, of the call that failed.
+        inputs, ref, setup_error, ref_why = [], None, None, ""
+        try:
+            for k, i in enumerate(case.inputs):
+                gen = torch.Generator(device=DEVICE)
+                gen.manual_seed(input_seed(args.seed, k))
+                inputs.append(INITS[i.init].build(torch, shapes[i.name], tdt, gen))
+            torch.cuda.synchronize()
+        except Exception as e:  # the cell cannot be set up: every variant shares its fate
+            if is_fatal_cuda(e):
+                raise
+            setup_error = ("oom" if is_oom(e) else "error", f"inputs: {first_line(e)}")
+        if setup_error:
+            del inputs
+            free_memory()
+            status, reason = setup_error
+            cell["sol"] = {"status": status, "reason": reason}
+            for v in variants:
+                cell["variants"][v] = {"status": status, "reason": reason}
+            return cell, False
+        try:
+            ref = Reference(case, shapes, inputs)
+        except Exception as e:
+            if is_fatal_cuda(e):
+                raise
+            ref, ref_why = None, f"unchecked: the float64 reference failed: {first_line(e)}"
+        free_memory()
+        cell["sol"] = self.measure_sol(inputs, costs) if not args.no_time else {"status": "skipped", "reason": "--no-time"}
+
+        twin = None
+        if ref is not None and args.dropout == "torch" and case.uses_dropout():
+            twin = self.hash_twin(case, inputs, ref, dtype)
+        failed = False
+        fn = self.functions(case)
+        for v in variants:
+            entry = {"status": "error", "reason": "did not finish"}  # status first, as fusionbench writes it
+            cell["variants"][v] = entry
+            try:
+                self.run_variant(v, case, fn, inputs, ref, dtype, costs, cell, entry, twin)
+            except Exception as e:
+                if is_fatal_cuda(e):
+                    raise
+                entry.clear()
+                entry.update({"status": "oom" if is_oom(e) else "error", "reason": first_line(e)})
+            free_memory()  # one variant's memory never crowds the next into OOM
+            if ref is None and "check" not in entry and entry.get("status") == "ok":
+                entry["check"] = {"mode": "none", "passed": False, "unchecked": True, "why": ref_why}
+            failed |= entry.get("status") == "fail"
+        del inputs, ref
+        free_memory()
+        return cell, failed
+
+    def measure_sol(self, inputs, costs):
+        half = sol_copy_bytes(costs["ideal_bytes"])
+        if half == 0:
+            return {"status": "skipped", "reason": "no bytes to copy"}
+        src = dst = None
+        try:
+            x = inputs[0]
+            if x.is_contiguous() and x.numel() * x.element_size() >= half:
+                src = x.reshape(-1).view(torch.uint8)[:half]
+            else:
+                src = torch.ones(half, dtype=torch.uint8, device=DEVICE)
+            dst = torch.empty(half, dtype=torch.uint8, device=DEVICE)
+            xs = self.timer.measure(lambda: dst.copy_(src), launches=1)
+            return sol_entry(xs, half)
+        except Exception as e:
+            if is_fatal_cuda(e):
+                raise
+            return {"status": "oom" if is_oom(e) else "error", "reason": first_line(e)}
+        finally:
+            del src, dst
+            free_memory()
+
+    def hash_twin(self, case, inputs, ref, dtype):
+        """The program with fusionbench's dropout mask, op by op in the cell's dtype, on the rows the
+        reference holds, checked against it."""
+        if ref.mode == "none":
+            return {"mode": "none", "passed": False, "unchecked": True, "why": ref.why}
+        try:
+            axes = ref.plan.axis if ref.mode == "sampled" else None
+            fn = build_function(generate(case, "hash", axes), program_namespace(), f"{case.name} hash twin")
+            outs = ref.run_hash(fn, inputs)
+            torch.cuda.synchronize()
+            res = ref.check(outs, case.tol[dtype], presampled=True)
+            del outs
+            return res
+        except Exception as e:
+            if is_fatal_cuda(e):
+                raise
+            why = f"the hash-mask twin could not run: {first_line(e)}"
+        free_memory()
+        return {"mode": "none", "passed": False, "unchecked": True, "why": why}
+
+    def run_variant(self, name, case, fn, inputs, ref, dtype, costs, cell, entry, twin):
+        args = self.args
+        launches = len(case.nodes)
+        if name == "torch.compile":
+            torch._dynamo.reset()
+            kernels0 = _inductor_kernel_count()
+            fn = torch.compile(fn, mode=args.compile_mode, dynamic=False, fullgraph=True)
+            launches = 4
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        t0 = time.perf_counter()
+        outs = fn(*inputs)
+        torch.cuda.synchronize()
+        first_s = time.perf_counter() - t0
+        if name == "torch.compile":
+            entry["compile_s"] = first_s
+            k = _inductor_kernel_count()
+            if k is not None and kernels0 is not None and k > kernels0:
+                entry["kernels"] = k - kernels0
+        else:
+            entry["kernels"] = len(case.nodes)
+        if ref is None:
+            check = None
+        elif twin is not None:
+            check = {"mode": "none", "passed": False, "unchecked": True,
+                     "why": "unchecked: torch RNG mask (F.dropout draws torch's Philox mask, not fusionbench's hash); "
+                            "the same program with fusionbench's mask, op by op in torch: "
+                            + ("passed" if twin.get("passed") else "FAILED" if twin.get("mode") != "none" else "not run"),
+                     "hash_twin": twin}
+        else:
+            check = ref.check(outs, case.tol[dtype])
+        del outs
+        status = "ok"
+        if check is not None:
+            entry["check"] = check
+            bad = check.get("hash_twin", check)
+            if bad.get("mode") != "none" and not bad.get("passed"):
+                status = "fail"
+        entry["status"] = status
+        entry.pop("reason", None)
+        if status == "fail":
+            entry["reason"] = entry["check"].get("why") or entry["check"].get("hash_twin", {}).get("why", "check failed")
+        if not args.no_time:
+            xs = self.timer.measure(lambda: fn(*inputs), launches=launches)
+            sol = cell.get("sol", {})
+            sol_ms = sol.get("time_ms", {}).get("median") if sol.get("status") == "ok" else None
+            timed_entry(entry, xs, costs["ideal_bytes"], costs["flops"], sol_ms)
+        entry["peak_bytes"] = int(torch.cuda.max_memory_allocated() - base)
+        if name == "torch.compile":
+            del fn
+            torch._dynamo.reset()
+
+
+def _inductor_kernel_count():
+    try:
+        from torch._inductor import metrics
+        return int(metrics.generated_kernel_count)
+    except Exception:
+        return None
+
+
+# ---- subcommands --------------------------------------------------------------------------------------
+
+def split_overrides(extra):
+    """--AXIS LIST options (any grid symbol, as fusionbench takes them): {symbol: [values]}."""
+    out, i = {}, 0
+    while i < len(extra):
+        a = extra[i]
+        if not a.startswith("--") or len(a) < 3:
+            raise UsageError(f"unexpected argument '{a}'; see 'torch_peer.py run --help'")
+        if "=" in a:
+            name, val = a[2:].split("=", 1)
+        else:
+            if i + 1 >= len(extra):
+                raise UsageError(f"{a} needs a value; see 'torch_peer.py run --help'")
+            name, val = a[2:], extra[i + 1]
+            i += 1
+        out[name] = parse_axis_list(f"--{name}", val)
+        i += 1
+    return out
+
+
+def select_dtypes(case, spec):
+    if not spec:
+        return [case.dtypes[0]]
+    if spec == "all":
+        return list(case.dtypes)
+    out = []
+    for tok in spec.split(","):
+        try:
+            d = canonical_dtype(tok)
+        except ValueError as e:
+            raise UsageError(f"--dtype: {e}") from None
+        if d not in case.dtypes:
+            raise UsageError(f"--dtype: case '{case.name}' does not list {d}")
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def select_variants(spec):
+    if not spec:
+        return list(VARIANTS)
+    out = []
+    for tok in spec.split(","):
+        if tok not in VARIANTS:
+            raise UsageError(f"--variants: no variant '{tok}'{suggest(tok, VARIANTS)} (have {', '.join(VARIANTS)})")
+        out.append(tok)
+    return out
+
+
+@dataclass
+class Plan:
+    case: Case
+    dtypes: list
+    axes: list
+    fixed: dict
+
+
+def make_plans(args, overrides):
+    if args.all and args.case:
+        raise UsageError("--all and --case exclude each other")
+    specs = [s for c in (args.case or []) for s in c.split(",") if s] if not args.all else case_names()
+    if not specs:
+        raise UsageError("which case? give --case NAME or --all")
+    plans = []
+    for spec in specs:
+        case = find_case(spec)
+        dtypes = select_dtypes(case, args.dtype)
+        axes, fixed = plan_axes(case, overrides, args.quick)
+        for r, c, point in grid_points(axes, fixed):  # overrides may make shapes that do not fit
+            shapes = program_shapes(case, point)
+            for d in dtypes:
+                program_costs(case, shapes, d)
+        plans.append(Plan(case, dtypes, axes, fixed))
+    return plans
+
+
+def fmt_us(entry):
+    t = (entry or {}).get("time_ms", {}).get("median") if (entry or {}).get("status") == "ok" else None
+    if t is None:
+        return (entry or {}).get("status", "-").upper()
+    return f"{t * 1e3:.1f} us"
+
+
+def cmd_run(args, extra):
+    overrides = split_overrides(extra)
+    variants = select_variants(args.variants)
+    plans = make_plans(args, overrides)  # bad input costs nothing: before torch and the GPU
+    out = args.out or args.resume or time.strftime("torch-peer-%Y%m%d-%H%M%S.json")
+    doc = None
+    if args.resume:
+        try:
+            doc = json.loads(Path(args.resume).read_text())
+        except (OSError, ValueError) as e:
+            raise PeerError(f"{args.resume}: cannot read the result file to resume: {e}") from None
+        if not isinstance(doc, dict) or "peer" not in doc or not isinstance(doc.get("cases"), list):
+            raise CaseError(f"{args.resume}: not a torch_peer result file")
+    load_torch()
+    timer = Timer(args.warmup, args.rep, args.max_noise, args.max_time)
+    command = " ".join([TOOL] + args.argv)
+    if doc is None:
+        settings = timer.settings() | {"seed": args.seed}
+        doc = new_result(command, device_json(), settings, peer_json(args))
+    else:
+        doc.setdefault("resumed", []).append({"at": iso_now(), "command": command})
+    write_atomic(doc, out)  # a file that cannot be written is found out now, not after an hour
+
+    runner = CellRunner(args, timer)
+    total = sum(len(p.dtypes) * len(list(grid_points(p.axes, p.fixed))) for p in plans)
+    t_start = time.perf_counter()
+    done = failed_cells = oom_cells = 0
+    stopped = False
+    for p in plans:
+        ce = case_entry(doc, p.case, p.axes, variants)
+        for dtype in p.dtypes:
+            de = dtype_entry(ce, dtype)
+            for row, col, point in grid_points(p.axes, p.fixed):
+                done += 1
+                old = find_cell(de, row, col)
+                if cell_done(old, variants):
+                    continue
+                if args.budget and time.perf_counter() - t_start > args.budget:
+                    stopped = True
+                    break
+                shapes = program_shapes(p.case, point)
+                costs = program_costs(p.case, shapes, dtype)
+                t_cell = time.perf_counter()
+                try:
+                    cell, failed = runner.run(p.case, dtype, point, shapes, costs, variants)
+                except Exception as e:  # a sticky CUDA error: nothing after it can be trusted
+                    doc["finished"] = iso_now()
+                    write_atomic(doc, out)
+                    raise PeerError(f"{p.case.name} {dtype} {point_str(p.axes, point)}: {first_line(e)} "
+                                    f"(the run cannot go on; what was measured before is in {out})") from e
+                if old is not None:
+                    de["cells"].remove(old)
+                de["cells"].append(cell)
+                failed_cells += failed
+                oom_cells += any(v.get("status") == "oom" for v in cell["variants"].values())
+                write_atomic(doc, out)
+                el = int(time.perf_counter() - t_start)
+                print(f"[{done}/{total}] {p.case.name} {dtype} {point_str(p.axes, point)}: sol {fmt_us(cell.get('sol'))}, "
+                      + ", ".join(f"{v} {fmt_us(cell['variants'].get(v))}" for v in variants)
+                      + f"  ({time.perf_counter() - t_cell:.1f} s; {el // 60}:{el % 60:02d} elapsed)",
+                      file=sys.stderr, flush=True)
+            if stopped:
+                break
+        if stopped:
+            break
+    doc["finished"] = iso_now()
+    write_atomic(doc, out)
+    print(f"torch_peer: {done} cells in {time.perf_counter() - t_start:.1f} s; results in {out}", file=sys.stderr)
+    if stopped:
+        print(f"torch_peer: stopped at the --budget of {args.budget:g} s; continue with --resume {out}", file=sys.stderr)
+    if oom_cells:
+        print(f"torch_peer: {oom_cells} cells out of device memory (marked oom)", file=sys.stderr)
+    if failed_cells:
+        raise CheckFailed(f"{failed_cells} cell{'s' if failed_cells > 1 else ''} failed the correctness check; see {out}")
+    return EXIT_OK
+
+
+class CheckFailed(PeerError):
+    code = EXIT_CHECK
+
+
+def cmd_code(args, extra):
+    if extra:
+        raise UsageError(f"unexpected argument '{extra[0]}'")
+    for spec in [s for c in args.case for s in c.split(",") if s]:
+        case = find_case(spec)
+        print(f"# {case.name}: {case.summary}")
+        print(generate(case, args.dropout))
+    return EXIT_OK
+
+
+def cmd_copy(args, extra):
+    if extra:
+        raise UsageError(f"unexpected argument '{extra[0]}'")
+    load_torch()
     n = args.bytes
-    src = torch.empty(n, dtype=torch.uint8, device="cuda").fill_(1)
+    timer = Timer(args.warmup, args.rep, 0.5, 5.0)
+    src = torch.empty(n, dtype=torch.uint8, device=DEVICE).fill_(1)
     dst = torch.empty_like(src)
-    ms = bench(lambda: dst.copy_(src), flush_buffer())
+    st = stats(timer.measure(lambda: dst.copy_(src)))
+    ms = st["median"]
     print(f"torch copy {n} bytes: median {ms * 1e3:.1f} us, {2 * n / (ms * 1e-3) / 1e9:.1f} GB/s (read + write)")
+    return EXIT_OK
 
 
-def eager_softmax(x):
-    m = torch.amax(x, dim=-1, keepdim=True)
-    t = x - m
-    e = torch.exp(t)
-    s = torch.sum(e, dim=-1, keepdim=True)
-    return e / s
+def parser():
+    p = argparse.ArgumentParser(prog="torch_peer.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="{run,code,copy}")
+
+    r = sub.add_parser("run", allow_abbrev=False, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       help="time torch eager, torch.compile and the copy over case grids; write a result file",
+                       description="Builds each case's program in PyTorch and measures torch.eager, torch.compile\n"
+                                   "and the speed-of-light copy on every cell of its grid: checked against float64,\n"
+                                   "timed as fusionbench times, written as a fusionbench result file (put it beside\n"
+                                   "fusionbench's with scripts/peer_compare.py). The top of 'torch_peer.py --help'\n"
+                                   "says how it times, checks and treats dropout.\n\n"
+                                   "  --AXIS LIST          replace a grid axis, e.g. --dim1 61,130,1027 or --dim0 128:65536\n"
+                                   "                       (a:b is every power of two from a to b), as fusionbench run")
+    r.add_argument("--case", action="append", metavar="NAME", help="a bundled case or a path to a case file; "
+                   "repeatable, or comma-separated")
+    r.add_argument("--all", action="store_true", help="every bundled case (cases/*.json, or $FUSIONBENCH_CASES)")
+    r.add_argument("--dtype", metavar="T[,T]", help="float32, float16, bfloat16, float64, or 'all' "
+                   "(default: the case's first)")
+    r.add_argument("--variants", metavar="A,B", help="torch.eager, torch.compile (default: both)")
+    r.add_argument("--quick", action="store_true", help="only the first, middle and last value of each axis")
+    r.add_argument("--warmup", type=float, default=25.0, metavar="MS", help="warm-up per measurement (default 25)")
+    r.add_argument("--rep", type=float, default=100.0, metavar="MS", help="measured time per measurement (default 100)")
+    r.add_argument("--max-noise", type=float, default=0.5, metavar="PCT",
+                   help="stop a measurement once the median's noise is below PCT (default 0.5)")
+    r.add_argument("--max-time", type=float, default=5.0, metavar="S", help="wall cap per measurement (default 5)")
+    r.add_argument("--seed", type=int, default=1, metavar="N", help="input seed (default 1)")
+    r.add_argument("--compile-mode", metavar="MODE", default=None,
+                   help="torch.compile mode: default (unset), reduce-overhead, max-autotune, max-autotune-no-cudagraphs")
+    r.add_argument("--dropout", choices=("torch", "hash"), default="torch",
+                   help="time dropout as F.dropout (torch, default; checked through the hash twin) or as "
+                        "fusionbench's hash mask in torch ops (hash)")
+    r.add_argument("--no-time", action="store_true", help="check only: time neither the variants nor the copy")
+    r.add_argument("--out", metavar="FILE", help="result file (default torch-peer-YYYYmmdd-HHMMSS.json)")
+    r.add_argument("--resume", metavar="FILE", help="continue a run: skip cells complete in FILE, keep writing to it")
+    r.add_argument("--budget", type=float, metavar="S",
+                   help="start no new cell after S seconds (then --resume the file to go on)")
+
+    c = sub.add_parser("code", help="print the PyTorch function generated for a case (no torch needed)")
+    c.add_argument("--case", action="append", required=True, metavar="NAME")
+    c.add_argument("--dropout", choices=("torch", "hash"), default="torch")
+
+    k = sub.add_parser("copy", help="device-to-device copy bandwidth (the figure `fusionbench env` must agree with)")
+    k.add_argument("--bytes", type=int, default=2 << 30)
+    k.add_argument("--warmup", type=float, default=25.0, metavar="MS")
+    k.add_argument("--rep", type=float, default=100.0, metavar="MS")
+    return p
 
 
-def cmd_softmax(args):
-    dtype = getattr(torch, args.dtype)
-    flush = flush_buffer()
-    compiled = torch.compile(eager_softmax)
-    print(f"{'shape':>14} {'torch.softmax us':>17} {'eager us':>10} {'compiled us':>12} {'copy us':>9}")
-    for shape in args.shapes.split(","):
-        r, c = (int(v) for v in shape.split("x"))
-        x = torch.randn(r, c, device="cuda").to(dtype)
-        y = torch.empty_like(x)
-        t_soft = bench(lambda: torch.softmax(x, dim=-1), flush)
-        t_eager = bench(lambda: eager_softmax(x), flush)
-        t_comp = bench(lambda: compiled(x), flush)
-        t_copy = bench(lambda: y.copy_(x), flush)
-        print(f"{shape:>14} {t_soft * 1e3:17.1f} {t_eager * 1e3:10.1f} {t_comp * 1e3:12.1f} {t_copy * 1e3:9.1f}")
-
-
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    c = sub.add_parser("copy")
-    c.add_argument("--bytes", type=int, default=2 << 30)
-    s = sub.add_parser("softmax")
-    s.add_argument("--shapes", default="128x65536,1024x65536,65536x1027,65536x128")
-    s.add_argument("--dtype", default="float32")
-    args = p.parse_args()
-    {"copy": cmd_copy, "softmax": cmd_softmax}[args.cmd](args)
+def main(argv=None):
+    p = parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args, extra = p.parse_known_args(argv)
+    args.argv = argv
+    try:
+        if args.cmd == "run":
+            for name, lo in (("warmup", 0.0), ("rep", 0.001), ("max_noise", 0.0), ("max_time", 0.001)):
+                if not getattr(args, name) >= lo:
+                    raise UsageError(f"--{name.replace('_', '-')}: expected a number >= {lo:g}")
+        return {"run": cmd_run, "code": cmd_code, "copy": cmd_copy}[args.cmd](args, extra)
+    except PeerError as e:
+        print(f"torch_peer: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("torch_peer: interrupted (finished cells are in the result file)", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

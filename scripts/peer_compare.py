@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""peer_compare.py — fusionbench's grids beside PyTorch's, cell by cell, on the same GPU.
+
+Reads fusionbench result files (`fusionbench run --out`) and torch peer result files
+(`scripts/torch_peer.py run --out`; told apart by their "peer" key), in any number and order,
+and for every case and dtype present in both prints:
+
+  NAME.fused vs torch.compile   per-cell t_torch.compile / t_fused (> 100% = fused faster), the
+                                geomean over the cells both measured, and the cells of >= 64 MiB
+                                ideal traffic where the fused variant is slower than torch.compile
+                                by more than 3%
+  fusionbench eager vs torch eager
+                                per-cell t_torch.eager / t_eager (100% = the same), and the cells
+                                of >= 64 MiB outside +-15% (is fusionbench's eager a faithful
+                                op-by-op eager?)
+  the speed-of-light copies     how far the two tools' copies of the same bytes agree (the same
+                                timer should give the same copy time)
+
+Only cells whose status is ok on both sides are compared (a fused cell that failed its check is
+never a time); a >= 64 MiB cell where torch.compile ran and the fused variant did not counts as
+slower. --md FILE writes the same as markdown (for results/h100/). With --targets the exit code
+is 1 when a case and dtype misses one of the issue's targets: geomean >= 1.10x, no >= 64 MiB cell
+slower than torch.compile by more than 3%, fusionbench eager within +-15% of torch eager on every
+>= 64 MiB cell (the issue states them for float32: add --dtype float32).
+
+Usage: python3 scripts/peer_compare.py FB.json PEER.json [more files] [--dtype float32]
+                                       [--case NAME] [--fused NAME] [--md FILE] [--targets]
+Exit codes: 0 ok, 1 a target missed (--targets), 2 usage, 3 not a result file, 4 unreadable file.
+"""
+import argparse
+import json
+import math
+import sys
+
+MIB = 1 << 20
+
+
+class Problem(Exception):
+    def __init__(self, msg, code):
+        super().__init__(msg)
+        self.code = code
+
+
+# ---- reading -----------------------------------------------------------------------------------
+
+def load(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise Problem(f"{path}: cannot read: {e.strerror}", 4) from None
+    except ValueError as e:
+        raise Problem(f"{path}: not JSON: {e}", 3) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("fusionbench"), dict) \
+            or not isinstance(doc.get("cases"), list):
+        raise Problem(f"{path}: not a fusionbench result file", 3)
+    return doc
+
+
+def is_peer(doc):
+    if "peer" in doc:
+        return True
+    return any(str(v).startswith("torch.") for c in doc["cases"] for v in c.get("variants", []))
+
+
+class Table:
+    """Every (case, dtype) of one side: its cells by (row, col), and what names its axes."""
+
+    def __init__(self):
+        self.groups = {}  # (case, dtype) -> {"cells": {(row, col): cell}, "rows", "cols", "variants", "files"}
+        self.devices = []
+
+    def add(self, doc, path):
+        dev = doc.get("device", {}).get("name")
+        if dev and dev not in self.devices:
+            self.devices.append(dev)
+        for case in doc["cases"]:
+            for dt in case.get("dtypes", []):
+                g = self.groups.setdefault((case.get("name"), dt.get("dtype")),
+                                           {"cells": {}, "rows": case.get("rows", "rows"), "cols": case.get("cols"),
+                                            "variants": [], "files": []})
+                g["files"].append(path)
+                for v in case.get("variants", []):
+                    if v not in g["variants"]:
+                        g["variants"].append(v)
+                for cell in dt.get("cells", []):
+                    key = (cell.get("row"), cell.get("col"))
+                    if key in g["cells"]:
+                        print(f"peer_compare: {path}: {case.get('name')} {dt.get('dtype')} cell {key} repeats an "
+                              "earlier file's; the later one is used", file=sys.stderr)
+                    g["cells"][key] = cell
+
+
+def entry_time(entry):
+    """The median in ms of an ok entry, else None."""
+    if not isinstance(entry, dict) or entry.get("status") != "ok":
+        return None
+    t = (entry.get("time_ms") or {}).get("median")
+    return t if isinstance(t, (int, float)) and t > 0 else None
+
+
+def entry_mark(entry):
+    if not isinstance(entry, dict):
+        return "-"
+    st = entry.get("status", "-")
+    return {"ok": "-", "oom": "OOM", "fail": "FAIL", "error": "ERR", "skipped": "SKIP"}.get(st, st.upper())
+
+
+# ---- comparing ---------------------------------------------------------------------------------
+
+def ratio_cell(num_entry, den_entry):
+    """(ratio t_num / t_den or None, mark): the mark names whichever side did not run."""
+    tn, td = entry_time(num_entry), entry_time(den_entry)
+    if tn is not None and td is not None:
+        return tn / td, None
+    if td is None and isinstance(den_entry, dict) and den_entry.get("status") != "ok":
+        return None, entry_mark(den_entry)
+    if tn is None and isinstance(num_entry, dict) and num_entry.get("status") != "ok":
+        return None, entry_mark(num_entry)
+    return None, "-"
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def cell_label(g, key):
+    row, col = key
+    return f"{g['rows']}={row}" + (f" {g['cols']}={col}" if col is not None else "")
+
+
+def pick_fused(case, fb_group, wanted):
+    if wanted:
+        return wanted if wanted in fb_group["variants"] else None
+    if f"{case}.fused" in fb_group["variants"]:
+        return f"{case}.fused"
+    return next((v for v in fb_group["variants"] if v != "eager"), None)
+
+
+def compare_group(case, dtype, fb, peer, args):
+    """Everything one case and dtype says: grids, lists, and the targets."""
+    fused = pick_fused(case, fb, args.fused)
+    keys = sorted(set(fb["cells"]) & set(peer["cells"]), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
+    res = {"case": case, "dtype": dtype, "fused": fused, "rows": fb["rows"], "cols": fb["cols"], "keys": keys,
+           "speed": {}, "eager": {}, "slow": [], "eager_out": [], "sol": [], "big": 0}
+    band = args.eager_band / 100.0
+    for key in keys:
+        a, b = fb["cells"][key], peer["cells"][key]
+        ideal = a.get("ideal_bytes", b.get("ideal_bytes", 0)) or 0
+        big = ideal >= args.min_bytes
+        res["big"] += big
+        av, bv = a.get("variants", {}), b.get("variants", {})
+        if fused:
+            r, mark = ratio_cell(bv.get("torch.compile"), av.get(fused))  # t_compile / t_fused
+            res["speed"][key] = (r, mark)
+            if big:
+                if r is not None and r < 1.0 / (1.0 + args.max_slower / 100.0):
+                    res["slow"].append((key, entry_time(av.get(fused)), entry_time(bv.get("torch.compile")), r))
+                elif r is None and entry_time(bv.get("torch.compile")) is not None:
+                    res["slow"].append((key, None, entry_time(bv.get("torch.compile")), entry_mark(av.get(fused))))
+        r, mark = ratio_cell(bv.get("torch.eager"), av.get("eager"))  # t_torch_eager / t_eager
+        res["eager"][key] = (r, mark)
+        if big and r is not None and abs(1.0 / r - 1.0) > band:
+            res["eager_out"].append((key, entry_time(av.get("eager")), entry_time(bv.get("torch.eager")), r))
+        ts, tp = entry_time(a.get("sol")), entry_time(b.get("sol"))
+        if big and ts is not None and tp is not None:
+            res["sol"].append(ts / tp)
+    speeds = [r for r, _ in res["speed"].values() if r is not None]
+    res["geomean"] = geomean(speeds)
+    res["n_speed"] = len(speeds)
+    big_eager = [r for k, (r, _) in res["eager"].items() if r is not None
+                 and (fb["cells"][k].get("ideal_bytes", 0) or 0) >= args.min_bytes]
+    res["n_big_eager"] = len(big_eager)
+    res["targets"] = [
+        (f"geomean >= {args.min_geomean:.2f}x",
+         res["geomean"] is not None and res["geomean"] >= args.min_geomean,
+         "no cell compared" if res["geomean"] is None else f"{res['geomean']:.3f}x over {len(speeds)} cells"),
+        (f"no >= {args.min_bytes / MIB:g} MiB cell slower by > {args.max_slower:g}%",
+         fused is not None and not res["slow"],
+         "no fused variant" if fused is None else f"{len(res['slow'])} of {res['big']} cells"),
+        (f"eager within +-{args.eager_band:g}% on >= {args.min_bytes / MIB:g} MiB",
+         not res["eager_out"],
+         f"{len(res['eager_out'])} of {len(big_eager)} cells outside"),
+    ]
+    return res
+
+
+# ---- printing ----------------------------------------------------------------------------------
+
+def grid_rows(res, which):
+    rows = sorted({k[0] for k in res["keys"]})
+    cols = sorted({k[1] for k in res["keys"]}, key=lambda c: -1 if c is None else c)
+    cells = res[which]
+    out = []
+    for r in rows:
+        line = []
+        for c in cols:
+            v = cells.get((r, c))
+            if v is None:
+                line.append("")
+            else:
+                ratio, mark = v
+                line.append(f"{ratio * 100:.1f}%" if ratio is not None else mark)
+        out.append((r, line))
+    return cols, out
+
+
+def text_grid(res, which, f):
+    cols, rows = grid_rows(res, which)
+    corner = f"{res['rows']}\\{res['cols']}" if res["cols"] else res["rows"]
+    w = max(8, max((len(x) for _, line in rows for x in line), default=0) + 1)
+    f.write(f"{corner:<12}" + "".join(f"{'' if c is None else c:>{w}}" for c in cols) + "\n")
+    for r, line in rows:
+        f.write(f"{r:<12}" + "".join(f"{x:>{w}}" for x in line) + "\n")
+
+
+def md_grid(res, which, f):
+    cols, rows = grid_rows(res, which)
+    corner = f"{res['rows']} \\ {res['cols']}" if res["cols"] else res["rows"]
+    f.write("| " + corner + " | " + " | ".join("" if c is None else str(c) for c in cols) + " |\n")
+    f.write("|---:|" + "---:|" * len(cols) + "\n")
+    for r, line in rows:
+        f.write(f"| **{r}** | " + " | ".join(line) + " |\n")
+
+
+def us(t):
+    return "-" if t is None else f"{t * 1e3:.1f} us"
+
+
+def slow_lines(res):
+    out = []
+    for key, tf, tc, r in res["slow"]:
+        if isinstance(r, str):
+            out.append(f"{cell_label(res, key)}: {res['fused']} {r}, torch.compile {us(tc)}")
+        else:
+            out.append(f"{cell_label(res, key)}: {res['fused']} {us(tf)} vs torch.compile {us(tc)} "
+                       f"({(1.0 / r - 1.0) * 100:+.1f}%)")
+    return out
+
+
+def eager_lines(res):
+    return [f"{cell_label(res, key)}: eager {us(te)} vs torch.eager {us(tt)} ({(1.0 / r - 1.0) * 100:+.1f}%)"
+            for key, te, tt, r in res["eager_out"]]
+
+
+def sol_line(res, min_mib):
+    s = sorted(res["sol"])
+    if not s:
+        return f"speed-of-light copies: no >= {min_mib:g} MiB cell timed by both"
+    med = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+    return (f"speed-of-light copies (t_sol fusionbench / t_sol torch, >= {min_mib:g} MiB, {len(s)} cells): "
+            f"median {med:.3f}, range {s[0]:.3f}..{s[-1]:.3f}")
+
+
+def speed_summary(res):
+    sp = [(r, k) for k, (r, _) in res["speed"].items() if r is not None]
+    if not sp:
+        return "no cell measured by both"
+    lo, hi = min(sp), max(sp)
+    return (f"geomean {res['geomean']:.3f}x over {len(sp)} cells (lowest {lo[0]:.3f}x at {cell_label(res, lo[1])}, "
+            f"highest {hi[0]:.3f}x at {cell_label(res, hi[1])})")
+
+
+def print_text(results, args, devices, f):
+    mib = args.min_bytes / MIB
+    for res in results:
+        f.write(f"\n== {res['case']} · {res['dtype']} · {devices}\n")
+        if res["fused"]:
+            f.write(f"{res['fused']} vs torch.compile (t_torch.compile / t_{res['fused']}; > 100% = fused faster)\n")
+            text_grid(res, "speed", f)
+            f.write(speed_summary(res) + "\n")
+            sl = slow_lines(res)
+            f.write(f"cells >= {mib:g} MiB where {res['fused']} is slower than torch.compile by > {args.max_slower:g}%: "
+                    + ("none\n" if not sl else f"{len(sl)}\n" + "".join(f"  {x}\n" for x in sl)))
+        else:
+            f.write("no fused variant in the fusionbench file for this case\n")
+        f.write("fusionbench eager vs torch eager (t_torch.eager / t_eager; 100% = the same)\n")
+        text_grid(res, "eager", f)
+        el = eager_lines(res)
+        f.write(f"cells >= {mib:g} MiB outside +-{args.eager_band:g}%: "
+                + ("none" if not el else str(len(el))) + f" (of {res['n_big_eager']} compared)\n"
+                + "".join(f"  {x}\n" for x in el))
+        f.write(sol_line(res, mib) + "\n")
+        f.write("targets: " + "; ".join(f"{name}: {'PASS' if ok else 'FAIL'} ({why})"
+                                        for name, ok, why in res["targets"]) + "\n")
+    f.write("\n== summary\n")
+    for res in results:
+        miss = [name for name, ok, _ in res["targets"] if not ok]
+        g = "-" if res["geomean"] is None else f"{res['geomean']:.3f}x"
+        f.write(f"{res['case']:<32} {res['dtype']:<9} geomean {g:>7}  slower cells {len(res['slow']):>3}  "
+                f"eager outside {len(res['eager_out']):>3}  {'ok' if not miss else 'MISSED: ' + '; '.join(miss)}\n")
+
+
+def write_md(results, args, meta, path):
+    mib = args.min_bytes / MIB
+    with open(path, "w") as f:
+        f.write("# fusionbench beside PyTorch (torch eager, torch.compile)\n\n")
+        f.write(f"Device: {meta['devices']}. {meta['peer']}. Files: {', '.join(f'`{p}`' for p in meta['files'])}.\n\n")
+        f.write("Speed: t_torch.compile / t_fused (> 100% = the fused kernel is faster); eager: t_torch.eager / "
+                "t_eager (100% = the same). Only cells with status ok on both sides are compared; OOM, FAIL, "
+                f"ERR, SKIP name the side that did not run. Big cells: >= {mib:g} MiB of ideal traffic.\n\n")
+        f.write(f"| case | dtype | geomean vs torch.compile | big cells slower by > {args.max_slower:g}% | "
+                f"eager outside +-{args.eager_band:g}% | targets |\n|---|---|---:|---:|---:|---|\n")
+        for res in results:
+            miss = [name for name, ok, _ in res["targets"] if not ok]
+            g = "-" if res["geomean"] is None else f"{res['geomean']:.3f}x"
+            f.write(f"| {res['case']} | {res['dtype']} | {g} | {len(res['slow'])} of {res['big']} | "
+                    f"{len(res['eager_out'])} of {res['n_big_eager']} | "
+                    f"{'met' if not miss else 'missed: ' + '; '.join(miss)} |\n")
+        for res in results:
+            f.write(f"\n## {res['case']} · {res['dtype']}\n\n")
+            if res["fused"]:
+                f.write(f"**{res['fused']} vs torch.compile** — {speed_summary(res)}.\n\n")
+                md_grid(res, "speed", f)
+                sl = slow_lines(res)
+                f.write(f"\nBig cells where {res['fused']} is slower than torch.compile by > {args.max_slower:g}%: "
+                        + ("none.\n" if not sl else "\n\n" + "".join(f"- {x}\n" for x in sl)))
+            f.write("\n**fusionbench eager vs torch eager**\n\n")
+            md_grid(res, "eager", f)
+            el = eager_lines(res)
+            f.write(f"\nBig cells outside +-{args.eager_band:g}%: " + ("none" if not el else str(len(el)))
+                    + f" of {res['n_big_eager']}.\n" + ("\n" + "".join(f"- {x}\n" for x in el) if el else ""))
+            f.write(f"\n{sol_line(res, mib)}.\n")
+
+
+# ---- main --------------------------------------------------------------------------------------
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="peer_compare.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+    p.add_argument("files", nargs="+", metavar="FILE", help="fusionbench and torch peer result files")
+    p.add_argument("--case", action="append", metavar="NAME", help="only these cases (repeatable, or comma-separated)")
+    p.add_argument("--dtype", metavar="T[,T]", help="only these dtypes, e.g. float32")
+    p.add_argument("--fused", metavar="NAME", help="the fusionbench variant to hold against torch.compile "
+                   "(default: CASE.fused, else the case's first non-eager variant)")
+    p.add_argument("--min-bytes", type=float, default=64 * MIB, metavar="B",
+                   help="big cells: at least B bytes of ideal traffic (default 64 MiB = 67108864)")
+    p.add_argument("--min-geomean", type=float, default=1.10, metavar="X", help="target geomean (default 1.10)")
+    p.add_argument("--max-slower", type=float, default=3.0, metavar="PCT",
+                   help="target: no big cell slower than torch.compile by more than PCT (default 3)")
+    p.add_argument("--eager-band", type=float, default=15.0, metavar="PCT",
+                   help="target: fusionbench eager within +-PCT of torch eager on big cells (default 15)")
+    p.add_argument("--md", metavar="FILE", help="also write the comparison as markdown")
+    p.add_argument("--targets", action="store_true", help="exit 1 when a case and dtype misses a target")
+    args = p.parse_args(argv)
+    try:
+        fb, peer = Table(), Table()
+        peer_info = []
+        for path in args.files:
+            doc = load(path)
+            if is_peer(doc):
+                peer.add(doc, path)
+                info = doc.get("peer") or {}
+                s = f"torch {info.get('torch', '?')}, triton {info.get('triton', '?')}, torch.compile mode " \
+                    f"{info.get('compile_mode', '?')}"
+                if s not in peer_info:
+                    peer_info.append(s)
+            else:
+                fb.add(doc, path)
+        if not fb.groups:
+            raise Problem("no fusionbench result file among the files (give one from 'fusionbench run --out')", 2)
+        if not peer.groups:
+            raise Problem("no torch peer result file among the files (give one from 'torch_peer.py run --out')", 2)
+        cases = {c for s in (args.case or []) for c in s.split(",") if c}
+        dtypes = {d for d in (args.dtype or "").split(",") if d}
+        groups = [k for k in fb.groups if k in peer.groups
+                  and (not cases or k[0] in cases) and (not dtypes or k[1] in dtypes)]
+        if not groups:
+            have_fb = sorted(f"{c}/{d}" for c, d in fb.groups)
+            have_peer = sorted(f"{c}/{d}" for c, d in peer.groups)
+            raise Problem(f"no case and dtype in both (fusionbench: {', '.join(have_fb)}; "
+                          f"torch: {', '.join(have_peer)})", 2)
+        results = [compare_group(c, d, fb.groups[(c, d)], peer.groups[(c, d)], args) for c, d in groups]
+        devices = " / ".join(fb.devices) or "unknown device"
+        if peer.devices and peer.devices != fb.devices:
+            devices += f" (torch ran on {' / '.join(peer.devices)})"
+        print_text(results, args, devices, sys.stdout)
+        if args.md:
+            try:
+                write_md(results, args, {"devices": devices, "peer": "; ".join(peer_info) or "torch",
+                                         "files": args.files}, args.md)
+            except OSError as e:
+                raise Problem(f"{args.md}: cannot write: {e.strerror}", 4) from None
+        missed = [r for r in results if not all(ok for _, ok, _ in r["targets"])]
+        if args.targets and missed:
+            print(f"peer_compare: targets missed by {len(missed)} of {len(results)} case/dtype pairs: "
+                  + ", ".join(f"{r['case']} {r['dtype']}" for r in missed), file=sys.stderr)
+            return 1
+        return 0
+    except Problem as e:
+        print(f"peer_compare: {e}", file=sys.stderr)
+        return e.code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,688 @@
+#!/usr/bin/env python3
+"""CPU tests of the PyTorch peer: scripts/torch_peer.py's pure-Python parts (case files, the
+generated torch program, shapes and costs, grids, the dropout hash, row sampling, statistics,
+the result file) and scripts/peer_compare.py. No torch needed; the few tests that exercise the
+torch code on the CPU run only where torch is installed."""
+import contextlib
+import copy
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO / "scripts"))
+
+import peer_compare as pc  # noqa: E402
+import torch_peer as tp  # noqa: E402
+
+TORCH_LOADED_BY_IMPORT = "torch" in sys.modules
+try:
+    import torch  # noqa: F401
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+SOFTMAX = str(REPO / "cases" / "softmax.json")
+GOLDEN = REPO / "tests" / "golden" / "result_small.json"
+
+
+def case_text(program, inputs=None, outputs=("y",), grid=None, extra=None):
+    doc = {"name": "t", "summary": "a test case",
+           "inputs": inputs or {"x": {"shape": ["dim0", "dim1"], "init": "normal"}},
+           "program": program, "outputs": list(outputs), "dtypes": ["float32", "bfloat16"],
+           "grid": grid or {"dim0": [4, 8], "dim1": [16, 32]}}
+    doc.update(extra or {})
+    return json.dumps(doc)
+
+
+def case_error(text):
+    try:
+        tp.parse_case(text, "t.json")
+    except tp.CaseError as e:
+        return str(e)
+    raise AssertionError("the case was accepted")
+
+
+# ---- a stand-in for torch that records what the generated program calls -----------------------
+
+class Sym:
+    def __init__(self, name, rec):
+        self.name, self.rec = name, rec
+
+    def _op(self, op, other, swap=False):
+        o = other.name if isinstance(other, Sym) else repr(other)
+        a, b = (o, self.name) if swap else (self.name, o)
+        return self.rec.emit(f"{op}({a}, {b})")
+
+    def __add__(self, o): return self._op("add", o)
+    def __radd__(self, o): return self._op("add", o, True)
+    def __sub__(self, o): return self._op("sub", o)
+    def __rsub__(self, o): return self._op("sub", o, True)
+    def __mul__(self, o): return self._op("mul", o)
+    def __rmul__(self, o): return self._op("mul", o, True)
+    def __truediv__(self, o): return self._op("div", o)
+    def __rtruediv__(self, o): return self._op("div", o, True)
+
+
+class Recorder:
+    """torch / F: every attribute is a function that logs its call and returns a new value."""
+
+    def __init__(self, prefix, log):
+        self._prefix, self._log = prefix, log  # underscored: torch.log is an op
+
+    def emit(self, text):
+        self._log.append(text)
+        return Sym(f"r{len(self._log)}", self)
+
+    def __getattr__(self, fn):
+        def call(*args, **kw):
+            parts = [a.name if isinstance(a, Sym) else repr(a) for a in args]
+            parts += [f"{k}={v.name if isinstance(v, Sym) else repr(v)}" for k, v in sorted(kw.items())]
+            return self.emit(f"{self._prefix}{fn}({', '.join(parts)})")
+        return call
+
+
+def trace(case, mode="torch"):
+    log = []
+    ns = {"torch": Recorder("torch.", log), "F": Recorder("F.", log),
+          "_fb_dropout": lambda *a: log.append(f"_fb_dropout{tuple(x if not isinstance(x, Sym) else x.name for x in a)}")}
+    fn = tp.build_function(tp.generate(case, mode), ns, "test")
+    out = fn(*[Sym(f"in_{i.name}", None) for i in case.inputs])
+    return log, out
+
+
+class TestImport(unittest.TestCase):
+    def test_pure_parts_do_not_import_torch(self):
+        self.assertFalse(TORCH_LOADED_BY_IMPORT, "importing torch_peer must not import torch")
+
+
+class TestCaseFiles(unittest.TestCase):
+    def test_softmax(self):
+        c = tp.load_case(SOFTMAX)
+        self.assertEqual(c.name, "softmax")
+        self.assertEqual([i.name for i in c.inputs], ["x"])
+        self.assertEqual([n.op.name for n in c.nodes], ["amax", "sub", "exp", "sum", "div"])
+        self.assertEqual(c.nodes[0].attrs, {"dim": -1, "keepdim": True})
+        self.assertEqual(c.outputs, ["y"])
+        self.assertEqual(c.dtypes, ["float32", "float16", "bfloat16"])
+        self.assertEqual([s for s, _ in c.axes], ["dim0", "dim1"])
+        self.assertEqual(c.axes[1][1][0], 128)
+        self.assertEqual(len(c.axes[0][1]), 10)
+        self.assertEqual(c.tol["float16"], (1e-5, 1e-2))
+        self.assertEqual(c.tol["float64"], tp.DEFAULT_TOL["float64"])
+
+    def test_generated_softmax_is_one_torch_call_per_op(self):
+        want = ("def program(v_x):\n"
+                "    v_m = torch.amax(v_x, dim=-1, keepdim=True)  # program[0]: amax\n"
+                "    v_t = (v_x - v_m)  # program[1]: sub\n"
+                "    v_e = torch.exp(v_t)  # program[2]: exp\n"
+                "    v_s = torch.sum(v_e, dim=-1, keepdim=True)  # program[3]: sum\n"
+                "    v_y = (v_e / v_s)  # program[4]: div\n"
+                "    return (v_y, )\n")
+        self.assertEqual(tp.generate(tp.load_case(SOFTMAX)), want)
+
+    def test_every_op_of_the_table_runs(self):
+        """A program with every op: each template is valid Python and calls what it should."""
+        prog, prev = [], "x"
+        expect = []
+        for k, (name, op) in enumerate(tp.OPS.items()):
+            out = f"v{k}"
+            if op.kind is tp.UNARY:
+                prog.append({"op": name, "in": [prev], "out": out})
+                fn = "F.gelu" if name == "gelu" else f"torch.{name}"
+                expect.append(f"{fn}(r{len(expect)})")
+            elif op.kind is tp.BINARY:
+                prog.append({"op": name, "in": [prev, "x"], "out": out})
+                fn = {"max": "torch.maximum", "min": "torch.minimum", "pow": "torch.pow"}.get(name, name)
+                expect.append(f"{fn}(r{len(expect)}, in_x)")
+            elif op.kind is tp.REDUCE:
+                prog.append({"op": name, "in": [prev], "dim": -1, "out": out})
+                expect.append(f"torch.{name}(r{len(expect)}, dim=-1, keepdim=True)")
+            elif op.kind is tp.RANDOM:
+                prog.append({"op": name, "in": [prev], "p": 0.25, "seed": 3, "out": out})
+                expect.append(f"F.dropout(r{len(expect)}, p=0.25, training=True)")
+            else:
+                self.fail(f"op kind {op.kind.name} has no test: add it here")
+            prev = out
+        case = tp.parse_case(case_text(prog, outputs=[prev]))
+        log, out = trace(case)
+        expect[0] = expect[0].replace("r0", "in_x")
+        self.assertEqual(log, expect)
+        self.assertEqual(out[0].name, f"r{len(expect)}")
+
+    def test_literals_and_extrema(self):
+        prog = [{"op": "max", "in": ["x", 0.5], "out": "a"}, {"op": "min", "in": [2, "a"], "out": "b"},
+                {"op": "sub", "in": [1, "b"], "out": "c"}, {"op": "div", "in": ["c", 4], "out": "d"},
+                {"op": "pow", "in": [2.0, "d"], "out": "y"}]
+        log, _ = trace(tp.parse_case(case_text(prog)))
+        self.assertEqual(log, ["torch.clamp_min(in_x, 0.5)", "torch.clamp_max(r1, 2.0)", "sub(1.0, r2)",
+                               "div(r3, 4.0)", "torch.pow(2.0, r4)"])
+
+    def test_dropout_forms(self):
+        prog = [{"op": "dropout", "in": ["x"], "p": 0.5, "seed": 7, "out": "d"},
+                {"op": "dropout", "in": ["d"], "p": 0.5, "training": False, "out": "y"}]
+        case = tp.parse_case(case_text(prog))
+        self.assertTrue(case.uses_dropout())
+        log, _ = trace(case, "torch")
+        self.assertEqual(log, ["F.dropout(in_x, p=0.5, training=True)", "F.dropout(r1, p=0.5, training=False)"])
+        src = tp.generate(case, "hash", {"x": 0, "d": 0})
+        self.assertIn("def program(v_x, _rows=None):", src)
+        self.assertIn("v_d = _fb_dropout(v_x, 0.5, 7, _rows, 0)", src)
+        self.assertIn("F.dropout(v_d, p=0.5, training=False)", src)
+        self.assertEqual(case.nodes[1].attrs["seed"], 0)
+        inference = tp.parse_case(case_text([{"op": "dropout", "in": ["x"], "p": 0.1, "training": False, "out": "y"}]))
+        self.assertFalse(inference.uses_dropout())
+
+    def test_attributes_in_an_attrs_object(self):
+        case = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "attrs": {"dim": 1, "keepdim": False}, "out": "y"}]))
+        self.assertEqual(case.nodes[0].attrs, {"dim": 1, "keepdim": False})
+
+    def test_errors_name_the_place(self):
+        prog = [{"op": "amax", "in": ["x"], "dim": -1, "out": "m"}, {"op": "sub", "in": ["x", "m"], "out": "t"},
+                {"op": "exx", "in": ["t"], "out": "y"}]
+        self.assertEqual(case_error(case_text(prog)), "t.json: program[2].op: unknown op 'exx' (did you mean 'exp'?)")
+        self.assertIn("unknown op 'zzzz'", case_error(case_text([{"op": "zzzz", "in": ["x"], "out": "y"}])))
+        self.assertEqual(case_error(case_text([{"op": "exp", "in": [1.0], "out": "y"}])),
+                         "t.json: program[0].in[0]: 'exp' takes a value, not a literal")
+        self.assertIn("missing key 'dim'", case_error(case_text([{"op": "sum", "in": ["x"], "out": "y"}])))
+        self.assertIn("'exp' takes no attributes", case_error(case_text([{"op": "exp", "in": ["x"], "dim": 1, "out": "y"}])))
+        self.assertIn("program[0].p: expected a probability",
+                      case_error(case_text([{"op": "dropout", "in": ["x"], "p": 1.0, "out": "y"}])))
+        self.assertIn("unknown key 'sed' (did you mean 'seed'?)",
+                      case_error(case_text([{"op": "dropout", "in": ["x"], "p": 0.5, "sed": 1, "out": "y"}])))
+        self.assertIn("'add' takes 2 operands, got 1", case_error(case_text([{"op": "add", "in": ["x"], "out": "y"}])))
+        self.assertIn("unknown value 'xx' (did you mean 'x'?)",
+                      case_error(case_text([{"op": "exp", "in": ["xx"], "out": "y"}])))
+        self.assertIn("needs at least one value operand",
+                      case_error(case_text([{"op": "add", "in": [1, 2], "out": "y"}])))
+        self.assertIn("outputs[0]: the string 'z' is not produced",
+                      case_error(case_text([{"op": "exp", "in": ["x"], "out": "y"}], outputs=["z"])))
+        self.assertIn("'y' is already defined", case_error(case_text(
+            [{"op": "exp", "in": ["x"], "out": "y"}, {"op": "exp", "in": ["y"], "out": "y"}])))
+        bad_init = case_text([{"op": "exp", "in": ["x"], "out": "y"}],
+                             inputs={"x": {"shape": ["dim0", "dim1"], "init": "normall"}})
+        self.assertIn("inputs.x.init: unknown init the string 'normall' (did you mean 'normal'?)", case_error(bad_init))
+        self.assertIn("'dimm' is not a symbol of any input shape (did you mean 'dim1'?)", case_error(
+            case_text([{"op": "exp", "in": ["x"], "out": "y"}], grid={"dim0": [4], "dimm": [8]})))
+        self.assertIn("symbol 'dim1' has no axis",
+                      case_error(case_text([{"op": "exp", "in": ["x"], "out": "y"}], grid={"dim0": [4]})))
+        self.assertIn("grid.dim0[1]: expected a positive integer",
+                      case_error(case_text([{"op": "exp", "in": ["x"], "out": "y"}], grid={"dim0": [4, 0], "dim1": [8]})))
+        self.assertIn("duplicate key 'op'", case_error('{"program": [{"op": "exp", "op": "cos"}]}'))
+        self.assertIn("t.json:1:", case_error('{"name": '))
+
+    def test_row_simplex_and_fixed_symbols(self):
+        text = case_text([{"op": "sum", "in": ["x"], "dim": -1, "out": "y"}],
+                         inputs={"x": {"shape": ["b", "dim0", "dim1"], "init": "row_simplex"}},
+                         grid={"dim0": [4, 8], "dim1": [16], "b": 3})
+        c = tp.parse_case(text)
+        self.assertEqual(c.inputs[0].init, "row_simplex")
+        self.assertEqual(c.fixed, {"b": 3})
+        pts = list(tp.grid_points(*tp.plan_axes(c, {}, False)))
+        self.assertEqual([p for _, _, p in pts], [{"b": 3, "dim0": 4, "dim1": 16}, {"b": 3, "dim0": 8, "dim1": 16}])
+
+    def test_every_bundled_case_reads_and_sizes(self):
+        """Each case file the project ships is one the peer can build: a new op or init a case
+        starts using must be added to torch_peer.py's tables, and this test says which."""
+        names = tp.case_names()
+        self.assertIn("softmax", names)
+        for name in names:
+            with self.subTest(case=name):
+                c = tp.find_case(name)
+                for _, _, point in tp.grid_points(c.axes, c.fixed):
+                    shapes = tp.program_shapes(c, point)
+                    for d in c.dtypes:
+                        costs = tp.program_costs(c, shapes, d)
+                        self.assertGreater(costs["ideal_bytes"], 0)
+                compile(tp.generate(c), "<test>", "exec")
+                compile(tp.generate(c, "hash"), "<test>", "exec")
+
+
+class TestShapesAndCosts(unittest.TestCase):
+    def test_softmax_costs_match_fusionbench(self):
+        """ideal_bytes and flops of the golden result file (fusionbench's conventions)."""
+        c = tp.load_case(SOFTMAX)
+        gold = json.loads(GOLDEN.read_text())
+        cells = gold["cases"][0]["dtypes"][0]["cells"]
+        self.assertGreater(len(cells), 5)
+        for cell in cells:
+            shapes = tp.program_shapes(c, cell["point"])
+            costs = tp.program_costs(c, shapes, "float32")
+            self.assertEqual(costs["ideal_bytes"], cell["ideal_bytes"], cell["point"])
+            self.assertEqual(costs["flops"], cell["flops"], cell["point"])
+        self.assertEqual(tp.sol_copy_bytes(262144), 131072)
+        self.assertEqual(tp.sol_copy_bytes(2050), 1024)  # rounded down to 16, as cell.c does
+
+    def test_broadcast_and_reductions(self):
+        prog = [{"op": "add", "in": ["x", "bias"], "out": "t"},
+                {"op": "sum", "in": ["t"], "dim": 1, "keepdim": False, "out": "s"},
+                {"op": "amax", "in": ["t"], "dim": 0, "out": "m"},
+                {"op": "mul", "in": ["t", "m"], "out": "y"}]
+        c = tp.parse_case(case_text(prog, inputs={"x": {"shape": ["dim0", "dim1"]}, "bias": {"shape": ["dim1"]}},
+                                    outputs=["y", "s"]))
+        sh = tp.program_shapes(c, {"dim0": 4, "dim1": 16})
+        self.assertEqual(sh, {"x": (4, 16), "bias": (16,), "t": (4, 16), "s": (4,), "m": (1, 16), "y": (4, 16)})
+        costs = tp.program_costs(c, sh, "bfloat16")
+        self.assertEqual(costs["ideal_bytes"], (64 + 16 + 64 + 4) * 2)
+        self.assertEqual(costs["flops"], 64 + 64 + 64 + 64)
+        self.assertEqual(tp.broadcast((3, 1), (4,)), (3, 4))
+        with self.assertRaises(ValueError):
+            tp.broadcast((3, 2), (4,))
+        bad = tp.parse_case(case_text([{"op": "add", "in": ["x", "b"], "out": "y"}],
+                                      inputs={"x": {"shape": ["dim0", "dim1"]}, "b": {"shape": [3]}}))
+        with self.assertRaisesRegex(tp.CaseError, r"program\[0\]: shapes \[4, 16\] and \[3\] do not broadcast"):
+            tp.program_shapes(bad, {"dim0": 4, "dim1": 16})
+
+
+class TestGrid(unittest.TestCase):
+    def test_axis_lists(self):
+        self.assertEqual(tp.parse_axis_list("--dim0", "128,256"), [128, 256])
+        self.assertEqual(tp.parse_axis_list("--dim0", "128:1024"), [128, 256, 512, 1024])
+        self.assertEqual(tp.parse_axis_list("--dim1", "61,130,128:512"), [61, 130, 128, 256, 512])
+        self.assertEqual(tp.parse_axis_list("--dim1", "128:65536")[-1], 65536)
+        for bad in ("", "0", "12:x", "a", "1:2:3", "-4"):
+            with self.assertRaises(tp.UsageError, msg=bad):
+                tp.parse_axis_list("--dim0", bad)
+
+    def test_overrides_and_quick(self):
+        c = tp.load_case(SOFTMAX)
+        axes, _ = tp.plan_axes(c, {"dim1": [61, 130]}, False)
+        self.assertEqual(axes[1], ("dim1", [61, 130]))
+        axes, _ = tp.plan_axes(c, {}, True)
+        self.assertEqual(axes, [("dim0", [128, 4096, 65536]), ("dim1", [128, 4096, 65536])])
+        with self.assertRaisesRegex(tp.UsageError, r"unknown option '--dim2' \(did you mean '--dim1'\?\)"):
+            tp.plan_axes(c, {"dim2": [1]}, False)
+        pts = [(r, k) for r, k, _ in tp.grid_points([("dim0", [1, 2]), ("dim1", [3, 4])], {})]
+        self.assertEqual(pts, [(1, 3), (1, 4), (2, 3), (2, 4)])
+        self.assertEqual(tp.split_overrides(["--dim0", "128,256", "--dim1=61"]), {"dim0": [128, 256], "dim1": [61]})
+        with self.assertRaises(tp.UsageError):
+            tp.split_overrides(["stray"])
+        with self.assertRaises(tp.UsageError):
+            tp.split_overrides(["--dim0"])
+
+    def test_dtype_and_variant_selection(self):
+        c = tp.load_case(SOFTMAX)
+        self.assertEqual(tp.select_dtypes(c, None), ["float32"])
+        self.assertEqual(tp.select_dtypes(c, "all"), ["float32", "float16", "bfloat16"])
+        self.assertEqual(tp.select_dtypes(c, "bf16,float32"), ["bfloat16", "float32"])
+        with self.assertRaisesRegex(tp.UsageError, "does not list float64"):
+            tp.select_dtypes(c, "float64")
+        with self.assertRaisesRegex(tp.UsageError, "did you mean 'float32'"):
+            tp.select_dtypes(c, "flaot32")
+        self.assertEqual(tp.select_variants("torch.compile"), ["torch.compile"])
+        with self.assertRaisesRegex(tp.UsageError, "did you mean 'torch.eager'"):
+            tp.select_variants("torch.eagr")
+
+
+class I64:
+    """An integer with torch's int64 semantics: + and * wrap; >>, &, ^ as two's complement."""
+
+    def __init__(self, v):
+        self.v = tp.as_int64(v)
+
+    def __add__(self, o): return I64(self.v + (o.v if isinstance(o, I64) else o))
+    def __mul__(self, o): return I64(self.v * (o.v if isinstance(o, I64) else o))
+    def __rshift__(self, k): return I64(self.v >> k)
+    def __and__(self, o): return I64(self.v & (o.v if isinstance(o, I64) else o))
+    def __xor__(self, o): return I64(self.v ^ (o.v if isinstance(o, I64) else o))
+
+
+class TestDropoutHash(unittest.TestCase):
+    # fb_dropout_bits(seed, i) from src/fb_random.h, compiled with gcc
+    C_VECTORS = [(0, 0, 0), (0, 1, 1452414493), (0, 2, 3687987351), (0, 1000, 3247662658),
+                 (0, 4294967295, 2335360008), (0, 123456789012, 4125487776),
+                 (1, 0, 3793791033), (1, 1, 2433363436), (1, 1000, 1008646795),
+                 (7, 0, 746756798), (7, 123456789012, 42451732),
+                 (12345, 2, 3625345873), (12345, 4294967295, 164548868),
+                 (18446744073709551615, 0, 862258118), (18446744073709551615, 1000, 2116153747),
+                 (18446744073709551615, 123456789012, 1034133692)]
+
+    def test_int64_form_matches_fb_random_h(self):
+        for seed, i, want in self.C_VECTORS:
+            got = tp.dropout_bits(I64(i) + tp.dropout_counter_base(seed)).v
+            self.assertEqual(got, want, (seed, i))
+
+    def test_threshold(self):
+        self.assertEqual(tp.dropout_threshold(0.5), 2147483648)
+        self.assertEqual(tp.dropout_threshold(0.1), 429496729)
+        self.assertEqual(tp.dropout_threshold(0.0), 0)
+        self.assertEqual(tp.dropout_threshold(0.999999999999), 4294967295)
+
+    def test_kept_fraction(self):
+        n, t = 200000, tp.dropout_threshold(0.5)
+        base = tp.dropout_counter_base(11)
+        kept = sum(tp.dropout_bits(I64(i) + base).v >= t for i in range(n))
+        self.assertLess(abs(kept / n - 0.5), 0.005)
+
+
+class TestRows(unittest.TestCase):
+    def test_softmax_is_row_separable(self):
+        c = tp.load_case(SOFTMAX)
+        plan = tp.row_plan(c, tp.program_shapes(c, {"dim0": 65536, "dim1": 1024}))
+        self.assertTrue(plan.separable)
+        self.assertEqual(plan.n_rows, 65536)
+        self.assertEqual(set(plan.axis.values()), {0})
+        self.assertEqual(plan.per_row, 4 * 1024 + 2)  # x, t, e, y and the two row scalars
+
+    def test_broadcast_operands_and_column_reductions(self):
+        inputs = {"x": {"shape": ["dim0", "dim1"]}, "bias": {"shape": ["dim1"]}}
+        ok = tp.parse_case(case_text([{"op": "add", "in": ["x", "bias"], "out": "t"},
+                                      {"op": "sum", "in": ["t"], "dim": 1, "out": "y"}], inputs=inputs))
+        plan = tp.row_plan(ok, tp.program_shapes(ok, {"dim0": 8, "dim1": 16}))
+        self.assertTrue(plan.separable)
+        self.assertEqual(plan.axis, {"x": 0, "bias": None, "t": 0, "y": 0})
+        cols = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "dim": 0, "out": "s"},
+                                        {"op": "sub", "in": ["x", "s"], "out": "y"}]))
+        plan = tp.row_plan(cols, tp.program_shapes(cols, {"dim0": 8, "dim1": 16}))
+        self.assertFalse(plan.separable)
+        self.assertIn("program[0] (sum) reduces over the rows", plan.why)
+        one = tp.row_plan(cols, tp.program_shapes(cols, {"dim0": 1, "dim1": 16}))
+        self.assertFalse(one.separable)
+
+    def test_pick_rows(self):
+        self.assertEqual(tp.pick_rows(5, 10), [0, 1, 2, 3, 4])
+        rows = tp.pick_rows(65536, 64)
+        self.assertEqual(rows, sorted(set(rows)))
+        self.assertEqual(rows[0], 0)
+        self.assertEqual(rows[-1], 65535)
+        self.assertLessEqual(len(rows), 64)
+        self.assertGreater(len(rows), 60)
+        self.assertEqual(rows, tp.pick_rows(65536, 64))
+
+
+class TestStats(unittest.TestCase):
+    def test_quantiles_and_moments(self):
+        st = tp.stats([float(x) for x in range(10, 0, -1)])
+        self.assertEqual((st["min"], st["max"], st["n"]), (1.0, 10.0, 10))
+        self.assertAlmostEqual(st["p20"], 2.8)
+        self.assertAlmostEqual(st["median"], 5.5)
+        self.assertAlmostEqual(st["p80"], 8.2)
+        self.assertAlmostEqual(st["mean"], 5.5)
+        self.assertAlmostEqual(st["stdev"], math.sqrt(sum((x - 5.5) ** 2 for x in range(1, 11)) / 9))
+        self.assertEqual(tp.stats([])["n"], 0)
+        self.assertEqual(tp.stats([2.0])["stdev"], 0.0)
+
+    def test_median_noise(self):
+        self.assertEqual(tp.median_rel_noise([1.0, 2.0]), math.inf)
+        xs = sorted([1.0, 1.0, 2.0, 3.0, 3.0])  # median 2, MAD 1
+        self.assertAlmostEqual(tp.median_rel_noise(xs), 1.4826 * 1.2533 / math.sqrt(5) / 2)
+
+
+class TestResultFile(unittest.TestCase):
+    def make_doc(self):
+        c = tp.load_case(SOFTMAX)
+        axes, fixed = tp.plan_axes(c, {"dim0": [128, 65536], "dim1": [128, 256]}, False)
+        doc = tp.new_result("torch_peer.py run --case softmax",
+                            {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "sms": 132, "l2_bytes": 52428800,
+                             "mem_bytes": 85045379072},
+                            {"timer": "events", "warmup_ms": 25.0, "rep_ms": 100.0, "max_noise_pct": 0.5,
+                             "max_wall_s": 5.0, "flush_bytes": 104857600, "seed": 1},
+                            {"tool": tp.TOOL, "torch": "2.11.0"})
+        ce = tp.case_entry(doc, c, axes, list(tp.VARIANTS))
+        de = tp.dtype_entry(ce, "float32")
+        for row, col, point in tp.grid_points(axes, fixed):
+            costs = tp.program_costs(c, tp.program_shapes(c, point), "float32")
+            cell = tp.new_cell(row, col, point, costs)
+            cell["sol"] = tp.sol_entry([0.01, 0.011, 0.012], tp.sol_copy_bytes(costs["ideal_bytes"]))
+            for k, v in enumerate(tp.VARIANTS):
+                e = {"status": "ok", "check": {"mode": "full", "passed": True, "max_abs": float("nan")}}
+                cell["variants"][v] = tp.timed_entry(e, [0.02 * (k + 1), 0.021 * (k + 1)], costs["ideal_bytes"],
+                                                     costs["flops"], 0.011)
+            de["cells"].append(cell)
+        doc["finished"] = tp.iso_now()
+        return doc
+
+    def test_shape_matches_fusionbench_golden(self):
+        gold = json.loads(GOLDEN.read_text())
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "peer.json")
+            tp.write_atomic(self.make_doc(), path)
+            self.assertEqual(os.listdir(d), ["peer.json"])  # no temp file left behind
+            doc = json.loads(Path(path).read_text())
+        self.assertEqual(doc["fusionbench"]["schema"], gold["fusionbench"]["schema"])
+        self.assertEqual(doc["fusionbench"]["version"], tp.project_version())
+        self.assertLessEqual(set(gold) - {"device"}, set(doc))
+        self.assertLessEqual(set(gold["settings"]), set(doc["settings"]))
+        gc, pc_ = gold["cases"][0], doc["cases"][0]
+        self.assertLessEqual(set(gc), set(pc_))
+        self.assertEqual(pc_["variants"], ["torch.eager", "torch.compile"])
+        self.assertEqual(pc_["baseline"], "torch.eager")
+        self.assertEqual((pc_["rows"], pc_["cols"], pc_["row_values"], pc_["col_values"]),
+                         ("dim0", "dim1", [128, 65536], [128, 256]))
+        gcell, cell = gc["dtypes"][0]["cells"][0], pc_["dtypes"][0]["cells"][0]
+        self.assertEqual(list(cell)[:6], list(gcell)[:6])  # row, col, point, ideal_bytes, flops, sol
+        self.assertEqual((cell["ideal_bytes"], cell["flops"]), (gcell["ideal_bytes"], gcell["flops"]))
+        self.assertEqual(set(cell["sol"]), set(gcell["sol"]))
+        self.assertEqual(set(cell["sol"]["time_ms"]), set(gcell["sol"]["time_ms"]))
+        ev = cell["variants"]["torch.eager"]
+        self.assertEqual(list(ev)[0], "status")
+        self.assertEqual(set(ev["time_ms"]), set(gcell["variants"]["eager"]["time_ms"]))
+        self.assertIsNone(ev["check"]["max_abs"])  # NaN is written as null
+        self.assertAlmostEqual(ev["sol_pct"], 0.011 / 0.0205 * 100)
+        self.assertAlmostEqual(ev["gbps"], cell["ideal_bytes"] / 0.0205e-3 / 1e9)
+
+    def test_resume_bookkeeping(self):
+        doc = self.make_doc()
+        de = doc["cases"][0]["dtypes"][0]
+        cell = tp.find_cell(de, 65536, 256)
+        self.assertIsNotNone(cell)
+        self.assertIsNone(tp.find_cell(de, 65536, 512))
+        self.assertTrue(tp.cell_done(cell, list(tp.VARIANTS)))
+        cell["variants"]["torch.compile"]["status"] = "error"
+        self.assertFalse(tp.cell_done(cell, list(tp.VARIANTS)))
+        self.assertTrue(tp.cell_done(cell, ["torch.eager"]))
+        self.assertFalse(tp.cell_done(None, ["torch.eager"]))
+        c = tp.load_case(SOFTMAX)
+        again = tp.case_entry(doc, c, [("dim0", [128])], ["torch.eager"])
+        self.assertIs(again, doc["cases"][0])
+        self.assertIs(tp.dtype_entry(again, "float32"), de)
+
+    def test_unwritable_path(self):
+        with self.assertRaisesRegex(tp.PeerError, "cannot write the result file"):
+            tp.write_atomic({}, "/nonexistent-dir/x.json")
+
+
+# ---- peer_compare.py -------------------------------------------------------------------------------
+
+def result(kind, cells):
+    """A small result file: cells = {(row, col): (ideal_bytes, {variant: median ms or status})}."""
+    variants = ["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"]
+    doc = {"fusionbench": {"version": "0.1.0", "git": "x", "schema": 1}, "device": {"name": "GPU"},
+           "cases": [{"name": "t", "rows": "dim0", "cols": "dim1", "variants": variants, "baseline": variants[0],
+                      "dtypes": [{"dtype": "float32", "cells": []}]}]}
+    if kind == "peer":
+        doc["peer"] = {"tool": "torch_peer.py", "torch": "2.11.0", "triton": "3.6", "compile_mode": "default"}
+    for (row, col), (ideal, times) in cells.items():
+        cell = {"row": row, "col": col, "point": {"dim0": row, "dim1": col}, "ideal_bytes": ideal, "flops": 1,
+                "sol": {"status": "ok", "time_ms": {"median": ideal / 3e9}}, "variants": {}}
+        for v, t in times.items():
+            cell["variants"][v] = {"status": t} if isinstance(t, str) else {"status": "ok", "time_ms": {"median": t}}
+        doc["cases"][0]["dtypes"][0]["cells"].append(cell)
+    return doc
+
+
+BIG = 128 << 20
+
+
+class TestPeerCompare(unittest.TestCase):
+    def run_compare(self, fb, peer, *flags):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name, doc in (("fb.json", fb), ("peer.json", peer)):
+                paths.append(os.path.join(d, name))
+                Path(paths[-1]).write_text(json.dumps(doc))
+            md = os.path.join(d, "out.md")
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                rc = pc.main(paths + ["--md", md] + list(flags))
+            text = Path(md).read_text() if os.path.exists(md) else ""
+        return rc, out.getvalue(), err.getvalue(), text
+
+    def fb_peer(self, fused_big=0.040, eager_big=0.100):
+        fb = result("fb", {(128, 128): (1 << 20, {"eager": 0.010, "t.fused": 0.004}),
+                           (128, 256): (2 << 20, {"eager": 0.012, "t.fused": 0.005}),
+                           (65536, 128): (BIG, {"eager": eager_big, "t.fused": fused_big}),
+                           (65536, 256): (2 * BIG, {"eager": "oom", "t.fused": 0.080})})
+        peer = result("peer", {(128, 128): (1 << 20, {"torch.eager": 0.011, "torch.compile": 0.005}),
+                               (128, 256): (2 << 20, {"torch.eager": 0.013, "torch.compile": 0.006}),
+                               (65536, 128): (BIG, {"torch.eager": 0.100, "torch.compile": 0.050}),
+                               (65536, 256): (2 * BIG, {"torch.eager": "oom", "torch.compile": 0.090})})
+        return fb, peer
+
+    def test_targets_met(self):
+        fb, peer = self.fb_peer()
+        rc, out, err, md = self.run_compare(fb, peer, "--targets")
+        self.assertEqual(rc, 0, out + err)
+        gm = (0.005 / 0.004 * 0.006 / 0.005 * 0.050 / 0.040 * 0.090 / 0.080) ** 0.25
+        self.assertIn(f"geomean {gm:.3f}x over 4 cells", out)
+        self.assertIn("125.0%", out)  # 128 x 128: t_compile / t_fused
+        self.assertIn("OOM", out)  # the eager grid marks the cell neither eager ran
+        self.assertIn("slower than torch.compile by > 3%: none", out)
+        self.assertIn("| t | float32 | " + f"{gm:.3f}x | 0 of 2 | 0 of 1 | met |", md)
+        self.assertIn("| **65536** |", md)
+
+    def test_a_slow_big_cell_misses(self):
+        fb, peer = self.fb_peer(fused_big=0.052)  # 4% slower than torch.compile's 0.050
+        rc, out, err, md = self.run_compare(fb, peer, "--targets")
+        self.assertEqual(rc, 1)
+        self.assertIn("dim0=65536 dim1=128: t.fused 52.0 us vs torch.compile 50.0 us (+4.0%)", out)
+        self.assertIn("targets missed by 1 of 1", err)
+        rc, *_ = self.run_compare(fb, peer)  # without --targets: a report, exit 0
+        self.assertEqual(rc, 0)
+        rc, *_ = self.run_compare(fb, peer, "--targets", "--max-slower", "5")
+        self.assertEqual(rc, 0)
+
+    def test_a_failed_fused_cell_counts_as_slower(self):
+        fb, peer = self.fb_peer()
+        fb["cases"][0]["dtypes"][0]["cells"][3]["variants"]["t.fused"] = {"status": "fail", "time_ms": {"median": 0.001}}
+        rc, out, _, _ = self.run_compare(fb, peer, "--targets")
+        self.assertEqual(rc, 1)
+        self.assertIn("dim0=65536 dim1=256: t.fused FAIL, torch.compile 90.0 us", out)
+
+    def test_eager_outside_the_band(self):
+        fb, peer = self.fb_peer(eager_big=0.120)  # +20% against torch eager's 0.100
+        rc, out, _, _ = self.run_compare(fb, peer, "--targets")
+        self.assertEqual(rc, 1)
+        self.assertIn("dim0=65536 dim1=128: eager 120.0 us vs torch.eager 100.0 us (+20.0%)", out)
+
+    def test_low_geomean(self):
+        fb, peer = self.fb_peer()
+        rc, out, _, _ = self.run_compare(fb, peer, "--targets", "--min-geomean", "1.5")
+        self.assertEqual(rc, 1)
+        self.assertIn("geomean >= 1.50x: FAIL", out)
+
+    def test_bad_inputs(self):
+        fb, peer = self.fb_peer()
+        rc, _, err, _ = self.run_compare(fb, copy.deepcopy(fb))
+        self.assertEqual(rc, 2)
+        self.assertIn("no torch peer result file", err)
+        rc, _, err, _ = self.run_compare(fb, {"not": "a result"})
+        self.assertEqual(rc, 3)
+        rc, _, err, _ = self.run_compare(fb, peer, "--dtype", "bfloat16")
+        self.assertEqual(rc, 2)
+        self.assertIn("no case and dtype in both", err)
+
+
+# ---- the command line, without torch ----------------------------------------------------------------
+
+class TestCommandLine(unittest.TestCase):
+    def run_peer(self, *args):
+        env = {k: v for k, v in os.environ.items() if k != "FUSIONBENCH_CASES"}
+        return subprocess.run([sys.executable, str(REPO / "scripts" / "torch_peer.py"), *args],
+                              capture_output=True, text=True, env=env, timeout=60)
+
+    def test_code(self):
+        r = self.run_peer("code", "--case", "softmax")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("v_m = torch.amax(v_x, dim=-1, keepdim=True)", r.stdout)
+
+    def test_usage_and_case_errors_before_torch(self):
+        r = self.run_peer("run", "--case", "sofmax")
+        self.assertEqual((r.returncode, r.stderr.strip()), (3, "torch_peer: unknown case 'sofmax' (did you mean 'softmax'?)"))
+        r = self.run_peer("run", "--case", "softmax", "--dim1", "12:x")
+        self.assertEqual(r.returncode, 2)
+        r = self.run_peer("run", "--case", "softmax", "--all")
+        self.assertEqual(r.returncode, 2)
+        r = self.run_peer("run", "--case", "softmax", "--rep", "0")
+        self.assertEqual(r.returncode, 2)
+        r = self.run_peer("run", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--AXIS LIST", r.stdout)
+
+    @unittest.skipIf(HAVE_TORCH, "torch is installed here")
+    def test_no_torch_is_77(self):
+        r = self.run_peer("run", "--case", "softmax", "--quick")
+        self.assertEqual(r.returncode, 77)
+        self.assertIn("torch is not installed", r.stderr)
+
+
+# ---- the torch code on the CPU (only where torch is installed) --------------------------------------
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed")
+class TestTorchOnCpu(unittest.TestCase):
+    def setUp(self):
+        import torch as t
+        self.t = t
+        tp.torch, self.device = t, tp.DEVICE
+        tp.DEVICE = "cpu"
+
+    def tearDown(self):
+        tp.DEVICE = self.device
+
+    def test_dropout_tensor_matches_python(self):
+        t = self.t
+        idx = t.tensor([i for _, i, _ in TestDropoutHash.C_VECTORS], dtype=t.int64)
+        for seed in {s for s, _, _ in TestDropoutHash.C_VECTORS}:
+            got = tp.dropout_bits(idx + tp.dropout_counter_base(seed)).tolist()
+            want = [tp.dropout_bits(I64(i) + tp.dropout_counter_base(seed)).v for i in idx.tolist()]
+            self.assertEqual(got, want)
+        x = t.ones(64, 100, dtype=t.float64)
+        y = tp._fb_dropout(x, 0.5, 3)
+        flat = y.reshape(-1).tolist()
+        base = tp.dropout_counter_base(3)
+        for i in (0, 1, 99, 100, 6399):
+            kept = tp.dropout_bits(I64(i) + base).v >= tp.dropout_threshold(0.5)
+            self.assertEqual(flat[i], 2.0 if kept else 0.0, i)
+        rows = t.tensor([0, 7, 63])
+        self.assertTrue(t.equal(tp._fb_dropout(x[rows], 0.5, 3, (rows, 64), 0), y[rows]))
+
+    def test_reference_full_and_sampled(self):
+        t = self.t
+        c = tp.parse_case(case_text([{"op": "add", "in": ["x", "bias"], "out": "t"},
+                                     {"op": "dropout", "in": ["t"], "p": 0.5, "seed": 5, "out": "d"},
+                                     {"op": "amax", "in": ["d"], "dim": -1, "out": "y"}],
+                                    inputs={"x": {"shape": ["dim0", "dim1"]}, "bias": {"shape": ["dim1"]}}))
+        shapes = tp.program_shapes(c, {"dim0": 64, "dim1": 32})
+        g = t.Generator().manual_seed(1)
+        inputs = [t.randn(64, 32, generator=g), t.randn(32, generator=g)]
+        hash_fn = tp.build_function(tp.generate(c, "hash"), tp.program_namespace(), "test")
+        for full_limit in (1 << 24, 100):
+            old = tp.FULL_LIMIT, tp.SAMPLE_LIMIT
+            tp.FULL_LIMIT, tp.SAMPLE_LIMIT = full_limit, 200
+            try:
+                ref = tp.Reference(c, shapes, inputs)
+                outs = hash_fn(*inputs)
+                res = ref.check(outs, c.tol["float32"])
+                self.assertTrue(res["passed"], res)
+                self.assertEqual(res["mode"], "full" if full_limit > 100 else "sampled")
+                bad = outs[0].clone()
+                bad[63, 0] += 1.0
+                res = ref.check([bad], c.tol["float32"])
+                self.assertFalse(res["passed"])
+                self.assertEqual((res["bad"], res["worst_index"]), (1, 63))
+                twin = tp.build_function(tp.generate(c, "hash", ref.plan.axis if ref.plan else None),
+                                         tp.program_namespace(), "twin")
+                self.assertTrue(ref.check(ref.run_hash(twin, inputs), c.tol["float32"], presampled=True)["passed"])
+            finally:
+                tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
