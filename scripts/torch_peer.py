@@ -85,6 +85,7 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1126,8 +1127,12 @@ def peer_json(args):
         tv = None
     return {"tool": TOOL, "torch": torch.__version__, "triton": tv, "cuda": torch.version.cuda,
             "compile_mode": args.compile_mode or "default", "dropout": args.dropout,
+            "dynamic": getattr(args, "dynamic", "none"),
             "variants": {"torch.eager": "the program op by op, one torch call per op",
-                         "torch.compile": "torch.compile(program, dynamic=False, fullgraph=True"
+                         "torch.compile": ("torch.compile(program, dynamic=False, fullgraph=True"
+                                           if getattr(args, "dynamic", "none") == "none" else
+                                           "torch.compile(program, dynamic=None, fullgraph=True) per case, dtype and "
+                                           "width, the row dim marked dynamic (maybe_mark_dynamic)")
                                           + (f", mode='{args.compile_mode}'" if args.compile_mode else "") + ")",
                          "sol": "dst.copy_(src) of ideal_bytes / 2 (cudaMemcpyAsync), as fusionbench's sol"}}
 
@@ -1515,9 +1520,12 @@ class CellRunner:
         args = self.args
         launches = len(case.nodes)
         if name == "torch.compile":
-            torch._dynamo.reset()
             kernels0 = _inductor_kernel_count()
-            fn = torch.compile(fn, mode=args.compile_mode, dynamic=False, fullgraph=True)
+            if args.dynamic == "rows":
+                fn = self.compiled_for_rows(case, fn, inputs, dtype)
+            else:
+                torch._dynamo.reset()
+                fn = torch.compile(fn, mode=args.compile_mode, dynamic=False, fullgraph=True)
             launches = 4
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
@@ -1562,7 +1570,24 @@ class CellRunner:
         entry["peak_bytes"] = int(torch.cuda.max_memory_allocated() - base)
         if name == "torch.compile":
             del fn
-            torch._dynamo.reset()
+            if args.dynamic != "rows":
+                torch._dynamo.reset()
+
+    def compiled_for_rows(self, case, fn, inputs, dtype):
+        """--dynamic rows: one compiled function per case, dtype and every input shape but its leading
+        (row) dim, with that dim marked dynamic: the reduced width and everything else stay static, as
+        with dynamic=False, while a grid's ten row counts share one compile. A fresh code object per key
+        keeps each its own dynamo cache, so a new width never turns the width dynamic."""
+        key = (case.name, str(dtype), tuple(tuple(t.shape[1:]) if t.dim() >= 2 else tuple(t.shape) for t in inputs))
+        if not hasattr(self, "_compiled"):
+            self._compiled = {}
+        for t in inputs:
+            if t.dim() >= 2:
+                torch._dynamo.maybe_mark_dynamic(t, 0)
+        if key not in self._compiled:
+            fresh = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+            self._compiled[key] = torch.compile(fresh, mode=self.args.compile_mode, dynamic=None, fullgraph=True)
+        return self._compiled[key]
 
 
 def _inductor_kernel_count():
@@ -1791,6 +1816,9 @@ def parser():
     r.add_argument("--seed", type=int, default=1, metavar="N", help="input seed (default 1)")
     r.add_argument("--compile-mode", metavar="MODE", default=None,
                    help="torch.compile mode: default (unset), reduce-overhead, max-autotune, max-autotune-no-cudagraphs")
+    r.add_argument("--dynamic", choices=("none", "rows"), default="none",
+                   help="none (default): dynamic=False, compiled afresh for every cell; rows: one compile per "
+                        "case, dtype and width, the row count marked dynamic (a grid in a tenth of the compiles)")
     r.add_argument("--dropout", choices=("torch", "hash"), default="torch",
                    help="time dropout as F.dropout (torch, default; checked through the hash twin) or as "
                         "fusionbench's hash mask in torch ops (hash)")
