@@ -4,7 +4,11 @@
 
 #include <string.h>
 
+#include "double_softmax.h"
+#include "layernorm.h"
+#include "norm_chain.h"
 #include "softmax.h"
+#include "softmax_backward.h"
 
 typedef struct variant_table {
     const fb_variant *v;
@@ -13,6 +17,10 @@ typedef struct variant_table {
 
 static const variant_table tables[] = {
     {fb_softmax_variants, &fb_softmax_variant_count},
+    {fb_double_softmax_variants, &fb_double_softmax_variant_count},
+    {fb_softmax_backward_variants, &fb_softmax_backward_variant_count},
+    {fb_layernorm_variants, &fb_layernorm_variant_count},
+    {fb_norm_chain_variants, &fb_norm_chain_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 

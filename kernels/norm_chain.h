@@ -1,0 +1,13 @@
+/* norm_chain.h — variant table of kernels/norm_chain.cu. */
+#ifndef FB_NORM_CHAIN_H
+#define FB_NORM_CHAIN_H
+#include "../src/variant.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const fb_variant fb_norm_chain_variants[];
+extern const int fb_norm_chain_variant_count;
+#ifdef __cplusplus
+}
+#endif
+#endif
