@@ -46,6 +46,8 @@ struct DoubleSoftmax {
 
 }  // namespace
 
+FB_ROW_PLAN_HOOK(DoubleSoftmax, fb_double_softmax_plan_only)
+
 extern "C" const fb_variant fb_double_softmax_variants[] = {
     FB_ROW_VARIANT(DoubleSoftmax, "double_softmax.fused",
                    "softmax(softmax(x)) over the last dim, x read once: row in registers, plan by shape"),

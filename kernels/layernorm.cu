@@ -50,6 +50,8 @@ struct LayerNorm {
 
 }  // namespace
 
+FB_ROW_PLAN_HOOK(LayerNorm, fb_layernorm_plan_only)
+
 extern "C" const fb_variant fb_layernorm_variants[] = {
     FB_ROW_VARIANT(LayerNorm, "layernorm.fused",
                    "layernorm over the last dim (weight, bias, eps 1e-5), x read once: row in registers"),

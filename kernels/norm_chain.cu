@@ -48,6 +48,8 @@ struct NormChain {
 
 }  // namespace
 
+FB_ROW_PLAN_HOOK(NormChain, fb_norm_chain_plan_only)
+
 extern "C" const fb_variant fb_norm_chain_variants[] = {
     FB_ROW_VARIANT(NormChain, "norm_chain.fused",
                    "three times s = sum(x, -1); x = x * s, x read once: row in registers"),

@@ -559,24 +559,34 @@ template <int N, int NIN, bool VEC> constexpr int group_rows(int upt) {
     return std::min(VEC ? 4 : 8, std::max(1, 16 / (upt * N * NIN)));
 }
 
+// dry: choose the kernel and check the launch configuration, launch nothing (plan_only).
 template <class Op, typename T, bool VEC, bool PEEL, int UPT>
-cudaError_t launch_group_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st) {
+cudaError_t launch_group_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
     constexpr int N = VEC ? 16 / (int)sizeof(T) : 1;
     constexpr int R = group_rows<N, Op::NIN, VEC>(UPT);
-    if (p.r != R) return cudaErrorInvalidConfiguration;
+    // G lanes x UPT units cover a row's (body) units; a peeled row's head + tail (<= 2N - 2
+    // scalars) fit one per lane.
+    if (p.r != R || p.g < 1 || p.g > 32 || (p.g & (p.g - 1)) || p.threads % p.g ||
+        (long)p.g * UPT < s.W / N || (PEEL && p.g < 2 * N - 2))
+        return cudaErrorInvalidConfiguration;
     const long groups = cdiv(s.rows, R);
     const long blocks = cdiv(groups, p.threads / p.g);
     if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
+    if (dry) return cudaSuccess;
     row_group_kernel<Op, T, VEC, PEEL, UPT, R><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W, p.g);
     return cudaGetLastError();
 }
 
 template <class Op, typename T, bool VEC, int UPT>
-cudaError_t launch_cta_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st) {
+cudaError_t launch_cta_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
     const int N = VEC ? 16 / (int)sizeof(T) : 1;
     const long chunk = cdiv(s.W / N, p.c);
     const long blocks = s.rows * p.c;
-    if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
+    // every unit of a CTA's chunk has a thread: threads x UPT >= chunk
+    if (blocks > INT32_MAX || p.threads > 1024 || p.threads % 32 || (long)p.threads * UPT < chunk ||
+        p.c < 1 || p.c > kMaxCluster || s.W % N)
+        return cudaErrorInvalidConfiguration;
+    if (dry) return cudaSuccess;
     if (p.c == 1) {
         row_cta_kernel<Op, T, VEC, UPT, false><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.W, 1, chunk);
         return cudaGetLastError();
@@ -599,7 +609,7 @@ cudaError_t launch_cta_k(const Shape &s, const Plan &p, const Args<T> &a, cudaSt
 }
 
 template <class Op, typename T>
-cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st) {
+cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
     constexpr int N = 16 / (int)sizeof(T), NIN = Op::NIN;
     switch (p.kind) {
     case K_GROUP:
@@ -607,27 +617,27 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
             // 16-byte units: at most 32 elements per lane.
             auto go = [&](auto peel) -> cudaError_t {
                 constexpr bool PEEL = decltype(peel)::value;
-                if (p.upt <= 1) return launch_group_k<Op, T, true, PEEL, 1>(s, p, a, st);
-                if (p.upt <= 2) return launch_group_k<Op, T, true, PEEL, 2>(s, p, a, st);
-                if (p.upt <= 4) return launch_group_k<Op, T, true, PEEL, 4>(s, p, a, st);
+                if (p.upt <= 1) return launch_group_k<Op, T, true, PEEL, 1>(s, p, a, st, dry);
+                if (p.upt <= 2) return launch_group_k<Op, T, true, PEEL, 2>(s, p, a, st, dry);
+                if (p.upt <= 4) return launch_group_k<Op, T, true, PEEL, 4>(s, p, a, st, dry);
                 if constexpr (N == 4)
-                    if (p.upt <= 8) return launch_group_k<Op, T, true, PEEL, 8>(s, p, a, st);
+                    if (p.upt <= 8) return launch_group_k<Op, T, true, PEEL, 8>(s, p, a, st, dry);
                 return cudaErrorInvalidConfiguration;
             };
             return p.peel ? go(std::true_type{}) : go(std::false_type{});
         }
         // scalar: rows of <= 128 elements (plan_rows)
-        if (p.upt <= 1) return launch_group_k<Op, T, false, false, 1>(s, p, a, st);
-        if (p.upt <= 2) return launch_group_k<Op, T, false, false, 2>(s, p, a, st);
-        if (p.upt <= 4) return launch_group_k<Op, T, false, false, 4>(s, p, a, st);
+        if (p.upt <= 1) return launch_group_k<Op, T, false, false, 1>(s, p, a, st, dry);
+        if (p.upt <= 2) return launch_group_k<Op, T, false, false, 2>(s, p, a, st, dry);
+        if (p.upt <= 4) return launch_group_k<Op, T, false, false, 4>(s, p, a, st, dry);
         return cudaErrorInvalidConfiguration;
     case K_CTA: {
         // plan_cta holds 32 values per thread shared by the NIN inputs (scalar: kScalarCtaVals):
         // the largest unit count and half of it are instantiated, smaller plans round up.
         constexpr int VMAX = 32 / N / NIN, SMAX = kScalarCtaVals / NIN;
-        if (!p.vec) return p.upt <= SMAX ? launch_cta_k<Op, T, false, SMAX>(s, p, a, st) : cudaErrorInvalidConfiguration;
-        if (p.upt <= VMAX / 2) return launch_cta_k<Op, T, true, VMAX / 2>(s, p, a, st);
-        if (p.upt <= VMAX) return launch_cta_k<Op, T, true, VMAX>(s, p, a, st);
+        if (!p.vec) return p.upt <= SMAX ? launch_cta_k<Op, T, false, SMAX>(s, p, a, st, dry) : cudaErrorInvalidConfiguration;
+        if (p.upt <= VMAX / 2) return launch_cta_k<Op, T, true, VMAX / 2>(s, p, a, st, dry);
+        if (p.upt <= VMAX) return launch_cta_k<Op, T, true, VMAX>(s, p, a, st, dry);
         return cudaErrorInvalidConfiguration;
     }
     case K_SMEM: {
@@ -636,7 +646,9 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         const int per_sm = (int)std::max<long>(1, std::min<long>(kTileCtasPerSm, kTileSmemBudget / (long)smem));
         const long tiles = cdiv(s.rows, p.r);
         const long blocks = std::min<long>(tiles, (long)per_sm * sm_count());
+        if (p.upt * 32 < s.W) return cudaErrorInvalidConfiguration;
         auto launch = [&](auto kernel) {
+            if (dry) return cudaSuccess;
             if (smem > 48 * 1024) {
                 const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
                 if (e != cudaSuccess) return e;
@@ -655,6 +667,7 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         return cudaErrorInvalidConfiguration;
     }
     case K_TWO_PASS:
+        if (dry) return cudaSuccess;
         if (a.ws == nullptr) return cudaErrorInvalidValue;
         row_stream_kernel<Op, T><<<(unsigned)two_pass_grid(s), p.threads, 0, st>>>(a, s.rows, s.W);
         return cudaGetLastError();
@@ -735,14 +748,16 @@ template <class Op> struct RowVariant {
         plan_rows(s, &p);
         return p.kind == K_TWO_PASS ? two_pass_workspace(s) : 0;
     }
-    static int run(const fb_call *c) {
+    // dry: plan and pick the kernel, check its configuration, launch nothing (plan_only).
+    static int launch(const fb_call *c, bool dry) {
         const int st = check(c, nullptr, 0);
         if (st != FB_OK) return st;
         const Shape s = shape(c);
         if (s.rows == 0 || s.W == 0) return FB_OK;
         Plan p;
         plan_rows(s, &p);
-        if (p.kind == K_TWO_PASS && (c->workspace == nullptr || c->workspace_bytes < two_pass_workspace(s))) {
+        if (!dry && p.kind == K_TWO_PASS &&
+            (c->workspace == nullptr || c->workspace_bytes < two_pass_workspace(s))) {
             fb_error("%s: rows of %ld elements need a %zu-byte workspace", Op::name, s.W, two_pass_workspace(s));
             return FB_E_UNSUPPORTED;
         }
@@ -755,17 +770,26 @@ template <class Op> struct RowVariant {
             }
             a.out = (T *)c->out[0].data;
             a.ws = (float *)c->workspace;
-            e = launch_rows_t<Op, T>(s, p, a, c->stream);
+            e = launch_rows_t<Op, T>(s, p, a, c->stream, dry);
         });
         if (e == cudaErrorInvalidConfiguration) {
             (void)cudaGetLastError();
-            fb_error("%s: no kernel instantiated for plan kind=%d vec=%d peel=%d upt=%d r=%d g=%d threads=%d c=%d",
+            fb_error("%s: no kernel instantiated for (or a bad launch of) plan kind=%d vec=%d peel=%d upt=%d r=%d "
+                     "g=%d threads=%d c=%d",
                      Op::name, p.kind, (int)p.vec, (int)p.peel, p.upt, p.r, p.g, p.threads, p.c);
             return FB_E_UNSUPPORTED;
         }
         return fb_cuda_status((int)e, Op::name, __FILE__, __LINE__);
     }
+    static int run(const fb_call *c) { return launch(c, false); }
+    // The whole host side of run() without the launch: FB_OK when the shape has a plan and an
+    // instantiated kernel for it. For CPU tests (no GPU needed).
+    static int plan_only(const fb_call *c) { return launch(c, true); }
 };
+
+// An extern "C" int FN(const fb_call *) running RowVariant<Op>::plan_only, for tests.
+#define FB_ROW_PLAN_HOOK(Op, FN) \
+    extern "C" int FN(const fb_call *c) { return fb::rowwise::RowVariant<Op>::plan_only(c); }
 
 // The table entry of an engine op's fused variant.
 #define FB_ROW_VARIANT(Op, NAME, ABOUT)                                                                   \

@@ -38,6 +38,8 @@ struct SoftmaxBackward {
 
 }  // namespace
 
+FB_ROW_PLAN_HOOK(SoftmaxBackward, fb_softmax_backward_plan_only)
+
 extern "C" const fb_variant fb_softmax_backward_variants[] = {
     FB_ROW_VARIANT(SoftmaxBackward, "softmax_backward.fused",
                    "dx = y * (dy - sum(y * dy)) over the last dim, y and dy read once: rows in registers"),
