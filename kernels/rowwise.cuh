@@ -119,7 +119,7 @@ __device__ __forceinline__ void cp_async_wait_pending(int n) {
 
 // ---- plans ----------------------------------------------------------------------------
 
-enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5 };
+enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5, K_PERSIST = 6 };
 
 struct Plan {
     int kind;
