@@ -119,7 +119,7 @@ __device__ __forceinline__ void cp_async_wait_pending(int n) {
 
 // ---- plans ----------------------------------------------------------------------------
 
-enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5 };
+enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5, K_PERSIST = 6 };
 
 struct Plan {
     int kind;
@@ -138,6 +138,12 @@ struct Shape {
     int esz;
     const void *x;
     void *y;
+    // Other tensors a vector plan reads with 16-byte accesses (a second row input, per-column
+    // weight and bias), or null.
+    const void *more[3] = {nullptr, nullptr, nullptr};
+    int nin = 1;  // row-resident inputs: fp32 values a thread holds per element
+    // fp32 values per thread in scalar CTA rows (each element's address costs registers too)
+    int scalar_vals = 16;
 };
 
 constexpr int kMaxVals = 32;   // fp32 values a thread may hold (register budget)
@@ -164,12 +170,17 @@ template <size_t K> inline int round_up_in(const int (&set)[K], long v) {
     return -1;
 }
 
-inline bool vec_ok(const Shape &s) {
-    const int N = 16 / s.esz;
-    return s.W % N == 0 && fb::aligned16(s.x) && fb::aligned16(s.y);
+// Every tensor the kernel reads or writes starts on a 16-byte boundary.
+inline bool aligned_xy(const Shape &s) {
+    for (const void *m : s.more)
+        if (m != nullptr && !fb::aligned16(m)) return false;
+    return fb::aligned16(s.x) && fb::aligned16(s.y);
 }
 
-inline bool aligned_xy(const Shape &s) { return fb::aligned16(s.x) && fb::aligned16(s.y); }
+inline bool vec_ok(const Shape &s) {
+    const int N = 16 / s.esz;
+    return s.W % N == 0 && aligned_xy(s);
+}
 
 inline bool plan_group(const Shape &s, Plan *p) {
     const bool vec = vec_ok(s);
@@ -177,7 +188,9 @@ inline bool plan_group(const Shape &s, Plan *p) {
     const bool peel = !vec && aligned_xy(s) && s.W >= 16 / s.esz;
     const int N = vec || peel ? 16 / s.esz : 1;
     const long nunits = s.W / N;
-    const int cap = kMaxVals / N;  // units a lane may hold
+    // Units a lane may hold: 32 elements, whatever nin (the group kernels run 256-thread
+    // CTAs, so 64 values of two inputs still fit without spilling).
+    const int cap = kMaxVals / N;
     if (nunits > 32L * cap) return false;
     p->kind = K_GROUP;
     p->vec = vec || peel;
@@ -200,7 +213,7 @@ inline bool plan_group(const Shape &s, Plan *p) {
     if (p->g > 32) return false;
     // Short rows: several rows per group so each lane has ~16 values in flight.
     const int vals = p->upt * N;
-    p->r = std::min(p->vec ? 4 : 8, std::max(1, 16 / vals));
+    p->r = std::min(p->vec ? 4 : 8, std::max(1, 16 / (vals * s.nin)));
     p->threads = 256;
     p->c = 1;
     return true;
@@ -216,7 +229,9 @@ inline bool plan_cta(const Shape &s, int min_c, Plan *p) {
     // cluster; a cluster of fewer 512-thread CTAs beats more 256- or 128-thread ones.
     // (Tried: half types at 64 values x 256 threads in a cluster, 128 registers: 70-78% of
     // SOL against 77-88% for 32 values x 512 threads. See NOTES.md.)
-    const int upt = vec ? kMaxVals / N : 16;
+    // With nin inputs held per element, the 32 values are shared among them (1024-thread
+    // CTAs allow 64 registers per thread).
+    const int upt = vec ? kMaxVals / N / s.nin : s.scalar_vals / s.nin;
     long c = cdiv(nunits, 512L * upt);
     if (c > kMaxCluster) {
         c = cdiv(nunits, 1024L * upt);

@@ -45,6 +45,12 @@
 //                        W = 65536 (its 128 KB shared part is read while HBM idles). For
 //                        133..264 rows it runs 512-thread CTAs, two per SM, still one wave
 //                        (256 x 32768 float32 97-101% vs 90-92%; bfloat16 256 x 16384 95% vs 86%).
+//   softmax.warp_persist A candidate for medium rows, NOT used by softmax.fused until measured: a
+//                        warp per row (rows of 32..256 16-byte units: float32 W = 128..1024) in a
+//                        one-wave persistent grid of 128-thread CTAs; each warp loads its next row
+//                        before reducing and storing the current one. Prediction (kernels/NOTES.md):
+//                        2-4% faster than warp_rows at 65536 x 1024 and 16384 x 512 float32, where
+//                        softmax.fused trails torch.compile by 3.6% and 8%.
 //   softmax.two_pass     One CTA per row, no register residency: an online (max, sum) pass
 //                        over x, then a second pass that re-reads x and writes y. 1.5x the
 //                        ideal traffic; the fallback for rows too long for 8 CTAs' registers
@@ -490,6 +496,77 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
     }
 }
 
+// warp_persist (a candidate for medium rows, not used by softmax.fused until measured): a
+// persistent grid of 128-thread CTAs, as many as fit the SMs in one wave (small CTAs: at 96
+// registers a thread, 5 per SM = 20 warps where 256-thread CTAs fit 2 = 16), each warp looping
+// over rows warp, warp + nwarps_total, ... with the NEXT row's loads issued before the current
+// row's reductions and stores. warp_rows instead loads, reduces and stores one row per warp
+// and retires; a CTA's slot frees only when its slowest warp is done, and a warp has nothing in
+// flight while it reduces. Rows of 32..256 16-byte units (float32 W = 128..1024), 32 lanes per
+// row, UPT units per lane held twice: the current row as fp32, the next one as it was loaded
+// (16-byte vectors; half types then cost half the registers).
+template <typename T, int UPT>
+__global__ void __launch_bounds__(128) softmax_persist_kernel(const T *__restrict__ x, T *__restrict__ y,
+                                                              long rows, long W) {
+    using U = Unit<T, true>;
+    constexpr int N = U::N;
+    const int lane = threadIdx.x & 31;
+    const long wpb = blockDim.x >> 5;
+    const long stride = (long)gridDim.x * wpb;
+    const long nunits = W / N;
+    // Units outside the row read as -inf (exp -> 0; every dtype has -inf).
+    auto load = [&](long r, fb::vec<T> (&raw)[UPT]) {
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            const long i = lane + 32L * u;
+            if (r < rows && i < nunits) {
+                raw[u] = fb::load_vec_stream(x + r * W + i * N);
+            } else {
+#pragma unroll
+                for (int k = 0; k < N; ++k) raw[u].v[k] = fb::from_acc<T>(-INFINITY);
+            }
+        }
+    };
+    auto widen = [&](const fb::vec<T> (&raw)[UPT], float (&v)[UPT][N]) {
+#pragma unroll
+        for (int u = 0; u < UPT; ++u)
+#pragma unroll
+            for (int k = 0; k < N; ++k) v[u][k] = fb::to_acc(raw[u].v[k]);
+    };
+    long row = (long)blockIdx.x * wpb + (threadIdx.x >> 5);
+    fb::vec<T> nxt[UPT];
+    float cur[UPT][N];
+    load(row, nxt);
+    for (; row < rows; row += stride) {  // warp-uniform
+        widen(nxt, cur);
+        load(row + stride, nxt);  // in flight while this row is reduced and stored
+        float m = -INFINITY;
+#pragma unroll
+        for (int u = 0; u < UPT; ++u)
+#pragma unroll
+            for (int k = 0; k < N; ++k) m = fmaxf(m, cur[u][k]);
+        m = group_max(m, 32);
+        float sum = 0.f;
+#pragma unroll
+        for (int u = 0; u < UPT; ++u)
+#pragma unroll
+            for (int k = 0; k < N; ++k) {
+                cur[u][k] = ex2((cur[u][k] - m) * kLog2e);
+                sum += cur[u][k];
+            }
+        const float inv = 1.f / group_sum(sum, 32);
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            const long i = lane + 32L * u;
+            if (i < nunits) {
+#pragma unroll
+                for (int k = 0; k < N; ++k) cur[u][k] *= inv;
+                U::store(y + row * W, i, cur[u]);
+            }
+        }
+    }
+}
+
 // ---- launchers ------------------------------------------------------------------------
 
 template <typename T, bool VEC, bool PEEL, int UPT, int R>
@@ -604,6 +681,27 @@ static cudaError_t launch_plan_t(const Shape &s, const Plan &p, cudaStream_t st)
             if (p.upt == 8) return launch(softmax_row_smem_kernel<T, 8>);
         return cudaErrorInvalidConfiguration;
     }
+    case K_PERSIST: {
+        auto launch = [&](auto kernel) {
+            // One wave: as many CTAs as fit (asked once per kernel; the answer does not change).
+            static int per_sm = 0;
+            if (per_sm == 0) {
+                const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.threads, 0);
+                if (e != cudaSuccess) return e;
+                if (per_sm < 1) per_sm = 1;
+            }
+            const long blocks = std::min<long>(cdiv(s.rows, p.threads / 32), (long)per_sm * sm_count());
+            kernel<<<(unsigned)blocks, p.threads, 0, st>>>((const T *)s.x, (T *)s.y, s.rows, s.W);
+            return cudaGetLastError();
+        };
+        if (p.threads != 128) return cudaErrorInvalidConfiguration;
+        if (p.upt == 1) return launch(softmax_persist_kernel<T, 1>);
+        if (p.upt == 2) return launch(softmax_persist_kernel<T, 2>);
+        if (p.upt == 4) return launch(softmax_persist_kernel<T, 4>);
+        if constexpr (sizeof(T) == 4)
+            if (p.upt == 8) return launch(softmax_persist_kernel<T, 8>);
+        return cudaErrorInvalidConfiguration;
+    }
     case K_GROUP:
         if (p.peel) return launch_group_upt<T, true, true>(s, p, st);
         return p.vec ? launch_group_upt<T, true, false>(s, p, st) : launch_group_upt<T, false, false>(s, p, st);
@@ -675,11 +773,30 @@ static Shape shape_of(const fb_call *c) {
 }
 
 
+// warp_persist: a whole warp per row (32..256 units), units per lane rounded up to 1, 2, 4, 8.
+static bool plan_persist(const Shape &s, Plan *p) {
+    if (!vec_ok(s)) return false;
+    const int N = 16 / s.esz;
+    const long nunits = s.W / N;
+    if (nunits < 32 || nunits > 32L * (kMaxVals / N)) return false;
+    p->kind = K_PERSIST;
+    p->vec = true;
+    p->peel = false;
+    p->upt = round_up_in(kGroupVecUpt, cdiv(nunits, 32));
+    p->r = 1;
+    p->g = 32;
+    p->threads = 128;
+    p->c = 0;
+    return p->upt > 0 && p->upt * N <= kMaxVals;
+}
+
 constexpr char kWhyAny[] = "";
 constexpr char kWhySmemRows[] = "smem_rows needs rows of <= 384 bytes and 16-byte aligned tensors";
 constexpr char kWhyWarpRows[] = "warp_rows holds at most 32 values per lane: W <= 1024 (aligned) or 1024";
 constexpr char kWhyBlockRow[] = "block_row holds at most 32 values per thread, 1024 threads";
 constexpr char kWhyRowSmem[] = "row_smem needs 16-byte aligned rows of <= 16K x 16 B in registers + 200 KB shared";
+constexpr char kWhyPersist[] =
+    "warp_persist needs 16-byte aligned rows of 32..256 16-byte units (float32 W = 128..1024, a multiple of 4)";
 constexpr char kWhyCluster[] = "cluster_row: row longer than 8 CTAs x 1024 threads x 32 values";
 
 template <bool (*PLAN)(const Shape &, Plan *), const char *WHY>
@@ -751,5 +868,7 @@ extern "C" const fb_variant fb_softmax_variants[] = {
      FB_DTYPES_HALF_AND_F32, strategy_supports<plan_smem, kWhySmemRows>, nullptr, strategy_run<plan_smem>, 1},
     {"softmax.row_smem", "softmax, one 1024-thread CTA per row, the row in registers + shared memory (one wave for few long rows)",
      FB_DTYPES_HALF_AND_F32, strategy_supports<plan_row_smem, kWhyRowSmem>, nullptr, strategy_run<plan_row_smem>, 1},
+    {"softmax.warp_persist", "softmax, a warp per row in a one-wave persistent grid, the next row loaded while this one is reduced (candidate for medium W)",
+     FB_DTYPES_HALF_AND_F32, strategy_supports<plan_persist, kWhyPersist>, nullptr, strategy_run<plan_persist>, 1},
 };
 extern "C" const int fb_softmax_variant_count = (int)(sizeof fb_softmax_variants / sizeof fb_softmax_variants[0]);

@@ -12,7 +12,11 @@
 #include "horizontal_reduction_pointwise.h"
 #include "horizontal_reduction_reduction.h"
 #include "pointwise_chain.h"
+#include "double_softmax.h"
+#include "layernorm.h"
+#include "norm_chain.h"
 #include "softmax.h"
+#include "softmax_backward.h"
 
 typedef struct variant_table {
     const fb_variant *v;
@@ -27,6 +31,10 @@ static const variant_table tables[] = {
     {fb_bias_dropout_add_train_variants, &fb_bias_dropout_add_train_variant_count},
     {fb_horizontal_reduction_pointwise_variants, &fb_horizontal_reduction_pointwise_variant_count},
     {fb_horizontal_reduction_reduction_variants, &fb_horizontal_reduction_reduction_variant_count},
+    {fb_double_softmax_variants, &fb_double_softmax_variant_count},
+    {fb_softmax_backward_variants, &fb_softmax_backward_variant_count},
+    {fb_layernorm_variants, &fb_layernorm_variant_count},
+    {fb_norm_chain_variants, &fb_norm_chain_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 

@@ -1,0 +1,16 @@
+/* double_softmax.h — variant table of kernels/double_softmax.cu. */
+#ifndef FB_DOUBLE_SOFTMAX_H
+#define FB_DOUBLE_SOFTMAX_H
+#include "../src/variant.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const fb_variant fb_double_softmax_variants[];
+extern const int fb_double_softmax_variant_count;
+/* The fused variant's host side without the launch (plan + kernel choice): FB_OK when
+ * run() has a kernel for this call. No GPU needed: for tests. */
+int fb_double_softmax_plan_only(const fb_call *call);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,16 @@
+/* layernorm.h — variant table of kernels/layernorm.cu. */
+#ifndef FB_LAYERNORM_H
+#define FB_LAYERNORM_H
+#include "../src/variant.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const fb_variant fb_layernorm_variants[];
+extern const int fb_layernorm_variant_count;
+/* The fused variant's host side without the launch (plan + kernel choice): FB_OK when
+ * run() has a kernel for this call. No GPU needed: for tests. */
+int fb_layernorm_plan_only(const fb_call *call);
+#ifdef __cplusplus
+}
+#endif
+#endif

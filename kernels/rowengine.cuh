@@ -1,0 +1,800 @@
+// rowengine.cuh — the row-resident engine: one set of row-tiling kernels, parameterised by
+// the per-row computation (quack's ReductionBase is the model). A fused row-wise kernel file
+// (double_softmax.cu, softmax_backward.cu, layernorm.cu, norm_chain.cu) is an Op — its
+// per-row math — plus a variant table; everything else (loads, stores, reductions, plans,
+// launch, argument checks) is here, built from the parts in rowwise.cuh.
+//
+// An Op is a struct with
+//   static constexpr const char *name;     "layernorm", for messages
+//   static constexpr int NIN;              row inputs [rows, W] held per element (1 or 2)
+//   static constexpr int NPARAM;           per-column inputs [W] (weight, bias), 0..2
+//   template <class Row> __device__ void row(Row &r);
+//       the row program: reductions and in-place updates of the held values, e.g.
+//           float s = 0.f;  r.each([&](auto &e) { s += e[0]; });  s = r.sum(s);
+//       r.each(f) calls f(float (&e)[NIN]) once per element of the row this thread holds
+//       (only real elements: no padding to neutralise); r.sum / r.max / r.lse reduce over
+//       the whole row and return the result to every thread; r.local_sum / r.local_max
+//       reduce over the largest scope that needs no barrier (the row itself in group plans,
+//       Row::kLocalIsRow, else a warp); r.width() is W.
+//   __device__ float out(const float (&e)[NIN], const float *p) const;
+//       the output element from the held values and the column's parameters p[NPARAM].
+// The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
+// Every thread of a row runs the same program (reductions are collective): no control flow
+// in row() may depend on the values a thread holds, only on reduced results.
+//
+// Plans (plan_rows, the shape -> strategy choice, after softmax's measured rules):
+//   K_SMEM   odd rows of 96..256 bytes: 64-row tiles (one contiguous span per input) staged
+//            through shared memory with 16-byte cp.async, double-buffered in a persistent grid;
+//            a warp computes each row from shared memory; 16-byte stores of the tile.
+//   K_GROUP  rows of <= 32 elements per lane x 32 lanes: G lanes per row, R rows per group;
+//            16-byte units, peeled per row (scalar head + tail) for odd widths.
+//   K_CTA    one CTA per row (c = 1) or a cluster of c <= 8 CTAs per row exchanging partials
+//            over DSMEM: 32 fp32 values per thread, shared by the NIN inputs.
+//   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
+//            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
+// softmax.cu keeps its own tuned kernels; its planners are the ones used here.
+#pragma once
+
+#include "rowwise.cuh"
+
+#include <stdio.h>
+
+namespace fb {
+namespace rowwise {
+
+// ---- reductions as combiners ----------------------------------------------------------
+// A combiner names a partial type (float, or float2 for (max, sum-of-exp) pairs), its
+// identity and an associative combine; one reduction tree serves all of them.
+
+struct SumOp {
+    using type = float;
+    static __device__ __forceinline__ float identity() { return 0.f; }
+    static __device__ __forceinline__ float combine(float a, float b) { return a + b; }
+};
+// fmaxf drops NaN: ops that use max must let a NaN reach the output through a sum
+// (row_softmax does: exp(NaN - m) reaches the row sum).
+struct MaxOp {
+    using type = float;
+    static __device__ __forceinline__ float identity() { return -INFINITY; }
+    static __device__ __forceinline__ float combine(float a, float b) { return fmaxf(a, b); }
+};
+// (m, s) with s = sum exp(x - m): merged as S = s_a exp(m_a - M) + s_b exp(m_b - M). s == 0
+// (nothing finite seen) contributes 0 even where m - M is NaN (-inf - -inf); a NaN s stays NaN.
+struct LseOp {
+    using type = float2;
+    static __device__ __forceinline__ float2 identity() { return make_float2(-INFINITY, 0.f); }
+    static __device__ __forceinline__ float2 combine(float2 a, float2 b) {
+        const float M = fmaxf(a.x, b.x);
+        const float s = (a.y == 0.f ? 0.f : a.y * ex2((a.x - M) * kLog2e)) +
+                        (b.y == 0.f ? 0.f : b.y * ex2((b.x - M) * kLog2e));
+        return make_float2(M, s);
+    }
+};
+
+__device__ __forceinline__ float shfl_xor(float x, int o) { return __shfl_xor_sync(0xffffffffu, x, o); }
+__device__ __forceinline__ float2 shfl_xor(float2 x, int o) {
+    return make_float2(__shfl_xor_sync(0xffffffffu, x.x, o), __shfl_xor_sync(0xffffffffu, x.y, o));
+}
+__device__ __forceinline__ float2 pack2(float x) { return make_float2(x, 0.f); }
+__device__ __forceinline__ float2 pack2(float2 x) { return x; }
+template <class C> __device__ __forceinline__ typename C::type unpack2(float2 x);
+template <> __device__ __forceinline__ float unpack2<SumOp>(float2 x) { return x.x; }
+template <> __device__ __forceinline__ float unpack2<MaxOp>(float2 x) { return x.x; }
+template <> __device__ __forceinline__ float2 unpack2<LseOp>(float2 x) { return x; }
+
+// Over G lanes (a power of two <= 32); every lane of the warp must call it.
+template <class C> __device__ __forceinline__ typename C::type lanes_reduce(typename C::type x, int G) {
+    for (int o = G >> 1; o > 0; o >>= 1) x = C::combine(x, shfl_xor(x, o));
+    return x;
+}
+
+// A row owned by G lanes: every reduction is shuffles, no barrier.
+struct GroupReducer {
+    static constexpr bool kLocalIsRow = true;
+    int G;
+    template <class C> __device__ __forceinline__ typename C::type reduce(typename C::type x) {
+        return lanes_reduce<C>(x, G);
+    }
+    template <class C> __device__ __forceinline__ typename C::type local(typename C::type x) {
+        return lanes_reduce<C>(x, G);
+    }
+};
+
+// A row owned by a CTA, or by a cluster of C CTAs. Each warp reduces with shuffles and
+// publishes one partial; ONE barrier (__syncthreads, or the cluster barrier) later every warp
+// reads all C * nwarps partials (peers' over DSMEM) and reduces them itself. The partials
+// alternate between two buffers: a reduction's writes land in the buffer the previous-but-one
+// reduction read, and the barrier of the reduction in between orders them after those reads
+// (for clusters, arrive.release orders the DSMEM loads before it). `phase` carries on across
+// rows of a persistent CTA for the same reason.
+template <bool CLUSTER> struct CtaReducer {
+    static constexpr bool kLocalIsRow = false;
+    float2 *part;  // __shared__ float2[64]: two buffers of one partial per warp
+    int C;         // CTAs per row (1 without a cluster)
+    int phase;
+    template <class Cb> __device__ __forceinline__ typename Cb::type local(typename Cb::type x) {
+        return lanes_reduce<Cb>(x, 32);
+    }
+    template <class Cb> __device__ __forceinline__ typename Cb::type reduce(typename Cb::type x) {
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+        x = lanes_reduce<Cb>(x, 32);
+        float2 *buf = part + (phase & 1) * 32;
+        ++phase;
+        if (lane == 0) buf[warp] = pack2(x);
+        typename Cb::type acc = Cb::identity();
+        if constexpr (CLUSTER) {
+            cluster_arrive_release();
+            cluster_wait();
+            cg::cluster_group cl = cg::this_cluster();
+            const int P = C * nwarps;
+            for (int k = lane; k < P; k += 32)
+                acc = Cb::combine(acc, unpack2<Cb>(cl.map_shared_rank(buf, k / nwarps)[k % nwarps]));
+        } else {
+            __syncthreads();
+            if (lane < nwarps) acc = unpack2<Cb>(buf[lane]);
+        }
+        return lanes_reduce<Cb>(acc, 32);
+    }
+};
+
+// ---- the values a thread holds ----------------------------------------------------------
+
+// UPT units of N elements each, NIN values per element (e[j] = input j), plus, for rows
+// peeled into head/body/tail (EX), one scalar element. ok[u]: unit u is part of the row.
+template <int NIN, int UPT, int N, bool EX> struct RegVals {
+    float v[UPT][N][NIN];
+    bool ok[UPT];
+    float ex[NIN];
+    bool has_ex;
+    template <class F> __device__ __forceinline__ void each(F &&f) {
+#pragma unroll
+        for (int u = 0; u < UPT; ++u)
+            if (ok[u]) {
+#pragma unroll
+                for (int k = 0; k < N; ++k) f(v[u][k]);
+            }
+        if constexpr (EX) {
+            if (has_ex) f(ex);
+        }
+    }
+};
+
+// Row too long for registers: the values live in a float32 workspace slice [NIN][W]; each
+// thread touches only indices tid + k*blockDim, so no barrier is needed between passes.
+// The first pass reads the inputs instead.
+template <typename T, int NIN> struct StreamVals {
+    const T *in[NIN];  // this row's inputs
+    float *ws;         // this CTA's slice
+    long W;
+    bool fresh;        // no pass yet: values are still the inputs
+    __device__ __forceinline__ void get(long i, float (&e)[NIN]) const {
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) e[j] = fresh ? fb::to_acc(in[j][i]) : ws[j * W + i];
+    }
+    template <class F> __device__ __forceinline__ void each(F &&f) {
+        for (long i = threadIdx.x; i < W; i += blockDim.x) {
+            float e[NIN];
+            get(i, e);
+            f(e);
+#pragma unroll
+            for (int j = 0; j < NIN; ++j) ws[j * W + i] = e[j];
+        }
+        fresh = false;
+    }
+};
+
+// What an Op's row() sees.
+template <class Vals, class Red> struct Row {
+    static constexpr bool kLocalIsRow = Red::kLocalIsRow;
+    Vals &vals;
+    Red &red;
+    long W;
+    template <class F> __device__ __forceinline__ void each(F &&f) { vals.each(f); }
+    __device__ __forceinline__ long width() const { return W; }
+    __device__ __forceinline__ float sum(float x) { return red.template reduce<SumOp>(x); }
+    __device__ __forceinline__ float max(float x) { return red.template reduce<MaxOp>(x); }
+    __device__ __forceinline__ float2 lse(float2 ms) { return red.template reduce<LseOp>(ms); }
+    __device__ __forceinline__ float local_sum(float x) { return red.template local<SumOp>(x); }
+    __device__ __forceinline__ float local_max(float x) { return red.template local<MaxOp>(x); }
+};
+
+// Softmax of value J, as the softmax kernels compute it: the values become exp(e[J] - shift)
+// and the returned scale finishes the job (y = e[J] * scale). shift is the max over the local
+// scope (the row, or the warp), so one barrier merges (max, sum) pairs: scale =
+// exp(m_local - M) / S. An all -inf row gives NaN, a NaN anywhere a NaN row, as the reference.
+template <int J, class R> __device__ __forceinline__ float row_softmax_scale(R &r) {
+    float m = -INFINITY;
+    r.each([&](auto &e) { m = fmaxf(m, e[J]); });
+    m = r.local_max(m);
+    // A warp may hold only -inf while the row does not: shift by 0 then, so its exps are 0
+    // rather than NaN; the merge uses the true m.
+    const float sh = m == -INFINITY ? 0.f : m;
+    float s = 0.f;
+    r.each([&](auto &e) {
+        e[J] = ex2((e[J] - sh) * kLog2e);
+        s += e[J];
+    });
+    s = r.local_sum(s);
+    if constexpr (R::kLocalIsRow) {
+        return 1.f / s;
+    } else {
+        const float2 MS = r.lse(make_float2(m, s));
+        return ex2((m - MS.x) * kLog2e) / MS.y;
+    }
+}
+
+// ---- kernel arguments -------------------------------------------------------------------
+
+template <typename T> struct Args {
+    const T *in[2];     // row inputs [rows, W]
+    const T *param[2];  // per-column inputs [W]
+    T *out;             // [rows, W]
+    float *ws;          // K_TWO_PASS workspace: gridDim.x slices of NIN * W floats
+};
+
+// Loads 16-byte (or scalar) unit i of every row input at element offset off.
+template <class U, int NIN, typename T, int N>
+__device__ __forceinline__ void load_inputs(const Args<T> &a, long off, long i, float (&dst)[N][NIN]) {
+#pragma unroll
+    for (int j = 0; j < NIN; ++j) {
+        float t[N];
+        U::load(a.in[j] + off, i, t);
+#pragma unroll
+        for (int k = 0; k < N; ++k) dst[k][j] = t[k];
+    }
+}
+
+// The parameters of N consecutive columns from column c: VEC, a 16-byte load (vector plans
+// need every tensor 16-byte aligned and W a multiple of N, so c is a multiple of N), else N
+// scalar loads. Parameters are re-read by every row: cached loads, no streaming hint.
+constexpr int np_slots(int np) { return np > 0 ? np : 1; }
+template <int NP, int N, bool VEC, typename T>
+__device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)[N][np_slots(NP)]) {
+#pragma unroll
+    for (int q = 0; q < NP; ++q) {
+        if constexpr (VEC) {
+            static_assert(N == fb::vec<T>::n, "a 16-byte unit");
+            fb::vec<T> t;
+            *reinterpret_cast<int4 *>(&t) = *reinterpret_cast<const int4 *>(a.param[q] + c);
+#pragma unroll
+            for (int k = 0; k < N; ++k) p[k][q] = fb::to_acc(t.v[k]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < N; ++k) p[k][q] = fb::to_acc(a.param[q][c + k]);
+        }
+    }
+}
+
+// ---- kernels ------------------------------------------------------------------------------
+
+// K_GROUP: groups of G lanes per row, R consecutive rows per group (all loads issued before
+// any row's program runs). Lane l holds units l, l+G, ... of each row. PEEL: W is not a
+// multiple of the vector width; each row is split into a scalar head (to the next 16-byte
+// boundary), an aligned vector body and a scalar tail, lane l < head + tail holding one of the
+// scalars. Rows past the end run the program on no values (reductions are collective).
+template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R>
+__global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long rows, long W, int G) {
+    using U = Unit<T, VEC>;
+    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
+    const int lane = threadIdx.x & (G - 1);
+    const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+
+    RegVals<NIN, UPT, N, PEEL> v[R];
+    long off[R], head[R], nbody[R], ex_at[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const long row = group * R + r;
+        const bool in = row < rows;
+        head[r] = 0;
+        nbody[r] = W / N;
+        ex_at[r] = -1;
+        if constexpr (PEEL) {
+            head[r] = min(W, (long)((N - (row * W) % N) % N));  // every tensor is 16-byte aligned
+            nbody[r] = (W - head[r]) / N;
+            const long tail = W - head[r] - nbody[r] * N;
+            if (lane < head[r]) ex_at[r] = lane;
+            else if (lane < head[r] + tail) ex_at[r] = nbody[r] * N + lane;
+            v[r].has_ex = in && ex_at[r] >= 0;
+            if (v[r].has_ex) {
+#pragma unroll
+                for (int j = 0; j < NIN; ++j) v[r].ex[j] = fb::to_acc(__ldcs(a.in[j] + row * W + ex_at[r]));
+            }
+        }
+        off[r] = row * W + head[r];
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            const long i = lane + (long)u * G;
+            v[r].ok[u] = in && i < nbody[r];
+            if (v[r].ok[u]) load_inputs<U, NIN>(a, off[r], i, v[r].v[u]);
+        }
+    }
+    GroupReducer red{G};
+    Op op[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        Row<RegVals<NIN, UPT, N, PEEL>, GroupReducer> row{v[r], red, W};
+        op[r].row(row);
+    }
+    float p[N][np_slots(NP)];
+#pragma unroll
+    for (int u = 0; u < UPT; ++u) {
+        const long i = lane + (long)u * G;
+        // Unpeeled rows share their column layout: one parameter load serves all R rows.
+        if constexpr (NP > 0 && !PEEL) {
+            if (i < nbody[0]) load_params<NP, N, VEC>(a, i * N, p);
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            if (!v[r].ok[u]) continue;
+            if constexpr (NP > 0 && PEEL) load_params<NP, N, false>(a, head[r] + i * N, p);
+            float o[N];
+#pragma unroll
+            for (int k = 0; k < N; ++k) o[k] = op[r].out(v[r].v[u][k], p[k]);
+            U::store(a.out + off[r], i, o);
+        }
+    }
+    if constexpr (PEEL) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            if (!v[r].has_ex) continue;
+            const long row = group * R + r;
+            float q[1][np_slots(NP)];
+            if constexpr (NP > 0) load_params<NP, 1, false>(a, ex_at[r], q);
+            __stcs(a.out + row * W + ex_at[r], fb::from_acc<T>(op[r].out(v[r].ex, q[0])));
+        }
+    }
+}
+
+// K_CTA: C CTAs per row (a cluster when CLUSTER), CTA `rank` owning units
+// [rank * chunk, (rank + 1) * chunk) of the row; thread t holds units t + u * blockDim.
+template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
+__global__ void __launch_bounds__(1024) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
+    using U = Unit<T, VEC>;
+    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
+    __shared__ float2 part[64];
+
+    long row = blockIdx.x, begin = 0;
+    if constexpr (CLUSTER) {
+        row = blockIdx.x / C;  // clusters tile grid.x: the CTAs of one cluster are consecutive
+        begin = (long)cg::this_cluster().block_rank() * chunk;
+    }
+    const long count = min(W / N - begin, chunk);  // <= 0 for a trailing rank of a short row
+    const long off = row * W + begin * N;
+
+    RegVals<NIN, UPT, N, false> v;
+    {
+        Args<T> at = a;  // running pointers, as for the stores below
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) at.in[j] += off + (long)threadIdx.x * N;
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            v.ok[u] = threadIdx.x + (long)u * blockDim.x < count;
+            if (v.ok[u]) load_inputs<U, NIN>(at, 0, 0, v.v[u]);
+#pragma unroll
+            for (int j = 0; j < NIN; ++j) at.in[j] += (long)blockDim.x * N;
+        }
+    }
+    CtaReducer<CLUSTER> red{part, C, 0};
+    Op op;
+    Row<RegVals<NIN, UPT, N, false>, CtaReducer<CLUSTER>> r{v, red, W};
+    op.row(r);
+    // Done with the peers' shared memory (release: the DSMEM loads complete before a peer can
+    // pass its final wait and exit); the matching wait comes after the stores.
+    if constexpr (CLUSTER) cluster_arrive_release();
+    // Running pointers (not per-unit 64-bit offsets): the parameter loads of a unit then cost
+    // no address registers kept across the loop.
+    Args<T> at = a;
+    at.out += off + (long)threadIdx.x * N;
+#pragma unroll
+    for (int q = 0; q < NP; ++q) at.param[q] += (begin + threadIdx.x) * N;
+    const long step = (long)blockDim.x * N;
+#pragma unroll
+    for (int u = 0; u < UPT; ++u) {
+        if (v.ok[u]) {
+            float p[N][np_slots(NP)];
+            if constexpr (NP > 0) load_params<NP, N, VEC>(at, 0, p);
+            float o[N];
+#pragma unroll
+            for (int k = 0; k < N; ++k) o[k] = op.out(v.v[u][k], p[k]);
+            U::store(at.out, 0, o);
+        }
+        at.out += step;
+#pragma unroll
+        for (int q = 0; q < NP; ++q) at.param[q] += step;
+    }
+    if constexpr (CLUSTER) cluster_wait();
+}
+
+// K_SMEM: tiles of TR consecutive rows — for each input one contiguous span of TR * W
+// elements, 16-byte aligned when TR * W * sizeof(T) is a multiple of 16 — copied into shared
+// memory with 16-byte cp.async (a scalar remainder only at the tensor's end), so odd widths
+// need no per-row head/tail. Persistent and double-buffered: tile i+1 is in flight while warp w
+// computes rows w, w + nwarps, ... of tile i from shared memory (32 lanes per row, scalar
+// shared reads, UPT per lane) and writes the output over input 0; the CTA then stores the tile
+// with 16-byte stores.
+template <class Op, typename T, int UPT>
+__global__ void __launch_bounds__(256) row_tile_kernel(const Args<T> a, long rows, long W, int TR) {
+    extern __shared__ int4 tile_sm[];
+    constexpr int N = 16 / (int)sizeof(T), NIN = Op::NIN, NP = Op::NPARAM;
+    const int stride = (int)((TR * W * (long)sizeof(T) + 15) / 16);  // one input's tile, in int4
+    const long ntiles = (rows + TR - 1) / TR;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = blockDim.x >> 5;
+    auto issue = [&](long t, int b) {
+        const long base = t * TR * W;
+        const int nel = (int)(min((long)TR, rows - t * TR) * W), nvec = nel / N;
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) {
+            int4 *dst = tile_sm + (b * NIN + j) * stride;
+            const int4 *src = reinterpret_cast<const int4 *>(a.in[j] + base);
+            for (int i = tid; i < nvec; i += blockDim.x) cp_async16(dst + i, src + i);
+            T *dt = reinterpret_cast<T *>(dst);
+            for (int i = nvec * N + tid; i < nel; i += blockDim.x) dt[i] = __ldcs(a.in[j] + base + i);
+        }
+        cp_async_commit();
+    };
+    long t = blockIdx.x;
+    int b = 0;
+    if (t < ntiles) issue(t, 0);
+    for (; t < ntiles; t += gridDim.x, b ^= 1) {
+        cp_async_wait_all();
+        __syncthreads();  // tile t is in buffer b; every thread is done storing from buffer b^1
+        if (t + gridDim.x < ntiles) issue(t + gridDim.x, b ^ 1);
+        const long base = t * TR * W;
+        const int nr = (int)min((long)TR, rows - t * TR);
+        const int nel = nr * (int)W, nvec = nel / N;
+        const T *in_sm[NIN];
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) in_sm[j] = reinterpret_cast<const T *>(tile_sm + (b * NIN + j) * stride);
+        T *out_sm = reinterpret_cast<T *>(tile_sm + b * NIN * stride);
+        for (int r0 = 0; r0 < nr; r0 += nwarps) {  // warp-uniform trip count
+            const int row = r0 + warp;
+            const bool in = row < nr;
+            RegVals<NIN, UPT, 1, false> v;
+#pragma unroll
+            for (int u = 0; u < UPT; ++u) {
+                const int i = lane + 32 * u;
+                v.ok[u] = in && i < W;
+                if (v.ok[u]) {
+#pragma unroll
+                    for (int j = 0; j < NIN; ++j) v.v[u][0][j] = fb::to_acc(in_sm[j][row * W + i]);
+                }
+            }
+            GroupReducer red{32};
+            Op op;
+            Row<RegVals<NIN, UPT, 1, false>, GroupReducer> rr{v, red, W};
+            op.row(rr);
+#pragma unroll
+            for (int u = 0; u < UPT; ++u) {
+                if (!v.ok[u]) continue;
+                const int i = lane + 32 * u;
+                float p[1][np_slots(NP)];
+                if constexpr (NP > 0) load_params<NP, 1, false>(a, i, p);
+                out_sm[row * W + i] = fb::from_acc<T>(op.out(v.v[u][0], p[0]));
+            }
+        }
+        __syncthreads();
+        int4 *yv = reinterpret_cast<int4 *>(a.out + base);
+        const int4 *ov = reinterpret_cast<const int4 *>(out_sm);
+        for (int i = tid; i < nvec; i += blockDim.x) __stcs(yv + i, ov[i]);
+        for (int i = nvec * N + tid; i < nel; i += blockDim.x) __stcs(a.out + base + i, out_sm[i]);
+    }
+}
+
+// K_TWO_PASS: any W. A persistent grid, one CTA per row at a time, the values in this CTA's
+// workspace slice; the output pass reads them back.
+template <class Op, typename T>
+__global__ void __launch_bounds__(1024) row_stream_kernel(const Args<T> a, long rows, long W) {
+    constexpr int NIN = Op::NIN, NP = Op::NPARAM;
+    __shared__ float2 part[64];
+    CtaReducer<false> red{part, 1, 0};
+    float *ws = a.ws + (long)blockIdx.x * NIN * W;
+    for (long row = blockIdx.x; row < rows; row += gridDim.x) {
+        StreamVals<T, NIN> v;
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) v.in[j] = a.in[j] + row * W;
+        v.ws = ws;
+        v.W = W;
+        v.fresh = true;
+        Op op;
+        Row<StreamVals<T, NIN>, CtaReducer<false>> r{v, red, W};
+        op.row(r);
+        for (long i = threadIdx.x; i < W; i += blockDim.x) {
+            float e[NIN];
+            v.get(i, e);
+            float p[1][np_slots(NP)];
+            if constexpr (NP > 0) load_params<NP, 1, false>(a, i, p);
+            a.out[row * W + i] = fb::from_acc<T>(op.out(e, p[0]));
+        }
+    }
+}
+
+// ---- plans ----------------------------------------------------------------------------------
+
+// Scalar CTA rows (unaligned tensors, odd rows past group rows) hold 8 values per thread, not
+// softmax's 16: with an op's extra state and parameter loads 16 spilled (layernorm, half types).
+constexpr int kScalarCtaVals = 8;
+constexpr int kTileRows = 64, kTileThreads = 256, kTileCtasPerSm = 4;
+constexpr long kTileSmemBudget = 200 * 1024;  // per SM, for the persistent tile grid
+
+inline size_t tile_smem_bytes(const Shape &s, int TR) {
+    return 2 * (size_t)s.nin * (size_t)cdiv((long)TR * s.W * s.esz, 16) * 16;
+}
+
+// The engine's shape -> plan choice: softmax's measured rules (kernels/NOTES.md) minus
+// row_smem, which the engine does not have (few long rows use clusters instead).
+inline bool plan_rows(const Shape &s, Plan *p) {
+    const bool vec = vec_ok(s), al = aligned_xy(s);
+    const long rb = s.W * s.esz;
+    const int N = 16 / s.esz;
+    if (!vec && al && rb >= kSmemMinRowBytes && rb <= kSmemMaxRowBytes) {
+        p->kind = K_SMEM;
+        p->vec = true;
+        p->peel = false;
+        p->threads = kTileThreads;
+        p->r = kTileRows;
+        p->upt = (int)cdiv(s.W, 32);
+        p->g = 32;
+        p->c = 1;
+        return true;
+    }
+    // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
+    // rows go to scalar CTA rows.
+    if ((vec || (al && s.W >= N) || s.W <= 128) && plan_group(s, p)) return true;
+    if (plan_cta(s, 1, p)) return true;
+    plan_two_pass(s, p);
+    return true;
+}
+
+inline long two_pass_grid(const Shape &s) { return std::min<long>(s.rows, sm_count()); }
+inline size_t two_pass_workspace(const Shape &s) {
+    return (size_t)two_pass_grid(s) * (size_t)s.nin * (size_t)s.W * sizeof(float);
+}
+
+// ---- launchers ------------------------------------------------------------------------------
+
+// Instantiated kernels. A plan's units per thread may be rounded up to an instantiated
+// count (more capacity than the row needs is harmless: the extra units are not part of it).
+// Group rows: R follows UPT as in plan_group, so UPT alone names the kernel.
+template <int N, int NIN, bool VEC> constexpr int group_rows(int upt) {
+    return std::min(VEC ? 4 : 8, std::max(1, 16 / (upt * N * NIN)));
+}
+
+// dry: choose the kernel and check the launch configuration, launch nothing (plan_only).
+template <class Op, typename T, bool VEC, bool PEEL, int UPT>
+cudaError_t launch_group_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
+    constexpr int N = VEC ? 16 / (int)sizeof(T) : 1;
+    constexpr int R = group_rows<N, Op::NIN, VEC>(UPT);
+    // G lanes x UPT units cover a row's (body) units; a peeled row's head + tail (<= 2N - 2
+    // scalars) fit one per lane.
+    if (p.r != R || p.g < 1 || p.g > 32 || (p.g & (p.g - 1)) || p.threads % p.g ||
+        (long)p.g * UPT < s.W / N || (PEEL && p.g < 2 * N - 2))
+        return cudaErrorInvalidConfiguration;
+    const long groups = cdiv(s.rows, R);
+    const long blocks = cdiv(groups, p.threads / p.g);
+    if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
+    if (dry) return cudaSuccess;
+    row_group_kernel<Op, T, VEC, PEEL, UPT, R><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W, p.g);
+    return cudaGetLastError();
+}
+
+template <class Op, typename T, bool VEC, int UPT>
+cudaError_t launch_cta_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
+    const int N = VEC ? 16 / (int)sizeof(T) : 1;
+    const long chunk = cdiv(s.W / N, p.c);
+    const long blocks = s.rows * p.c;
+    // every unit of a CTA's chunk has a thread: threads x UPT >= chunk
+    if (blocks > INT32_MAX || p.threads > 1024 || p.threads % 32 || (long)p.threads * UPT < chunk ||
+        p.c < 1 || p.c > kMaxCluster || s.W % N)
+        return cudaErrorInvalidConfiguration;
+    if (dry) return cudaSuccess;
+    if (p.c == 1) {
+        row_cta_kernel<Op, T, VEC, UPT, false><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.W, 1, chunk);
+        return cudaGetLastError();
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3((unsigned)p.threads);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)p.c;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, row_cta_kernel<Op, T, VEC, UPT, true>, a, s.W, p.c, chunk);
+    if (e != cudaSuccess) return e;
+    return cudaGetLastError();
+}
+
+template <class Op, typename T>
+cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
+    constexpr int N = 16 / (int)sizeof(T), NIN = Op::NIN;
+    switch (p.kind) {
+    case K_GROUP:
+        if (p.vec) {
+            // 16-byte units: at most 32 elements per lane.
+            auto go = [&](auto peel) -> cudaError_t {
+                constexpr bool PEEL = decltype(peel)::value;
+                if (p.upt <= 1) return launch_group_k<Op, T, true, PEEL, 1>(s, p, a, st, dry);
+                if (p.upt <= 2) return launch_group_k<Op, T, true, PEEL, 2>(s, p, a, st, dry);
+                if (p.upt <= 4) return launch_group_k<Op, T, true, PEEL, 4>(s, p, a, st, dry);
+                if constexpr (N == 4)
+                    if (p.upt <= 8) return launch_group_k<Op, T, true, PEEL, 8>(s, p, a, st, dry);
+                return cudaErrorInvalidConfiguration;
+            };
+            return p.peel ? go(std::true_type{}) : go(std::false_type{});
+        }
+        // scalar: rows of <= 128 elements (plan_rows)
+        if (p.upt <= 1) return launch_group_k<Op, T, false, false, 1>(s, p, a, st, dry);
+        if (p.upt <= 2) return launch_group_k<Op, T, false, false, 2>(s, p, a, st, dry);
+        if (p.upt <= 4) return launch_group_k<Op, T, false, false, 4>(s, p, a, st, dry);
+        return cudaErrorInvalidConfiguration;
+    case K_CTA: {
+        // plan_cta holds 32 values per thread shared by the NIN inputs (scalar: kScalarCtaVals):
+        // the largest unit count and half of it are instantiated, smaller plans round up.
+        constexpr int VMAX = 32 / N / NIN, SMAX = kScalarCtaVals / NIN;
+        if (!p.vec) return p.upt <= SMAX ? launch_cta_k<Op, T, false, SMAX>(s, p, a, st, dry) : cudaErrorInvalidConfiguration;
+        if (p.upt <= VMAX / 2) return launch_cta_k<Op, T, true, VMAX / 2>(s, p, a, st, dry);
+        if (p.upt <= VMAX) return launch_cta_k<Op, T, true, VMAX>(s, p, a, st, dry);
+        return cudaErrorInvalidConfiguration;
+    }
+    case K_SMEM: {
+        const size_t smem = tile_smem_bytes(s, p.r);
+        if (smem > (size_t)kTileSmemBudget || p.threads != kTileThreads) return cudaErrorInvalidConfiguration;
+        const int per_sm = (int)std::max<long>(1, std::min<long>(kTileCtasPerSm, kTileSmemBudget / (long)smem));
+        const long tiles = cdiv(s.rows, p.r);
+        const long blocks = std::min<long>(tiles, (long)per_sm * sm_count());
+        if (p.upt * 32 < s.W) return cudaErrorInvalidConfiguration;
+        auto launch = [&](auto kernel) {
+            if (dry) return cudaSuccess;
+            if (smem > 48 * 1024) {
+                const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+                if (e != cudaSuccess) return e;
+            }
+            kernel<<<(unsigned)blocks, p.threads, smem, st>>>(a, s.rows, s.W, p.r);
+            return cudaGetLastError();
+        };
+        // rows of 96..256 bytes: float32 24..64 elements (1..2 per lane), half types 48..128 (2..4)
+        if constexpr (N == 4) {
+            if (p.upt <= 1) return launch(row_tile_kernel<Op, T, 1>);
+            if (p.upt <= 2) return launch(row_tile_kernel<Op, T, 2>);
+        } else {
+            if (p.upt <= 2) return launch(row_tile_kernel<Op, T, 2>);
+            if (p.upt <= 4) return launch(row_tile_kernel<Op, T, 4>);
+        }
+        return cudaErrorInvalidConfiguration;
+    }
+    case K_TWO_PASS:
+        if (dry) return cudaSuccess;
+        if (a.ws == nullptr) return cudaErrorInvalidValue;
+        row_stream_kernel<Op, T><<<(unsigned)two_pass_grid(s), p.threads, 0, st>>>(a, s.rows, s.W);
+        return cudaGetLastError();
+    }
+    return cudaErrorInvalidConfiguration;
+}
+
+// ---- the variant interface ------------------------------------------------------------------
+// fb_call contract: in[0 .. NIN-1] are the row inputs, each of the output's shape; in[NIN ..]
+// the per-column inputs of W elements; one output; one dtype throughout.
+
+template <class Op> struct RowVariant {
+    static int check(const fb_call *c, char *why, size_t n) {
+        constexpr int NIN = Op::NIN, NP = Op::NPARAM;
+        if (c->n_in != NIN + NP || c->n_out != 1) {
+            if (why) snprintf(why, n, "%s takes %d inputs and 1 output", Op::name, NIN + NP);
+            return FB_E_UNSUPPORTED;
+        }
+        const fb_tensor *y = &c->out[0];
+        const fb_dtype dt = y->dtype;
+        if (dt != FB_F32 && dt != FB_F16 && dt != FB_BF16) {
+            if (why) snprintf(why, n, "%s needs float32, float16 or bfloat16", Op::name);
+            return FB_E_UNSUPPORTED;
+        }
+        if (y->shape.rank < 1) {
+            if (why) snprintf(why, n, "%s needs an output of rank >= 1", Op::name);
+            return FB_E_UNSUPPORTED;
+        }
+        const long W = y->shape.dim[y->shape.rank - 1];
+        if (W > INT32_MAX) {
+            if (why) snprintf(why, n, "%s rows longer than 2^31-1 elements", Op::name);
+            return FB_E_UNSUPPORTED;
+        }
+        for (int j = 0; j < NIN + NP; ++j) {
+            const fb_tensor *x = &c->in[j];
+            if (x->dtype != dt) {
+                if (why) snprintf(why, n, "%s needs one dtype for every input and the output", Op::name);
+                return FB_E_UNSUPPORTED;
+            }
+            bool same = true;
+            if (j < NIN) {
+                same = x->shape.rank == y->shape.rank;
+                for (int d = 0; same && d < x->shape.rank; ++d) same = x->shape.dim[d] == y->shape.dim[d];
+            } else {
+                long numel = 1;
+                for (int d = 0; d < x->shape.rank; ++d) numel *= x->shape.dim[d];
+                same = x->shape.rank >= 1 && x->shape.dim[x->shape.rank - 1] == W && numel == W;
+            }
+            if (!same) {
+                if (why)
+                    snprintf(why, n, "%s input %d must be %s", Op::name, j,
+                             j < NIN ? "of the output's shape" : "of shape [W] (W = the output's last dim)");
+                return FB_E_UNSUPPORTED;
+            }
+        }
+        return FB_OK;
+    }
+    static Shape shape(const fb_call *c) {
+        Shape s;
+        const fb_tensor *y = &c->out[0];
+        s.W = y->shape.dim[y->shape.rank - 1];
+        s.rows = 1;
+        for (int i = 0; i < y->shape.rank - 1; ++i) s.rows *= y->shape.dim[i];
+        s.dt = y->dtype;
+        s.esz = (int)fb_dtype_size(y->dtype);
+        s.x = c->in[0].data;
+        s.y = y->data;
+        for (int j = 1; j < Op::NIN + Op::NPARAM; ++j) s.more[j - 1] = c->in[j].data;
+        s.nin = Op::NIN;
+        s.scalar_vals = kScalarCtaVals;
+        return s;
+    }
+    static int supports(const fb_call *c, char *why, size_t n) { return check(c, why, n); }
+    static size_t workspace(const fb_call *c) {
+        if (check(c, nullptr, 0) != FB_OK) return 0;
+        const Shape s = shape(c);
+        Plan p;
+        plan_rows(s, &p);
+        return p.kind == K_TWO_PASS ? two_pass_workspace(s) : 0;
+    }
+    // dry: plan and pick the kernel, check its configuration, launch nothing (plan_only).
+    static int launch(const fb_call *c, bool dry) {
+        const int st = check(c, nullptr, 0);
+        if (st != FB_OK) return st;
+        const Shape s = shape(c);
+        if (s.rows == 0 || s.W == 0) return FB_OK;
+        Plan p;
+        plan_rows(s, &p);
+        if (!dry && p.kind == K_TWO_PASS &&
+            (c->workspace == nullptr || c->workspace_bytes < two_pass_workspace(s))) {
+            fb_error("%s: rows of %ld elements need a %zu-byte workspace", Op::name, s.W, two_pass_workspace(s));
+            return FB_E_UNSUPPORTED;
+        }
+        cudaError_t e = cudaErrorInvalidValue;
+        FB_DISPATCH_FLOAT(s.dt, T, {
+            Args<T> a = {};
+            for (int j = 0; j < Op::NIN + Op::NPARAM; ++j) {
+                if (j < Op::NIN) a.in[j] = (const T *)c->in[j].data;
+                else a.param[j - Op::NIN] = (const T *)c->in[j].data;
+            }
+            a.out = (T *)c->out[0].data;
+            a.ws = (float *)c->workspace;
+            e = launch_rows_t<Op, T>(s, p, a, c->stream, dry);
+        });
+        if (e == cudaErrorInvalidConfiguration) {
+            (void)cudaGetLastError();
+            fb_error("%s: no kernel instantiated for (or a bad launch of) plan kind=%d vec=%d peel=%d upt=%d r=%d "
+                     "g=%d threads=%d c=%d",
+                     Op::name, p.kind, (int)p.vec, (int)p.peel, p.upt, p.r, p.g, p.threads, p.c);
+            return FB_E_UNSUPPORTED;
+        }
+        return fb_cuda_status((int)e, Op::name, __FILE__, __LINE__);
+    }
+    static int run(const fb_call *c) { return launch(c, false); }
+    // The whole host side of run() without the launch: FB_OK when the shape has a plan and an
+    // instantiated kernel for it. For CPU tests (no GPU needed).
+    static int plan_only(const fb_call *c) { return launch(c, true); }
+};
+
+// An extern "C" int FN(const fb_call *) running RowVariant<Op>::plan_only, for tests.
+#define FB_ROW_PLAN_HOOK(Op, FN) \
+    extern "C" int FN(const fb_call *c) { return fb::rowwise::RowVariant<Op>::plan_only(c); }
+
+// The table entry of an engine op's fused variant.
+#define FB_ROW_VARIANT(Op, NAME, ABOUT)                                                                   \
+    {NAME, ABOUT, FB_DTYPES_HALF_AND_F32, fb::rowwise::RowVariant<Op>::supports,                           \
+     fb::rowwise::RowVariant<Op>::workspace, fb::rowwise::RowVariant<Op>::run, 1}
+
+}  // namespace rowwise
+}  // namespace fb

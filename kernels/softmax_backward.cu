@@ -1,0 +1,48 @@
+// softmax_backward.cu — the softmax gradient, fused.
+//
+// For y (a softmax output) and dy of shape [..., W], every row:
+//     dx = y * (dy - sum(y * dy))
+// computed in fp32 (half types stored as half). y and dy are read once and dx written once:
+// both rows stay in registers (two values per element) across the one row sum.
+//
+// Variant:
+//   softmax_backward.fused  The row engine (rowengine.cuh) picks the plan by shape, with the
+//                         register budget shared by the two inputs: G lanes per row up to
+//                         32 elements (64 values) per lane, so W <= 1024 float32 stays in group
+//                         rows; a CTA per row (16 elements x 2 per thread) for medium W;
+//                         clusters of 2..8 CTAs for long rows (W = 65536 float32 needs 8 CTAs
+//                         of 512 threads) or few rows; 64-row shared-memory tiles for odd rows
+//                         of 96..256 bytes; a workspace two-pass past 8 CTAs.
+//                         Prediction (not measured): 3 x rows x W x sizeof(T) of traffic with
+//                         one reduction (one barrier in CTA rows) and no exps: >= 90% of SOL on
+//                         float32 cells >= 64 MB wherever softmax.fused is, W = 65536 with few
+//                         rows a few points lower (8-CTA clusters: the longest exchange).
+#include "softmax_backward.h"
+#include "rowengine.cuh"
+
+namespace {
+
+using namespace fb::rowwise;
+
+struct SoftmaxBackward {
+    static constexpr const char *name = "softmax_backward";
+    static constexpr int NIN = 2, NPARAM = 0;  // e[0] = y, e[1] = dy
+    float s;
+    template <class R> __device__ __forceinline__ void row(R &r) {
+        float t = 0.f;
+        r.each([&](auto &e) { t = fmaf(e[0], e[1], t); });
+        s = r.sum(t);
+    }
+    __device__ __forceinline__ float out(const float (&e)[2], const float *) const { return e[0] * (e[1] - s); }
+};
+
+}  // namespace
+
+FB_ROW_PLAN_HOOK(SoftmaxBackward, fb_softmax_backward_plan_only)
+
+extern "C" const fb_variant fb_softmax_backward_variants[] = {
+    FB_ROW_VARIANT(SoftmaxBackward, "softmax_backward.fused",
+                   "dx = y * (dy - sum(y * dy)) over the last dim, y and dy read once: rows in registers"),
+};
+extern "C" const int fb_softmax_backward_variant_count =
+    (int)(sizeof fb_softmax_backward_variants / sizeof fb_softmax_backward_variants[0]);

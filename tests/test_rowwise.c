@@ -1,0 +1,188 @@
+/* test_rowwise.c — the row-wise fused variants' host side, no GPU needed: registration, the
+ * fb_call contract (what supports() accepts and rejects, with a reason), the workspace of the
+ * two-pass fallback, and that every shape of a wide sweep (odd widths, long rows, > 65535 rows,
+ * misaligned tensors) gets a plan with an instantiated kernel (the *_plan_only hooks: the whole
+ * of run() but the launch). */
+#include <stdint.h>
+#include <string.h>
+
+#include "double_softmax.h"
+#include "fb.h"
+#include "layernorm.h"
+#include "norm_chain.h"
+#include "softmax_backward.h"
+#include "testing.h"
+#include "variant.h"
+
+typedef struct op_case {
+    const char *name;
+    int nin, nparam;
+    int (*plan_only)(const fb_call *);
+} op_case;
+
+static const op_case ops[] = {
+    {"double_softmax.fused", 1, 0, fb_double_softmax_plan_only},
+    {"softmax_backward.fused", 2, 0, fb_softmax_backward_plan_only},
+    {"layernorm.fused", 1, 2, fb_layernorm_plan_only},
+    {"norm_chain.fused", 1, 0, fb_norm_chain_plan_only},
+};
+#define N_OPS (int)(sizeof ops / sizeof ops[0])
+
+/* Fake device pointers: 16-byte aligned addresses (plus `mis` elements), never dereferenced. */
+static _Alignas(16) char arena[8][64];
+
+typedef struct call_buf {
+    fb_tensor in[4], out[1];
+    fb_call call;
+} call_buf;
+
+/* Inputs in contract order: nin row tensors [rows, W], nparam tensors [W]; one output [rows, W].
+ * mis_at >= 0 shifts that input by one element (misaligned). */
+static void make_call(call_buf *b, const op_case *o, fb_dtype dt, int64_t rows, int64_t W, int mis_at)
+{
+    memset(b, 0, sizeof *b);
+    for (int j = 0; j < o->nin + o->nparam; j++) {
+        b->in[j].dtype = dt;
+        b->in[j].data = arena[j] + (j == mis_at ? fb_dtype_size(dt) : 0);
+        if (j < o->nin) {
+            b->in[j].shape.rank = 2;
+            b->in[j].shape.dim[0] = rows;
+            b->in[j].shape.dim[1] = W;
+        } else {
+            b->in[j].shape.rank = 1;
+            b->in[j].shape.dim[0] = W;
+        }
+    }
+    b->out[0].dtype = dt;
+    b->out[0].data = arena[7];
+    b->out[0].shape.rank = 2;
+    b->out[0].shape.dim[0] = rows;
+    b->out[0].shape.dim[1] = W;
+    b->call = (fb_call){b->in, o->nin + o->nparam, b->out, 1, NULL, 0, 0, NULL};
+}
+
+static void test_registered(void)
+{
+    for (int k = 0; k < N_OPS; k++) {
+        const fb_variant *v = fb_variant_find(ops[k].name);
+        CHECK(v != NULL);
+        if (!v) continue;
+        CHECK(v->supports != NULL && v->run != NULL && v->workspace != NULL);
+        CHECK(v->dtypes == FB_DTYPES_HALF_AND_F32);
+        CHECK(v->about && v->about[0]);
+    }
+}
+
+static int rejects(const fb_variant *v, const fb_call *c, const char *want)
+{
+    char why[256] = "";
+    const int st = v->supports(c, why, sizeof why);
+    if (st != FB_E_UNSUPPORTED || strstr(why, want) == NULL) {
+        fprintf(stderr, "  %s: status %d, reason '%s' (want one with '%s')\n", v->name, st, why, want);
+        return 0;
+    }
+    return 1;
+}
+
+static void test_contract(void)
+{
+    for (int k = 0; k < N_OPS; k++) {
+        const op_case *o = &ops[k];
+        const fb_variant *v = fb_variant_find(o->name);
+        if (!v) continue;
+        call_buf b;
+        char why[256];
+        make_call(&b, o, FB_F32, 3, 61, -1);
+        CHECK(v->supports(&b.call, why, sizeof why) == FB_OK);
+        CHECK(v->workspace(&b.call) == 0);
+
+        make_call(&b, o, FB_F32, 3, 61, -1);
+        b.call.n_in = o->nin + o->nparam - 1;
+        CHECK(rejects(v, &b.call, "inputs and 1 output"));
+
+        make_call(&b, o, FB_F64, 3, 61, -1);
+        CHECK(rejects(v, &b.call, "float32, float16 or bfloat16"));
+
+        make_call(&b, o, FB_F32, 3, 61, -1);
+        b.in[o->nin + o->nparam - 1].dtype = FB_F16;
+        CHECK(rejects(v, &b.call, "one dtype"));
+
+        make_call(&b, o, FB_F32, 3, 61, -1);
+        b.in[0].shape.dim[0] = 4;
+        CHECK(rejects(v, &b.call, "input 0 must be of the output's shape"));
+
+        if (o->nparam) {
+            make_call(&b, o, FB_F32, 3, 61, -1);
+            b.in[o->nin].shape.dim[0] = 62;
+            CHECK(rejects(v, &b.call, "must be of shape [W]"));
+        }
+        /* rank 3: rows are the product of the leading dims */
+        make_call(&b, o, FB_BF16, 3, 61, -1);
+        for (int j = 0; j < o->nin; j++) {
+            b.in[j].shape = (fb_shape){3, {2, 5, 61}};
+        }
+        b.out[0].shape = (fb_shape){3, {2, 5, 61}};
+        CHECK(v->supports(&b.call, why, sizeof why) == FB_OK);
+        CHECK(o->plan_only(&b.call) == FB_OK);
+    }
+}
+
+/* Rows too long for 8 CTAs' registers take the two-pass fallback and ask for a float32
+ * workspace of grid x nin x W (one row: grid 1). */
+static void test_workspace(void)
+{
+    call_buf b;
+    const fb_variant *v = fb_variant_find("double_softmax.fused");
+    make_call(&b, &ops[0], FB_F32, 1, 262144, -1); /* 8 CTAs x 1024 threads x 32 values */
+    CHECK(v->workspace(&b.call) == 0);
+    make_call(&b, &ops[0], FB_F32, 1, 262145, -1); /* odd: scalar units, 8 values per thread */
+    CHECK(v->workspace(&b.call) == (size_t)262145 * 4);
+    v = fb_variant_find("softmax_backward.fused");
+    make_call(&b, &ops[1], FB_F32, 1, 262144, -1); /* two inputs: 16 elements per thread */
+    CHECK(v->workspace(&b.call) == (size_t)2 * 262144 * 4);
+    make_call(&b, &ops[1], FB_F32, 1, 131072, -1);
+    CHECK(v->workspace(&b.call) == 0);
+    /* run() refuses to go without it */
+    make_call(&b, &ops[1], FB_F32, 1, 262144, -1);
+    CHECK(v->run(&b.call) == FB_E_UNSUPPORTED);
+    CHECK(strstr(fb_last_error(), "workspace") != NULL);
+}
+
+static void test_plans(void)
+{
+    static const int64_t rows[] = {1, 2, 3, 7, 63, 64, 65, 132, 133, 264, 300, 4099, 65536, 70000, 1 << 20};
+    static const int64_t widths[] = {1,    2,    3,    4,     5,     7,     8,     9,     15,     16,    17,
+                                     23,   24,   25,   31,    32,    33,    47,    48,    49,     61,    63,
+                                     64,   65,   96,   127,   128,   129,   130,   131,   200,    255,   256,
+                                     257,  500,  511,  512,   513,   1000,  1023,  1024,  1025,   1027,  1031,
+                                     1100, 2047, 2048, 2051,  4096,  5000,  8192,  16384, 16385,  32768, 32769,
+                                     65536, 65537, 131072, 262144, 262145, 300001, 1228800};
+    static const fb_dtype dts[] = {FB_F32, FB_F16, FB_BF16};
+    int calls = 0, failed = 0;
+    for (int k = 0; k < N_OPS; k++)
+        for (int d = 0; d < 3; d++)
+            for (int mis = -1; mis < ops[k].nin + ops[k].nparam; mis++)
+                for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+                    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+                        call_buf b;
+                        make_call(&b, &ops[k], dts[d], rows[r], widths[w], mis);
+                        calls++;
+                        if (ops[k].plan_only(&b.call) != FB_OK) {
+                            if (failed++ < 10)
+                                fprintf(stderr, "  %s %s %lldx%lld misaligned input %d: %s\n", ops[k].name,
+                                        fb_dtype_name(dts[d]), (long long)rows[r], (long long)widths[w], mis,
+                                        fb_last_error());
+                        }
+                    }
+    CHECK(calls > 10000);
+    CHECK(failed == 0);
+}
+
+int main(void)
+{
+    test_registered();
+    test_contract();
+    test_workspace();
+    test_plans();
+    return fb_t_report("rowwise");
+}
