@@ -214,10 +214,11 @@ template <int J, class R> __device__ __forceinline__ float row_softmax_scale(R &
         e[J] = ex2((e[J] - sh) * kLog2e);
         s += e[J];
     });
-    s = r.local_sum(s);
     if constexpr (R::kLocalIsRow) {
-        return 1.f / s;
+        return 1.f / r.local_sum(s);
     } else {
+        // Each lane's own (m, s): m is the warp's, shared by its lanes, so the merge adds the
+        // lanes' sums exactly. (A warp-summed s here would be merged once per lane: 32x.)
         const float2 MS = r.lse(make_float2(m, s));
         return ex2((m - MS.x) * kLog2e) / MS.y;
     }
