@@ -13,13 +13,13 @@
 //
 // Variants (the machinery is kernels/elementwise.cuh: flat 16-byte packs, grid-stride, each
 // thread's bias values loaded once and reused for every row it visits):
-//   bias_dropout_add.fused     Persistent grid of the resident capacity (one pack per thread for
-//                              small tensors), 2 packs of each input per thread in flight (64 B).
-//                              Prediction (not yet measured): 93-98% of the speed of light on
-//                              float32 cells of >= 64 MB (a copy with a second read stream), odd
-//                              widths as fast as even ones.
-//   bias_dropout_add.one_shot  The same kernel with one iteration per thread (Triton's launch
-//                              shape). Prediction: ties .fused within 2% on large cells.
+//   bias_dropout_add.fused  One-shot grid: each thread loads its 16-byte packs (several in flight),
+//       computes, stores and retires: Triton's launch shape. Measured (H100, float32, 2048..65536 rows x 16384/65536 columns, one run):
+//       bias_gelu 94.9-97.4% of SOL one-shot vs 82.1-88.7% persistent; bias_dropout_add
+//       95.0-98.0% vs 89.2-92.8%. The persistent grid's deep per-thread stride lost ~8 points on
+//       every large cell, so .fused launches one-shot (each thread its packs, then retires).
+//   bias_dropout_add.persistent  The same kernel as a persistent grid-stride loop over the resident
+//       capacity: kept as the measured alternative.
 //   bias_dropout_add.scalar    One element per access: .fused's fallback for tensors that are
 //                              not 16-byte aligned, registered so that selftest covers it.
 #include "bias_dropout_add.h"
@@ -42,14 +42,14 @@ constexpr unsigned kDtypes = FB_DTYPES_ALL;
 }  // namespace
 
 extern "C" const fb_variant fb_bias_dropout_add_variants[] = {
-    {"bias_dropout_add.fused", "(x + bias) + residual (eval-mode dropout) in one pass: persistent grid-stride, 16-byte packs",
-     kDtypes, fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr,
-     fb::ew::run<BiasAddAddOp, kDtypes, Grid::persistent, true>, 1},
-    {"bias_dropout_add.one_shot", "bias_dropout_add.fused's kernel, one iteration per thread (Triton's launch shape)",
+    {"bias_dropout_add.fused", "(x + bias) + residual (eval-mode dropout) in one pass: one 16-byte pack group per thread (Triton's launch shape), 16-byte packs",
      kDtypes, fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr,
      fb::ew::run<BiasAddAddOp, kDtypes, Grid::one_shot, true>, 1},
+    {"bias_dropout_add.persistent", "bias_dropout_add.fused's kernel, as a persistent grid-stride loop over the resident capacity (the slower launch shape, kept to measure against)",
+     kDtypes, fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr,
+     fb::ew::run<BiasAddAddOp, kDtypes, Grid::persistent, true>, 1},
     {"bias_dropout_add.scalar", "bias_dropout_add.fused with one element per access (the unaligned fallback)", kDtypes,
-     fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr, fb::ew::run<BiasAddAddOp, kDtypes, Grid::persistent, false>, 1},
+     fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr, fb::ew::run<BiasAddAddOp, kDtypes, Grid::one_shot, false>, 1},
 };
 extern "C" const int fb_bias_dropout_add_variant_count =
     (int)(sizeof fb_bias_dropout_add_variants / sizeof fb_bias_dropout_add_variants[0]);

@@ -20,7 +20,7 @@ static const op_case ops[] = {
     {"bias_dropout_add", 1, 1},
     {"bias_dropout_add_train", 1, 1},
 };
-static const char *const kinds[] = {"fused", "one_shot", "scalar"};
+static const char *const kinds[] = {"fused", "persistent", "scalar"};
 
 static fb_shape shape2(int64_t r, int64_t w) { return (fb_shape){2, {r, w}}; }
 static fb_shape shape1(int64_t w) { return (fb_shape){1, {w}}; }
