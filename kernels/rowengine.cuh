@@ -52,7 +52,7 @@ struct SumOp {
     static __device__ __forceinline__ float combine(float a, float b) { return a + b; }
 };
 // fmaxf drops NaN: ops that use max must let a NaN reach the output through a sum
-// (row_softmax does: exp(NaN - m) reaches the row sum).
+// (row_softmax_scale does: exp(NaN - m) reaches the row sum).
 struct MaxOp {
     using type = float;
     static __device__ __forceinline__ float identity() { return -INFINITY; }
