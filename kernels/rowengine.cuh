@@ -52,7 +52,7 @@ struct SumOp {
     static __device__ __forceinline__ float combine(float a, float b) { return a + b; }
 };
 // fmaxf drops NaN: ops that use max must let a NaN reach the output through a sum
-// (row_softmax does: exp(NaN - m) reaches the row sum).
+// (row_softmax_scale does: exp(NaN - m) reaches the row sum).
 struct MaxOp {
     using type = float;
     static __device__ __forceinline__ float identity() { return -INFINITY; }
@@ -349,7 +349,7 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
 // K_CTA: C CTAs per row (a cluster when CLUSTER), CTA `rank` owning units
 // [rank * chunk, (rank + 1) * chunk) of the row; thread t holds units t + u * blockDim.
 template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
-__global__ void __launch_bounds__(1024) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
+__global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
     using U = Unit<T, VEC>;
     constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
     __shared__ float2 part[64];

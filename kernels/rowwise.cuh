@@ -8,8 +8,10 @@
 //   * the row-tiling strategies (Plan) and the planners that map a shape onto one of them,
 //     with the thresholds that were measured on the H100 for softmax (kernels/NOTES.md).
 //
-// quack's ReductionBase is the model: one row-resident engine, parameterised by the per-row
-// computation. Kernel files hold only their per-row math, launchers and variant table.
+// quack's ReductionBase is the model: rowengine.cuh builds one row-resident engine from these
+// parts, parameterised by the per-row computation, so a kernel file holds only its per-row
+// math and variant table. softmax.cu keeps its own hand-tuned kernels on the same parts and
+// plans (choose_plan is softmax's shape -> plan rule; plan_rows in rowengine.cuh the engine's).
 #pragma once
 
 #include "common.cuh"

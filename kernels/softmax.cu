@@ -51,6 +51,11 @@
 //                        before reducing and storing the current one. Prediction (kernels/NOTES.md):
 //                        2-4% faster than warp_rows at 65536 x 1024 and 16384 x 512 float32, where
 //                        softmax.fused trails torch.compile by 3.6% and 8%.
+//   softmax.engine       The same softmax as an Op on the generic row engine (rowengine.cuh), which
+//                        the other row-wise fused kernels use: its plans are softmax.fused's minus
+//                        row_smem. Not a contender: the measure of what the engine's generality
+//                        costs against the kernels above (prediction: within 1-2% of softmax.fused
+//                        wherever both pick the same strategy).
 //   softmax.two_pass     One CTA per row, no register residency: an online (max, sum) pass
 //                        over x, then a second pass that re-reads x and writes y. 1.5x the
 //                        ideal traffic; the fallback for rows too long for 8 CTAs' registers
@@ -71,6 +76,7 @@
 // unit is one element: scalar accesses, still coalesced across the lanes of a row. Loads and
 // stores carry streaming hints: x is read once and y is not read again.
 #include "softmax.h"
+#include "rowengine.cuh"
 #include "rowwise.cuh"
 
 #include <cooperative_groups.h>
@@ -733,6 +739,15 @@ static int launch_plan(const Shape &s, const Plan &p, cudaStream_t st) {
 
 // ---- the variant interface -------------------------------------------------------------
 
+// softmax.engine: y = exp(x - shift) * scale, the Op of rowengine.cuh.
+struct EngineSoftmax {
+    static constexpr const char *name = "softmax";
+    static constexpr int NIN = 1, NPARAM = 0;
+    float scale;
+    template <class R> __device__ __forceinline__ void row(R &r) { scale = row_softmax_scale<0>(r); }
+    __device__ __forceinline__ float out(const float (&e)[1], const float *) const { return e[0] * scale; }
+};
+
 static int check_call(const fb_call *c, char *why, size_t n) {
     if (c->n_in != 1 || c->n_out != 1) {
         if (why) snprintf(why, n, "softmax takes 1 input and 1 output");
@@ -868,6 +883,8 @@ extern "C" const fb_variant fb_softmax_variants[] = {
      FB_DTYPES_HALF_AND_F32, strategy_supports<plan_smem, kWhySmemRows>, nullptr, strategy_run<plan_smem>, 1},
     {"softmax.row_smem", "softmax, one 1024-thread CTA per row, the row in registers + shared memory (one wave for few long rows)",
      FB_DTYPES_HALF_AND_F32, strategy_supports<plan_row_smem, kWhyRowSmem>, nullptr, strategy_run<plan_row_smem>, 1},
+    FB_ROW_VARIANT(EngineSoftmax, "softmax.engine",
+                   "softmax on the generic row engine (rowengine.cuh): what its generality costs against softmax.fused"),
     {"softmax.warp_persist", "softmax, a warp per row in a one-wave persistent grid, the next row loaded while this one is reduced (candidate for medium W)",
      FB_DTYPES_HALF_AND_F32, strategy_supports<plan_persist, kWhyPersist>, nullptr, strategy_run<plan_persist>, 1},
 };
