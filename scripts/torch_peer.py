@@ -135,6 +135,16 @@ def describe(v):
     return "an array" if isinstance(v, list) else "an object"
 
 
+def typical_magnitude(want):
+    """median |want| over at most 65536 evenly spaced finite elements: src/check.c's
+    fb_typical_magnitude, the scale a default tolerance widens with."""
+    flat = want.reshape(-1)
+    step = max(1, -(-flat.numel() // 65536))  # ceil, as check.c
+    v = flat[::step].abs()
+    v = v[torch.isfinite(v)]
+    return float(v.median()) if v.numel() else 0.0
+
+
 # ---- dtypes, tolerances, inits -------------------------------------------------------------
 
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8}
@@ -505,7 +515,7 @@ class CaseReader:
                 self.fail(w, f"expected an object like {{\"atol\": 1e-6, \"rtol\": 1e-5}}, got {describe(t)}")
             a = self.need(t, "atol", w, "a non-negative number", _nonneg)
             r = self.need(t, "rtol", w, "a non-negative number", _nonneg)
-            tol[d] = (float(a), float(r))
+            tol[d] = (float(a), float(r), True)  # stated: used as written
         return Case(name=name, summary=summary, path=str(self.path), inputs=inputs, nodes=nodes,
                     outputs=list(outputs), fused=list(doc.get("fused") or []), dtypes=dtypes,
                     axes=axes, fixed=fixed, tol=tol, symbols=symbols)
@@ -1317,10 +1327,11 @@ class Reference:
             return fn(*self.sample_inputs(inputs), _rows=(self.rows_t, self.n_rows))
         return fn(*inputs)
 
-    def check(self, outs, tol, presampled=False):
+    def check(self, outs, tol, presampled=False):  # noqa: C901
         """fusionbench's check record (src/cell.c check_json) for a variant's outputs (full
         tensors, or already the sampled rows when `presampled`)."""
-        atol, rtol = tol
+        atol0, rtol = tol[0], tol[1]
+        stated = len(tol) > 2 and tol[2]
         res = {"mode": self.mode}
         if self.mode == "none":
             res.update({"passed": False, "unchecked": True, "why": self.why})
@@ -1337,6 +1348,9 @@ class Reference:
             err = (got - want).abs()
             both_inf = torch.isinf(got) & torch.isinf(want) & (torch.sign(got) == torch.sign(want))
             err = torch.where(both_inf, torch.zeros_like(err), err)
+            # fusionbench's rule (src/check.c fb_tolerance): a default tolerance widens with the
+            # output's scale, atol + rtol * median |want|; a tolerance the case states is used as is.
+            atol = atol0 if stated else atol0 + rtol * typical_magnitude(want)
             bound = atol + rtol * want.abs()
             bad = torch.isnan(got) | torch.isnan(want) | ~(err <= bound)
             err_inf = torch.where(torch.isnan(err), torch.full_like(err, math.inf), err)
