@@ -25,8 +25,9 @@ int fb_prim_binary(fb_op op, const fb_tensor *a, double la, const fb_tensor *b, 
 int fb_prim_reduce(fb_op op, const fb_tensor *x, int dim, fb_tensor *y, cudaStream_t stream);
 
 /* Fill with seeded values: element i of the tensor is a pure function of
- * (seed, i, init) — the same on every run and every GPU. */
-int fb_fill(fb_tensor *t, fb_init init, uint64_t seed, cudaStream_t stream);
+ * (key, i, init) — the same on every run and every GPU. key = fb_fill_key(seed,
+ * input index) (src/fb_random.h) gives each seed and each input its own stream. */
+int fb_fill(fb_tensor *t, fb_init init, uint64_t key, cudaStream_t stream);
 
 /* Fill with NaN bit patterns (0xFF bytes) so unwritten elements fail the check. */
 int fb_poison(fb_tensor *t, cudaStream_t stream);

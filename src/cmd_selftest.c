@@ -13,6 +13,7 @@
 #include "case.h"
 #include "check.h"
 #include "eager.h"
+#include "fb_random.h"
 #include "primitives.h"
 #include "cell.h"
 #include "commands.h"
@@ -133,7 +134,7 @@ static fb_status checker_selfcheck(fb_run_env *env, const fb_case *c, tally *t)
     for (int i = 0; i < c->n_inputs && s == FB_OK; i++) {
         in[i] = (fb_tensor){NULL, FB_F32, shapes[i]};
         s = fb_dmalloc(&in[i].data, (size_t)fb_shape_numel(&shapes[i]) * 4);
-        if (s == FB_OK) s = fb_cuda_status(fb_fill(&in[i], c->values[i].init, 7, st), "fb_fill", __FILE__, __LINE__);
+        if (s == FB_OK) s = fb_cuda_status(fb_fill(&in[i], c->values[i].init, fb_fill_key(7, (uint64_t)i), st), "fb_fill", __FILE__, __LINE__);
     }
     for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
         out[k] = (fb_tensor){NULL, FB_F32, shapes[c->outputs[k]]};
