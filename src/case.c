@@ -1079,11 +1079,16 @@ fb_status fb_case_list(fb_case_dir *out)
     return s;
 }
 
+bool fb_case_is_path(const char *name_or_path)
+{
+    size_t l = strlen(name_or_path);
+    return strchr(name_or_path, '/') || (l >= 5 && strcmp(name_or_path + l - 5, ".json") == 0);
+}
+
 fb_status fb_case_find(const char *name_or_path, fb_case *c)
 {
     size_t l = strlen(name_or_path);
-    if (strchr(name_or_path, '/') || (l >= 5 && strcmp(name_or_path + l - 5, ".json") == 0))
-        return fb_case_load(name_or_path, c);
+    if (fb_case_is_path(name_or_path)) return fb_case_load(name_or_path, c);
 
     char q[96];
     fb_case_dir d;

@@ -26,6 +26,10 @@ const char *fb_cases_dir(void);
 /* Resolve a case name ("softmax") or a path ("my/case.json") and load it. */
 fb_status fb_case_find(const char *name_or_path, fb_case *c);
 
+/* True when fb_case_find reads the argument as a path (it holds '/' or ends in
+ * ".json"); otherwise it is a name, loaded from fb_cases_dir()/NAME.json. */
+bool fb_case_is_path(const char *name_or_path);
+
 /* The cases in fb_cases_dir(): every NAME.json there whose NAME is a case name
  * (a-z, 0-9, '_', '.', '-', shorter than FB_NAME_MAX, and not ending in ".json",
  * which fb_case_find would read as a path), sorted by name; hidden files and other

@@ -52,23 +52,43 @@ static const char *plural(int n, const char *one, const char *many) { return n =
 
 /* ---- validate ------------------------------------------------------------------- */
 
-static void print_ok(const fb_case *c)
+/* PATH is the file as found, printed whole (fb_case.path holds at most 1023 characters). */
+static void print_ok(const fb_case *c, const char *path)
 {
     char grid[64];
     if (c->n_axes == 2) snprintf(grid, sizeof grid, "%d x %d grid", c->axis[0].n, c->axis[1].n);
     else snprintf(grid, sizeof grid, "%d-point grid", c->axis[0].n);
-    printf("ok   %s (%d %s, %d fused %s, %s)\n", c->path, c->n_nodes, plural(c->n_nodes, "op", "ops"), c->n_fused,
+    printf("ok   %s (%d %s, %d fused %s, %s)\n", path, c->n_nodes, plural(c->n_nodes, "op", "ops"), c->n_fused,
            plural(c->n_fused, "variant", "variants"), grid);
+}
+
+/* Load a case file, or a case by name, into g_case; *path: the file, whole (malloc'ed). */
+static fb_status load_one(const char *arg, bool is_path, char **path)
+{
+    fb_clear_error();
+    *path = NULL;
+    fb_status s = is_path ? fb_case_load(arg, &g_case) : fb_case_find(arg, &g_case);
+    if (s != FB_OK) return s;
+    const char *dir = fb_case_is_path(arg) || is_path ? NULL : fb_cases_dir();
+    size_t n = strlen(arg) + (dir ? strlen(dir) + 7 : 1);
+    if (!(*path = malloc(n))) {
+        fb_error("out of host memory");
+        return FB_E_NOMEM;
+    }
+    if (dir) snprintf(*path, n, "%s/%s.json", dir, arg);
+    else memcpy(*path, arg, n);
+    return FB_OK;
 }
 
 /* Validate one file or name; prints its line. Returns the loader's status. */
 static fb_status validate_one(const char *arg, bool is_path)
 {
-    fb_clear_error();
-    fb_status s = is_path ? fb_case_load(arg, &g_case) : fb_case_find(arg, &g_case);
-    if (s == FB_OK) print_ok(&g_case);
+    char *path;
+    fb_status s = load_one(arg, is_path, &path);
+    if (s == FB_OK) print_ok(&g_case, path);
     else fprintf(stderr, "%s\n", fb_last_error());
     fflush(stdout);
+    free(path);
     return s;
 }
 
@@ -133,10 +153,10 @@ fb_status fb_cmd_validate(int argc, char **argv)
 
 /* ---- list ----------------------------------------------------------------------- */
 
-static void print_case_text(const fb_case *c)
+static void print_case_text(const fb_case *c, const char *path)
 {
     printf("%s: %s\n", c->name, c->summary);
-    printf("  file      %s\n", c->path);
+    printf("  file      %s\n", path);
 
     printf("  inputs    ");
     for (int v = 0; v < c->n_inputs; v++) {
@@ -189,12 +209,12 @@ static json_t *dtypes_json(unsigned bits, const fb_dtype *list, int n)
     return a;
 }
 
-static json_t *case_json(const fb_case *c)
+static json_t *case_json(const fb_case *c, const char *path)
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(c->name));
     json_object_set_new(o, "summary", json_string(c->summary));
-    json_object_set_new(o, "path", json_string(c->path));
+    json_object_set_new(o, "path", json_string(path));
 
     json_t *inputs = json_object();
     for (int v = 0; v < c->n_inputs; v++) {
@@ -265,18 +285,19 @@ static void print_registry(void)
 /* One case of `list`: described, or its message on stderr. */
 static fb_status list_one(const char *arg, bool is_path, json_t *all, int *shown)
 {
-    fb_clear_error();
-    fb_status s = is_path ? fb_case_load(arg, &g_case) : fb_case_find(arg, &g_case);
+    char *path;
+    fb_status s = load_one(arg, is_path, &path);
     if (s != FB_OK) {
         fprintf(stderr, "%s\n", fb_last_error());
         return s;
     }
     if (all) {
-        json_array_append_new(all, case_json(&g_case));
+        json_array_append_new(all, case_json(&g_case, path));
     } else {
         if (*shown) printf("\n");
-        print_case_text(&g_case);
+        print_case_text(&g_case, path);
     }
+    free(path);
     ++*shown;
     return FB_OK;
 }

@@ -359,6 +359,9 @@ static void test_files(void)
     CHECK(fb_case_find("softmax.json", &g_c) == FB_E_CASE); /* ends in .json: a path, here relative to tests/ */
     CHECK_STR(fb_last_error(), "softmax.json: no such file");
 
+    CHECK(fb_case_is_path("a/b") && fb_case_is_path("x.json") && fb_case_is_path("foo.json.json"));
+    CHECK(!fb_case_is_path("softmax") && !fb_case_is_path("a.b"));
+
     fb_case_dir d;
     CHECK(fb_case_list(&d) == FB_OK);
     int has_softmax = 0;

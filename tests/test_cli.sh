@@ -321,6 +321,17 @@ run validate "$long/softmax_long.json"
 expect "i6 validate long path" 0
 run selftest --case "$long/broken.json"
 expect "i6 selftest --case PATH past 63 characters" 3 "$long/broken.json: program[2].op: unknown op 'exx'"
+# past the 1023 characters a loaded case keeps of its path: printed whole all the same
+longer="$TMP"
+for i in 1 2 3 4 5; do longer="$longer/$(printf 'c%.0s' {1..250})"; done
+mkdir -p "$longer"
+cp ../cases/softmax.json "$longer/s.json"
+run validate "$longer/s.json"
+expect "i6 validate PATH past 1023 characters" 0
+[ "$out" = "ok   $longer/s.json (5 ops, 1 fused variant, 10 x 10 grid)" ] && ok || bad "i6 validate 1200+ path: $out"
+run list --json "$longer/s.json"
+expect "i6 list --json PATH past 1023 characters" 0
+[[ "$out" == *"\"path\": \"$longer/s.json\""* ]] && ok || bad "i6 list --json 1200+ path: ${out:0:200}"
 
 # -- item 6: no cut in the number of cases (list: 256, validate: 256, run --all: 64, selftest: 64)
 mkdir -p "$TMP/many"
