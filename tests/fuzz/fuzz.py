@@ -31,7 +31,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
@@ -287,10 +286,14 @@ class Findings:
         self.failing = 0
 
     def add(self, o, args, env_extra):
-        """Counts the execution once, and each of its findings under its signature."""
+        """Counts the execution once, and each of its findings under its signature.
+        Returns the findings not seen before."""
         self.failing += 1
+        new = []
         for kind, sig in o.findings:
             sid = oracle.signature_id(kind, sig)
+            if sid not in self.by_sig:
+                new.append((kind, sig))
             entry = self.by_sig.setdefault(sid, [kind, sig, 0, [], o.index])
             entry[2] += 1
             if len(entry[3]) < EXAMPLES_PER_SIGNATURE and self.saved < MAX_SAVED:
@@ -299,9 +302,13 @@ class Findings:
                 write_repro(path, o, (kind, sig), args, env_extra)
                 entry[3].append(path)
                 self.saved += 1
+        return new
 
 
 # ---- the run ----------------------------------------------------------------------------------
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 def main(argv):
     args = parse_args(argv)
@@ -334,46 +341,57 @@ def main(argv):
     t0 = time.monotonic()
     last_note = t0
     done = 0
-    lock = threading.Lock()
+    interrupted = False
+    # SIGTERM (a CI timeout, kill) ends the run like ^C: in-flight executions finish, the summary prints
+    signal.signal(signal.SIGTERM, _interrupt)
+    pool = ThreadPoolExecutor(max_workers=args.jobs)
+    pending = set()
     try:
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            pending = set()
-            nxt = args.start
-            end = args.start + args.execs
-            while nxt < end or pending:
-                while nxt < end and len(pending) < 2 * args.jobs and \
-                        not (args.time_budget and time.monotonic() - t0 > args.time_budget):
-                    pending.add(pool.submit(run_one, args, corpus, env, workroot, nxt))
-                    nxt += 1
-                if not pending:
-                    break
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    o = fut.result()
-                    with lock:
-                        done += 1
-                        rcs["timeout" if o.timed_out else o.rc] += 1
-                        targets[o.plan.target] += 1
-                        if o.findings:
-                            failing_targets[o.plan.target] += 1
-                            findings.add(o, args, env_extra)
-                    if args.verbose or o.findings:
-                        print("  #%d %s rc=%s %.2fs %s%s" % (
-                            o.index, o.plan.target, "T" if o.timed_out else o.rc, o.seconds,
-                            " ".join(shlex.quote(a) for a in o.plan.argv)[:150],
-                            "".join("\n     -> %s: %s" % f for f in o.findings)), flush=True)
-                now = time.monotonic()
-                if now - last_note > 60:
-                    last_note = now
-                    print("fuzz: %d executions, %d failing, %.0f s" % (done, findings.failing, now - t0), flush=True)
-                if args.time_budget and now - t0 > args.time_budget and nxt < end:
-                    end = nxt  # budget spent: finish what runs, start nothing new
+        nxt = args.start
+        end = args.start + args.execs
+        while nxt < end or pending:
+            while nxt < end and len(pending) < 2 * args.jobs and \
+                    not (args.time_budget and time.monotonic() - t0 > args.time_budget):
+                pending.add(pool.submit(run_one, args, corpus, env, workroot, nxt))
+                nxt += 1
+            if not pending:
+                break
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                o = fut.result()
+                done += 1
+                rcs["timeout" if o.timed_out else o.rc] += 1
+                targets[o.plan.target] += 1
+                new = []
+                if o.findings:
+                    failing_targets[o.plan.target] += 1
+                    new = findings.add(o, args, env_extra)
+                if args.verbose or new:
+                    print("  #%d %s rc=%s %.2fs %s%s" % (
+                        o.index, o.plan.target, "T" if o.timed_out else o.rc, o.seconds,
+                        " ".join(shlex.quote(a) for a in o.plan.argv)[:150],
+                        "".join("\n     -> %s%s: %s" % ("new " if f in new else "", f[0], f[1])
+                                for f in o.findings)), flush=True)
+            now = time.monotonic()
+            if now - last_note > 60:
+                last_note = now
+                print("fuzz: %d executions, %d failing, %d distinct findings, %.0f s"
+                      % (done, findings.failing, len(findings.by_sig), now - t0), flush=True)
+            if args.time_budget and now - t0 > args.time_budget and nxt < end:
+                end = nxt  # budget spent: finish what runs, start nothing new
+    except KeyboardInterrupt:
+        interrupted = True
+        print("fuzz: interrupted; finishing the executions in flight", flush=True)
+        for fut in pending:
+            fut.cancel()
     finally:
+        pool.shutdown(wait=True)
         shutil.rmtree(workroot, ignore_errors=True)
 
     secs = time.monotonic() - t0
-    lines = ["fuzz: %d executions in %.1f s (%.1f/s), seed %d: %d failing executions" % (
-        done, secs, done / secs if secs else 0, args.seed, findings.failing)]
+    lines = ["fuzz: %d executions in %.1f s (%.1f/s), seed %d, from %d%s: %d failing executions" % (
+        done, secs, done / secs if secs else 0, args.seed, args.start, " (interrupted)" if interrupted else "",
+        findings.failing)]
     lines.append("  by plan:   " + ", ".join("%s %d (%d failing)" % (t, targets[t], failing_targets[t])
                                              for t in sorted(targets)))
     lines.append("  exit codes: " + ", ".join("%s: %d" % (k, rcs[k]) for k in sorted(rcs, key=str)))
@@ -392,7 +410,7 @@ def main(argv):
     print(summary, flush=True)
     with open(os.path.join(args.out, "summary.txt"), "w", encoding="utf-8", errors="replace") as f:
         f.write(summary + "\n")
-    return 1 if findings.failing else 0
+    return 1 if findings.failing or interrupted else 0
 
 
 if __name__ == "__main__":

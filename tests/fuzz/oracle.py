@@ -47,7 +47,7 @@ def _normalise(line, d):
     """A message as a template: the execution directory, numbers and quoted words replaced."""
     line = line.replace(d, "{D}")
     line = re.sub(r"(.)\1{15,}", r"\1\1…", line)  # a 4000-character path, shortened
-    line = re.sub(r"'[^']*'", "'…'", line)
+    line = re.sub(r"'[^'\x01]*'", "'…'", line)
     line = re.sub(r"\d+", "N", line)
     return line[:160]
 
@@ -94,7 +94,14 @@ def classify_all(rc, stderr, timed_out, plan, d):
         subject = plan.subject.replace("{D}", d)
         if subject not in message:
             last = message.strip().splitlines()[-1] if message.strip() else ""
-            found.append(("unnamed-file", "%s %s: %s" % (plan.target, cmd, _normalise(last, d))))
+            cut = _longest_prefix(subject, message)
+            if cut >= 16:  # the message has the start of the path only: cut short
+                last = [ln for ln in message.splitlines() if subject[:cut] in ln][0]
+                last = _normalise(last.replace(subject[:cut], "\x01"), d)
+                last = last.replace("\x01", "<path cut after %s characters>" % ("N" if cut > 99 else cut))
+            else:
+                last = _normalise(last, d)
+            found.append(("unnamed-file", "%s %s: %s" % (plan.target, cmd, last)))
     if rc != 0 and not sanitized and not timed_out and not stderr.strip():
         found.append(("silent-failure", "%s exits %d" % (cmd, rc)))
     for s in _names(plan, d):
@@ -103,6 +110,18 @@ def classify_all(rc, stderr, timed_out, plan, d):
             found.append(("raw-control-char", "%s prints %r" % (cmd, c.group())))
             break
     return found
+
+
+def _longest_prefix(subject, text):
+    """The length of the longest start of subject found in text (containment is monotone in it)."""
+    lo, hi = 0, len(subject)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if subject[:mid] in text:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _names(plan, d):
