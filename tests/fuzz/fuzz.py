@@ -23,8 +23,10 @@ exit: 0 no failure, 1 failures found, 2 usage.
 
 import argparse
 import collections
+import glob
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -83,7 +85,6 @@ def parse_args(argv):
 
 def load_corpus(root, max_bytes):
     def files(*globs):
-        import glob
         out = []
         for g in globs:
             for p in sorted(glob.glob(os.path.join(root, g), recursive=True)):
@@ -97,6 +98,21 @@ def load_corpus(root, max_bytes):
     if not cases or not results:
         sys.exit("fuzz.py: no seeds under %s (want cases/*.json and tests/golden/*.json)" % root)
     return plans.Corpus(cases, results)
+
+
+def prepare_out(out):
+    """An empty --out: the previous run's findings go; a directory that holds anything else
+    is refused rather than emptied."""
+    if os.path.isdir(out) and os.listdir(out):
+        ours = re.compile(r"^(%s)-[0-9a-f]{8}$|^summary\.txt$" % "|".join(oracle.KINDS))
+        others = [e for e in os.listdir(out) if not ours.match(e)]
+        if others or "summary.txt" not in os.listdir(out):
+            sys.exit("fuzz.py: --out %s holds other files (%s); give an empty or new directory"
+                     % (out, ", ".join(sorted(others)[:3]) or "no summary.txt"))
+        for e in os.listdir(out):
+            p = os.path.join(out, e)
+            shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+    os.makedirs(out, exist_ok=True)
 
 
 # ---- one execution ------------------------------------------------------------------------
@@ -324,9 +340,7 @@ def main(argv):
     env_extra = {k: v for k, v in env_extra.items() if v or k == "CUDA_VISIBLE_DEVICES"}
     env.update(env_extra)
 
-    if os.path.isdir(args.out):
-        shutil.rmtree(args.out)
-    os.makedirs(args.out, exist_ok=True)
+    prepare_out(args.out)
     workroot = tempfile.mkdtemp(prefix="fbfuzz-", dir=args.workdir)
     print("fuzz: %s%s; seed %d, executions %d..%d, %d jobs, %gs timeout%s; %d case and %d result seeds"
           % (args.fusionbench, "" if sanitized else " (NOT a sanitizer build: no memory/UB/leak checks)",

@@ -111,6 +111,17 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertIn("40 executions", out)
 
+    def test_out_holding_other_files_is_kept(self):
+        out = tempfile.mkdtemp(prefix="fuzzout-")
+        with open(os.path.join(out, "keep.txt"), "w") as f:
+            f.write("not the fuzzer's")
+        p = subprocess.run([sys.executable, os.path.join(HERE, "fuzz.py"), "--fusionbench", fake(GOOD),
+                            "--root", ROOT, "--out", out, "--execs", "1"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("holds other files (keep.txt)", p.stderr)
+        self.assertTrue(os.path.exists(os.path.join(out, "keep.txt")))
+
     def test_each_failure_is_found_and_saved(self):
         for body, kind in [
             ("#!/bin/sh\nexit 5\n", "exit-code"),
