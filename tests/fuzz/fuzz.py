@@ -93,11 +93,27 @@ def load_corpus(root, max_bytes):
                         out.append((os.path.basename(p), f.read()))
         return out
 
-    cases = files("cases/*.json", "tests/cases/*.json")
-    results = files("tests/golden/*.json", "results/**/*.json")
-    if not cases or not results:
+    bundled = files("cases/*.json")
+    cases = bundled + files("tests/cases/*.json")
+    results = files("tests/golden/*.json", "tests/results/*.json", "results/**/*.json")
+    if not bundled or not results:
         sys.exit("fuzz.py: no seeds under %s (want cases/*.json and tests/golden/*.json)" % root)
-    return plans.Corpus(cases, results)
+    return plans.Corpus(cases, results, bundled)
+
+
+def learn_names(exe, root, env):
+    """Case names, variants and grid axes from `fusionbench list --json` over the seeds'
+    cases directory, so that options name real things (the defaults stay on failure)."""
+    env = dict(env, FUSIONBENCH_CASES=os.path.join(root, "cases"), ASAN_OPTIONS="detect_leaks=0")
+    try:
+        p = subprocess.run([exe, "list", "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           timeout=60)
+        cases = json.loads(p.stdout)
+        plans.learn([c["name"] for c in cases],
+                    [f["name"] if isinstance(f, dict) else f for c in cases for f in c.get("fused", [])],
+                    [a["symbol"] for c in cases for a in c.get("grid", []) if isinstance(a, dict)])
+    except (OSError, ValueError, KeyError, TypeError, subprocess.TimeoutExpired) as e:
+        print("fuzz: could not learn names from 'list --json' (%s); using defaults" % e, file=sys.stderr)
 
 
 def prepare_out(out):
@@ -341,12 +357,15 @@ def main(argv):
     env.update(env_extra)
 
     prepare_out(args.out)
+    learn_names(args.fusionbench, args.root, env)
     workroot = tempfile.mkdtemp(prefix="fbfuzz-", dir=args.workdir)
     print("fuzz: %s%s; seed %d, executions %d..%d, %d jobs, %gs timeout%s; %d case and %d result seeds"
           % (args.fusionbench, "" if sanitized else " (NOT a sanitizer build: no memory/UB/leak checks)",
              args.seed, args.start, args.start + args.execs - 1, args.jobs, args.timeout,
              ", budget %gs" % args.time_budget if args.time_budget else "", len(corpus.cases),
              len(corpus.results)), flush=True)
+    print("fuzz: cases %s; %d variants; axes %s" % (",".join(plans.CASE_NAMES), len(plans.VARIANTS),
+                                                    ",".join(plans.AXES)), flush=True)
 
     findings = Findings(args.out)
     rcs = collections.Counter()

@@ -17,8 +17,23 @@ command fails, its message must name that file.
 
 import mutate
 
+# What the options name; fuzz.py replaces these with what `fusionbench list` reports.
+CASE_NAMES = ["softmax"]
 VARIANTS = ["eager", "softmax.fused", "softmax.warp_rows", "softmax.block_row", "softmax.cluster_row",
             "softmax.two_pass", "softmax.smem_rows", "softmax.row_smem"]
+AXES = ["dim0", "dim1"]
+
+
+def learn(cases, variants, axes):
+    """The bundled cases' names, their variants and grid axes, as the binary lists them."""
+    global CASE_NAMES, VARIANTS, AXES
+    CASE_NAMES = sorted(set(cases)) or CASE_NAMES
+    VARIANTS = ["eager"] + sorted(set(variants) - {"eager"})
+    AXES = sorted(set(axes)) or AXES
+
+
+def a_case(rng):
+    return rng.choice(CASE_NAMES)
 DTYPES = ["float32", "float16", "bfloat16", "float64"]
 COMMANDS = ["run", "list", "validate", "selftest", "env"]
 
@@ -47,14 +62,15 @@ class Plan:
 class Corpus:
     """The seeds: case files and result files from the repository, parsed once."""
 
-    def __init__(self, case_files, result_files):
+    def __init__(self, case_files, result_files, bundled):
+        self.bundled = list(bundled)  # cases/*.json, as the repository ships them
         self.cases = [(name, data) for name, data in case_files]
         self.results = [(name, data) for name, data in result_files]
         trees = [t for t in (mutate.parse(d) for _, d in self.cases + self.results) if t is not None]
         self.case_trees = [t for t in (mutate.parse(d) for _, d in self.cases) if t is not None]
         self.result_trees = [t for t in (mutate.parse(d) for _, d in self.results) if t is not None]
         self.vocab = mutate.vocabulary(trees)
-        good = [d for n, d in self.cases if not n.startswith("bad_")]
+        good = [d for n, d in self.bundled if n == "softmax.json"] + [d for _, d in self.bundled]
         self.good_case = good[0] if good else self.cases[0][1]
         self.good_result = self.results[0][1] if self.results else b"{}"
 
@@ -74,7 +90,8 @@ class Corpus:
 def bundled_cases(plan, corpus):
     """The execution's own copy of the bundled cases directory."""
     plan.files.append(("dir", "cases", None))
-    plan.add_file("cases/softmax.json", corpus.good_case)
+    for name, data in corpus.bundled or [("softmax.json", corpus.good_case)]:
+        plan.add_file("cases/" + name, data)
 
 
 def file_name(rng):
@@ -133,9 +150,10 @@ def result_plan(rng, corpus):
     p.add_file(rel, data)
     arg = path_arg(rng, rel)
     p.subject = arg
-    p.argv = ["run", "--case", rng.choice(["softmax", "softmax", "cases/softmax.json"]), "--resume", arg]
+    name = a_case(rng)
+    p.argv = ["run", "--case", rng.choice([name, name, "cases/%s.json" % name]), "--resume", arg]
     p.argv += rng.choice([[], [], ["--quick"], ["--out", "{D}/out.json"], ["--dtype", "all"],
-                          ["--dim0", "128", "--dim1", "128,256"]])
+                          ["--" + AXES[0], "128", "--" + AXES[-1], "128,256"]])
     return p
 
 
@@ -181,8 +199,8 @@ def casesdir_plan(rng, corpus):
     else:
         p.env["FUSIONBENCH_CASES"] = "{D}/cases/"
     cmd = rng.choice([["validate"], ["list"], ["list", "--json"], ["run", "--all"], ["selftest"],
-                      ["run", "--all", "--quick"], ["validate", "softmax"], ["list", "softmax"],
-                      ["run", "--case", "softmax"], ["selftest", "--case", "a"]])
+                      ["run", "--all", "--quick"], ["validate", a_case(rng)], ["list", a_case(rng)],
+                      ["run", "--case", a_case(rng)], ["selftest", "--case", "a"]])
     p.argv = list(cmd)
     # the commands that scan the directory must name it (or a file in it) when they fail
     if cmd in (["validate"], ["list"], ["list", "--json"], ["run", "--all"], ["selftest"],
@@ -301,13 +319,13 @@ class World:
 def case_value(rng, world):
     r = rng.random()
     if r < 0.4:
-        return "softmax"
+        return a_case(rng)
     if r < 0.55:
         return world.input_path("case")
     if r < 0.65:
-        return list_of(rng, ["softmax", "sofmax", "", "cases/softmax.json"])
+        return list_of(rng, CASE_NAMES + ["sofmax", "", "cases/softmax.json"])
     if r < 0.75:
-        return mutate.near_miss(rng, "softmax")
+        return mutate.near_miss(rng, a_case(rng))
     if r < 0.85:
         return world.odd_path()
     return rng.choice(["", "all", "softmax.json", "cases/softmax.json", "../cases/softmax.json", ".json",
@@ -317,12 +335,13 @@ def case_value(rng, world):
 def run_options(rng, world):
     args = []
     if rng.random() < 0.75:
-        args += ["--case", case_value(rng, world) if rng.random() < 0.4 else "softmax"]
+        args += ["--case", case_value(rng, world) if rng.random() < 0.4 else a_case(rng)]
     for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 4, 6, 9])):
-        opt = rng.choice(["--case", "--all", "--dtype", "--variants", "--baseline", "--dim0", "--dim1", "--dim2",
+        axis = "--" + rng.choice(AXES)
+        opt = rng.choice(["--case", "--all", "--dtype", "--variants", "--baseline", axis, axis, "--dim2",
                           "--x", "--quick", "--timer", "--warmup", "--rep", "--max-noise", "--max-time", "--seed",
-                          "--out", "--resume", "--show", "--help", "--", "-", "--bogus", "--dim0", "--dim1",
-                          "--resume", "--out", "--seed", "--DIM0", "--dim00", "---dim0", "--=5", "--case="])
+                          "--out", "--resume", "--show", "--help", "--", "-", "--bogus", axis, axis,
+                          "--resume", "--out", "--seed", axis.upper(), axis + "0", "-" + axis, "--=5", "--case="])
         if opt in ("--all", "--quick", "--help", "--", "-"):
             args.append(opt)
             continue
@@ -335,7 +354,7 @@ def run_options(rng, world):
         elif opt in ("--variants", "--baseline"):
             val = list_of(rng, VARIANTS + ["softmax.fsed", "", "x" * 200]) if rng.random() < 0.7 \
                 else rng.choice(VARIANTS + ["", ",", "all", "x" * 5000])
-        elif opt.startswith("--dim") or opt in ("--x", "--DIM0", "---dim0", "--=5"):
+        elif opt.lower().lstrip("-").rstrip("0") in AXES or opt in ("--dim2", "--x", "--=5"):
             val = rng.choice(LIST_VALUES)
         elif opt == "--timer":
             val = rng.choice(["events", "graph", "cupti", "", "EVENTS", "event", "x" * 100])
@@ -367,11 +386,11 @@ def argv_plan(rng, corpus):
     if r < 0.4:
         args = ["run"] + run_options(rng, world)
     elif r < 0.5:
-        args = ["list"] + [rng.choice(["--json", "--", "-x", "--help", "softmax", "sofmax", "",
+        args = ["list"] + [rng.choice(["--json", "--", "-x", "--help", a_case(rng), "sofmax", "",
                                        world.input_path("case"), "x" * rng.choice([63, 64, 300])])
                            for _ in range(rng.choice([0, 1, 2, 3, 300]))]
     elif r < 0.65:
-        args = ["validate"] + [rng.choice(["--", "-", "--bogus", "softmax", "", world.input_path("case"),
+        args = ["validate"] + [rng.choice(["--", "-", "--bogus", a_case(rng), "", world.input_path("case"),
                                            world.input_path("case"), world.odd_path()])
                                for _ in range(rng.choice([0, 1, 1, 2, 3, 300]))]
     elif r < 0.75:

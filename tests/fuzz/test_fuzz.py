@@ -8,8 +8,10 @@ seed gives the same inputs, and mutants of every kind can be written and read ba
 Runs in a few seconds; needs no build. usage: test_fuzz.py [REPO_ROOT]
 """
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,6 +25,8 @@ import oracle  # noqa: E402
 import plans  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
+SCRATCH = tempfile.mkdtemp(prefix="test_fuzz-")
+atexit.register(shutil.rmtree, SCRATCH, True)
 
 # A fusionbench that behaves: names every file argument it is given when it fails.
 GOOD = r'''#!/bin/sh
@@ -36,7 +40,7 @@ esac
 
 
 def fake(body):
-    fd, path = tempfile.mkstemp(prefix="fakefb-")
+    fd, path = tempfile.mkstemp(prefix="fakefb-", dir=SCRATCH)
     with os.fdopen(fd, "w") as f:
         f.write(body)
     os.chmod(path, 0o755)
@@ -44,7 +48,7 @@ def fake(body):
 
 
 def run_fuzz(exe, *extra):
-    out = tempfile.mkdtemp(prefix="fuzzout-")
+    out = tempfile.mkdtemp(prefix="fuzzout-", dir=SCRATCH)
     p = subprocess.run([sys.executable, os.path.join(HERE, "fuzz.py"), "--fusionbench", exe, "--root", ROOT,
                         "--out", out, "--jobs", "2"] + list(extra),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
@@ -112,7 +116,7 @@ class EndToEnd(unittest.TestCase):
         self.assertIn("40 executions", out)
 
     def test_out_holding_other_files_is_kept(self):
-        out = tempfile.mkdtemp(prefix="fuzzout-")
+        out = tempfile.mkdtemp(prefix="fuzzout-", dir=SCRATCH)
         with open(os.path.join(out, "keep.txt"), "w") as f:
             f.write("not the fuzzer's")
         p = subprocess.run([sys.executable, os.path.join(HERE, "fuzz.py"), "--fusionbench", fake(GOOD),
@@ -131,7 +135,8 @@ class EndToEnd(unittest.TestCase):
             ("#!/bin/sh\necho 'fusionbench: bad input' >&2; exit 3\n", "unnamed-file"),
         ]:
             with self.subTest(kind=kind):
-                rc, out, saved = run_fuzz(fake(body), "--execs", "4", "--timeout", "1", "--targets", "case")
+                exe = fake(body)
+                rc, out, saved = run_fuzz(exe, "--execs", "4", "--timeout", "1", "--targets", "case")
                 self.assertEqual(rc, 1, out)
                 self.assertIn("by kind: %s 4" % kind, out)
                 repro = [os.path.join(r, f) for r, _, fs in os.walk(saved) for f in fs if f == "repro.sh"]
@@ -140,7 +145,6 @@ class EndToEnd(unittest.TestCase):
                 with open(os.path.join(os.path.dirname(repro[0]), "plan.json")) as f:
                     rc_seen = json.load(f)["rc"]
                 want = 124 if kind == "hang" else 128 - rc_seen if rc_seen < 0 else rc_seen
-                exe = out.split()[1].rstrip(";")
                 p = subprocess.run(["bash", repro[0], exe], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                 self.assertEqual(p.returncode, want, p.stderr)
                 # and with a program that behaves, the same input passes
