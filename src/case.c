@@ -100,9 +100,7 @@ static const char *real_str(double v, char *buf, size_t n)
     return buf;
 }
 
-/* What a JSON value is, for "expected X, got Y". Numbers are shown as written:
- * integers as integers, reals always with a point or an exponent. */
-static const char *describe(const json_t *j, char *buf, size_t n)
+const char *fb_json_describe(const struct json_t *j, char *buf, size_t n)
 {
     switch (json_typeof(j)) {
     case JSON_OBJECT: return "an object";
@@ -124,7 +122,7 @@ static const char *describe(const json_t *j, char *buf, size_t n)
 static fb_status wrong_type(const loader *L, const char *where, const char *expected, const json_t *j)
 {
     char d[96];
-    return fail(L, where, "expected %s, got %s", expected, describe(j, d, sizeof d));
+    return fail(L, where, "expected %s, got %s", expected, fb_json_describe(j, d, sizeof d));
 }
 
 /* Where an integer (>= min) is required: a real says so, and when it is a whole
@@ -890,7 +888,7 @@ static fb_status parse_root(loader *L, json_t *root)
     static const bool required[] = {true, true, true, true, true, false, true, true, false};
     enum { N_KEYS = sizeof keys / sizeof keys[0] };
     char d[96];
-    if (!json_is_object(root)) return fail(L, NULL, "top level must be a JSON object, got %s", describe(root, d, sizeof d));
+    if (!json_is_object(root)) return fail(L, NULL, "top level must be a JSON object, got %s", fb_json_describe(root, d, sizeof d));
     fb_status s = check_keys(L, root, NULL, keys, N_KEYS);
     if (s) return s;
     json_t *m[N_KEYS];

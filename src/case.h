@@ -19,6 +19,14 @@ fb_status fb_case_load(const char *path, fb_case *c);
 /* Same, from a string already in memory (tests); `path` is used in messages. */
 fb_status fb_case_parse(const char *text, const char *path, fb_case *c);
 
+/* What a JSON value is, for "expected X, got Y" (case files' and result files'
+ * messages): "an object", "the string 'abc'" (cleaned and cut by fb_clean), a
+ * number as written (integers as integers, reals always with a point or an
+ * exponent: 4.0 is not 4 to a field that wants an integer). Returns buf or a
+ * string constant. */
+struct json_t;
+const char *fb_json_describe(const struct json_t *j, char *buf, size_t n);
+
 /* The directory of bundled cases: $FUSIONBENCH_CASES if set, else the source
  * tree's cases/ baked in at build time (FB_CASES_DIR). */
 const char *fb_cases_dir(void);
