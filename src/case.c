@@ -92,6 +92,7 @@ static const char *clean(const char *s, char *buf, size_t n) { return fb_clean(s
  * not 4 to a field that wants an integer). */
 static const char *real_str(double v, char *buf, size_t n)
 {
+    if (!buf || n == 0) return ""; /* never; it also keeps gcc -fsanitize=undefined's -Wformat-truncation quiet */
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break;
@@ -1173,7 +1174,7 @@ fb_status fb_case_list(fb_case_dir *out)
     const char *dir = fb_cases_dir();
     DIR *d = opendir(dir);
     if (!d) {
-        fb_error("cannot open the cases directory %s: %s", dir, strerror(errno));
+        fb_error("cannot open the cases directory %s: %s", fb_qpath(dir), strerror(errno));
         return FB_E_CASE;
     }
     fb_status s = FB_OK;
@@ -1182,7 +1183,7 @@ fb_status fb_case_list(fb_case_dir *out)
         struct dirent *e = readdir(d);
         if (!e) {
             if (errno) {
-                fb_error("cannot read the cases directory %s: %s", dir, strerror(errno));
+                fb_error("cannot read the cases directory %s: %s", fb_qpath(dir), strerror(errno));
                 s = FB_E_CASE;
             }
             break;
@@ -1193,7 +1194,10 @@ fb_status fb_case_list(fb_case_dir *out)
         const char *why = stem ? case_name_problem(stem) : NULL;
         if (!stem) s = FB_E_NOMEM;
         else if (why) {
-            s = push(&out->bad, &out->n_bad, str_printf("%s/%s: not a case file name: %s", dir, e->d_name, why));
+            char *file = str_printf("%s/%s", dir, e->d_name); /* any byte but '/' may be in a name */
+            s = push(&out->bad, &out->n_bad,
+                     file ? str_printf("%s: not a case file name: %s", fb_qpath(file), why) : NULL);
+            free(file);
             free(stem);
         } else {
             s = push(&out->name, &out->n, stem);
@@ -1210,7 +1214,7 @@ fb_status fb_case_list(fb_case_dir *out)
     }
     if (out->n_bad) qsort(out->bad, (size_t)out->n_bad, sizeof *out->bad, cmp_strings);
     if (s != FB_OK) {
-        if (s == FB_E_NOMEM) fb_error("out of host memory listing %s", dir);
+        if (s == FB_E_NOMEM) fb_error("out of host memory listing %s", fb_qpath(dir));
         fb_case_dir_free(out);
     }
     return s;

@@ -481,6 +481,21 @@ expect "i7 selftest foo.json.json" 3 "foo.json.json: not a case file name"
 FUSIONBENCH_CASES="$TMP/jj" run run --case foo.json
 expect "i7 foo.json stays a path" 3 "foo.json: no such file"
 
+# a file name with a newline in the cases directory is named quoted, on one line
+# (found by the fuzz driver: raw-control-char)
+mkdir -p "$TMP/nl"
+cp ../cases/softmax.json "$TMP/nl/"
+cp ../cases/softmax.json "$TMP/nl/new
+line.json"
+for cmd in validate list "run --all" selftest; do
+    FUSIONBENCH_CASES="$TMP/nl" run $cmd
+    expect "i8 $cmd: a case file name with a newline" 3 "\$'$TMP/nl/new\\nline.json': not a case file name"
+    [[ "$err" != *$'\n'line.json* ]] && ok || bad "i8 $cmd: a newline printed raw: $err"
+done
+# an unknown command is quoted as cleaned text too
+run $'run\n'
+expect "i8 unknown command with a newline" 2 "'run\\n' is not a command (did you mean 'run'?)"
+
 # -- item 7: an empty or unreadable cases directory is an error, not an empty success
 mkdir -p "$TMP/empty" "$TMP/notes"
 echo "not a case" >"$TMP/notes/README.txt"
