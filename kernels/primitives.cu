@@ -58,9 +58,10 @@
 //   i the element's row-major index. 16-byte chunks as unary_kernel; the hash is
 //   two 64-bit multiplies per element, hidden under the memory traffic.
 //
-// fill_kernel: element i = a pure function of (seed, i): splitmix64 of the
-//   seed-keyed counter, mapped to N(0,1) by Box-Muller, U(-1,1), U(0.5,1.5) or
-//   U(0.5,1.5) / (last dim) (row_simplex), in double, then rounded to the storage
+// fill_kernel: element i = a pure function of (key, i): fb_fill_bits (src/fb_random.h,
+//   one stream per seed and input, shared with the host-side tests), mapped to N(0,1)
+//   by Box-Muller, U(-1,1), U(0.5,1.5) or U(0.5,1.5) / (last dim) (row_simplex), in
+//   double, then rounded to the storage
 //   dtype — identical on every run and GPU.
 // fb_poison: cudaMemsetAsync 0xFF, a NaN in every float dtype.
 #include "common.cuh"
@@ -786,20 +787,12 @@ cudaError_t launch_dropout(const T *x, T *y, int64_t n, double p, uint64_t seed,
 // ================================================================================
 // fill
 // ================================================================================
-__device__ __forceinline__ uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 template <typename T>
 __global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t n, int init, uint64_t key,
                                                       double inv_last)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-        // splitmix64's stream at position i of the key's sequence
-        const uint64_t h = mix64(key + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+        const uint64_t h = fb_fill_bits(key, (uint64_t)i);
         double v;
         if (init == FB_INIT_NORMAL) {
             const double u1 = ((double)(h >> 32) + 1.0) * 0x1p-32;  // (0, 1]: log is finite
@@ -812,13 +805,6 @@ __global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t
         }
         y[i] = from_acc<T>((acc_t<T>)v);
     }
-}
-
-uint64_t host_mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -886,12 +872,11 @@ extern "C" int fb_prim_dropout(const fb_tensor *x, double p, uint64_t seed, fb_t
     return (int)e;
 }
 
-extern "C" int fb_fill(fb_tensor *t, fb_init init, uint64_t seed, cudaStream_t stream)
+extern "C" int fb_fill(fb_tensor *t, fb_init init, uint64_t key, cudaStream_t stream)
 {
     if (!t || !valid_shape(t->shape) || init < 0 || init >= FB_NINITS) return (int)cudaErrorInvalidValue;
     const int64_t n = fb_shape_numel(&t->shape);
     if (n == 0) return 0;
-    const uint64_t key = host_mix64(seed ^ 0x5851f42d4c957f2dull);
     cudaError_t e = cudaErrorInvalidValue;
     const double inv_last = t->shape.rank > 0 && t->shape.dim[t->shape.rank - 1] > 0 ? 1.0 / (double)t->shape.dim[t->shape.rank - 1] : 1.0;
     FB_DISPATCH(t->dtype, T, fill_kernel<T><<<grid_for(n, kBlock), kBlock, 0, stream>>>(static_cast<T *>(t->data), n, (int)init, key, inv_last);

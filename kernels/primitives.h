@@ -46,9 +46,10 @@ int fb_prim_reduce(int op, const fb_tensor *x, int dim, fb_tensor *y, cudaStream
 int fb_prim_dropout(const fb_tensor *x, double p, uint64_t seed, fb_tensor *y, cudaStream_t stream);
 
 /* Fill with seeded values: element i of the tensor is a pure function of
- * (seed, i, init) — the same on every run and every GPU. row_simplex divides by
- * the tensor's last dim. */
-int fb_fill(fb_tensor *t, fb_init init, uint64_t seed, cudaStream_t stream);
+ * (key, i, init) — the same on every run and every GPU; row_simplex divides by
+ * the tensor's last dim. key = fb_fill_key(seed, input index) (src/fb_random.h)
+ * gives each seed and each input its own stream. */
+int fb_fill(fb_tensor *t, fb_init init, uint64_t key, cudaStream_t stream);
 
 /* Fill with NaN bit patterns (0xFF bytes) so unwritten elements fail the check. */
 int fb_poison(fb_tensor *t, cudaStream_t stream);

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # setup.sh — install what fusionbench needs (if missing), configure and build.
 # Safe to run again: it installs nothing that is there and reconfigures only
-# when needed. Usage: bash scripts/setup.sh [BUILD_DIR]   (default: build)
+# when needed. Usage: bash scripts/setup.sh [BUILD_DIR [MESON_OPTION ...]]
+# (default: build), e.g. the sanitizer build scripts/test.sh makes:
+#   bash scripts/setup.sh build-asan -Db_sanitize=address,undefined
 set -euo pipefail
 cd "$(dirname "$0")/.."
 builddir="${1:-build}"
+shift || true
 
 need=()
 command -v meson >/dev/null 2>&1 || need+=(meson)
@@ -28,10 +31,24 @@ if ! command -v nvcc >/dev/null 2>&1; then
 fi
 command -v nvcc >/dev/null 2>&1 || { echo "setup: nvcc not found: install the CUDA toolkit (12 or newer)" >&2; exit 1; }
 
+# A sanitizer build needs the host compiler's libasan/libubsan (gcc's own libgcc-N-dev
+# brings them; a minimal image may lack them).
+if [[ " $* " == *" -Db_sanitize="* ]]; then
+    probe() { echo 'int main(void){return 0;}' | cc -fsanitize=address,undefined -x c - -o /dev/null 2>/dev/null; }
+    if ! probe; then
+        pkg="libgcc-$(cc -dumpversion | cut -d. -f1)-dev"
+        echo "setup: installing $pkg (AddressSanitizer, UndefinedBehaviorSanitizer)" >&2
+        sudo=""
+        [ "$(id -u)" -ne 0 ] && sudo="sudo"
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$pkg" >/dev/null
+        probe || { echo "setup: cc cannot link -fsanitize=address,undefined" >&2; exit 1; }
+    fi
+fi
+
 if [ -f "$builddir/build.ninja" ]; then
-    meson setup --reconfigure "$builddir" >/dev/null
+    meson setup --reconfigure "$builddir" "$@" >/dev/null
 else
-    meson setup "$builddir" >/dev/null
+    meson setup "$builddir" "$@" >/dev/null
 fi
 ninja -C "$builddir" >/dev/null
 echo "setup: built $builddir/fusionbench" >&2

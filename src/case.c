@@ -92,6 +92,7 @@ static const char *clean(const char *s, char *buf, size_t n) { return fb_clean(s
  * not 4 to a field that wants an integer). */
 static const char *real_str(double v, char *buf, size_t n)
 {
+    if (!buf || n == 0) return ""; /* never; it also keeps gcc -fsanitize=undefined's -Wformat-truncation quiet */
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) break;
@@ -100,9 +101,7 @@ static const char *real_str(double v, char *buf, size_t n)
     return buf;
 }
 
-/* What a JSON value is, for "expected X, got Y". Numbers are shown as written:
- * integers as integers, reals always with a point or an exponent. */
-static const char *describe(const json_t *j, char *buf, size_t n)
+const char *fb_json_describe(const struct json_t *j, char *buf, size_t n)
 {
     switch (json_typeof(j)) {
     case JSON_OBJECT: return "an object";
@@ -124,7 +123,7 @@ static const char *describe(const json_t *j, char *buf, size_t n)
 static fb_status wrong_type(const loader *L, const char *where, const char *expected, const json_t *j)
 {
     char d[96];
-    return fail(L, where, "expected %s, got %s", expected, describe(j, d, sizeof d));
+    return fail(L, where, "expected %s, got %s", expected, fb_json_describe(j, d, sizeof d));
 }
 
 /* Where an integer (>= min) is required: a real says so, and when it is a whole
@@ -890,7 +889,7 @@ static fb_status parse_root(loader *L, json_t *root)
     static const bool required[] = {true, true, true, true, true, false, true, true, false};
     enum { N_KEYS = sizeof keys / sizeof keys[0] };
     char d[96];
-    if (!json_is_object(root)) return fail(L, NULL, "top level must be a JSON object, got %s", describe(root, d, sizeof d));
+    if (!json_is_object(root)) return fail(L, NULL, "top level must be a JSON object, got %s", fb_json_describe(root, d, sizeof d));
     fb_status s = check_keys(L, root, NULL, keys, N_KEYS);
     if (s) return s;
     json_t *m[N_KEYS];
@@ -1109,76 +1108,160 @@ const char *fb_cases_dir(void)
     return env && env[0] ? env : FB_CASES_DIR;
 }
 
-static int cmp_names(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
-
-int fb_case_list(char names[][FB_NAME_MAX], int max)
+/* A file's stem is a case name when `fb_case_find(stem)` would look it up by name
+ * (no '/', not ending in ".json") and it obeys the "name" key's rule. */
+static const char *case_name_problem(const char *stem)
 {
+    size_t l = strlen(stem);
+    if (l >= FB_NAME_MAX) return "longer than a case name may be";
+    if (l >= 5 && strcmp(stem + l - 5, ".json") == 0) return "a name ending in .json would read as a path";
+    for (const char *p = stem; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-'))
+            return "a case name may hold only a-z, 0-9, '_', '.' and '-'";
+    return NULL;
+}
+
+static int cmp_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static fb_status push(char ***list, int *n, char *s)
+{
+    if (!s) return FB_E_NOMEM;
+    char **grown = realloc(*list, sizeof **list * (size_t)(*n + 1));
+    if (!grown) {
+        free(s);
+        return FB_E_NOMEM;
+    }
+    *list = grown;
+    grown[(*n)++] = s;
+    return FB_OK;
+}
+
+static char *str_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static char *str_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = len < 0 ? NULL : malloc((size_t)len + 1);
+    if (!s) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+void fb_case_dir_free(fb_case_dir *d)
+{
+    for (int i = 0; i < d->n; i++) {
+        free(d->name[i]);
+        if (d->path) free(d->path[i]);
+    }
+    for (int i = 0; i < d->n_bad; i++) free(d->bad[i]);
+    free(d->name);
+    free(d->path);
+    free(d->bad);
+    memset(d, 0, sizeof *d);
+}
+
+fb_status fb_case_list(fb_case_dir *out)
+{
+    memset(out, 0, sizeof *out);
     const char *dir = fb_cases_dir();
     DIR *d = opendir(dir);
     if (!d) {
-        fb_error("cannot open the cases directory %s: %s", dir, strerror(errno));
-        return 0;
+        fb_error("cannot open the cases directory %s: %s", fb_qpath(dir), strerror(errno));
+        return FB_E_CASE;
     }
-    /* collect all, sort, then keep the first `max`: the cut must not depend on readdir order */
-    int n = 0, cap = 0;
-    char(*all)[FB_NAME_MAX] = NULL;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t l = strlen(e->d_name);
-        if (e->d_name[0] == '.' || l <= 5 || l - 5 >= FB_NAME_MAX || strcmp(e->d_name + l - 5, ".json") != 0) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            void *p = realloc(all, (size_t)cap * FB_NAME_MAX);
-            if (!p) break;
-            all = p;
+    fb_status s = FB_OK;
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            if (errno) {
+                fb_error("cannot read the cases directory %s: %s", fb_qpath(dir), strerror(errno));
+                s = FB_E_CASE;
+            }
+            break;
         }
-        memcpy(all[n], e->d_name, l - 5);
-        all[n][l - 5] = 0;
-        n++;
+        size_t l = strlen(e->d_name);
+        if (e->d_name[0] == '.' || l <= 5 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+        char *stem = str_printf("%.*s", (int)(l - 5), e->d_name);
+        const char *why = stem ? case_name_problem(stem) : NULL;
+        if (!stem) s = FB_E_NOMEM;
+        else if (why) {
+            char *file = str_printf("%s/%s", dir, e->d_name); /* any byte but '/' may be in a name */
+            s = push(&out->bad, &out->n_bad,
+                     file ? str_printf("%s: not a case file name: %s", fb_qpath(file), why) : NULL);
+            free(file);
+            free(stem);
+        } else {
+            s = push(&out->name, &out->n, stem);
+        }
+        if (s != FB_OK) break;
     }
     closedir(d);
-    if (n) qsort(all, (size_t)n, FB_NAME_MAX, cmp_names);
-    if (n > max) n = max;
-    for (int i = 0; i < n; i++) memcpy(names[i], all[i], FB_NAME_MAX);
-    free(all);
-    return n;
+    if (s == FB_OK && out->n) {
+        qsort(out->name, (size_t)out->n, sizeof *out->name, cmp_strings);
+        out->path = calloc((size_t)out->n, sizeof *out->path);
+        if (!out->path) s = FB_E_NOMEM;
+        for (int i = 0; i < out->n && s == FB_OK; i++)
+            if (!(out->path[i] = str_printf("%s/%s.json", dir, out->name[i]))) s = FB_E_NOMEM;
+    }
+    if (out->n_bad) qsort(out->bad, (size_t)out->n_bad, sizeof *out->bad, cmp_strings);
+    if (s != FB_OK) {
+        if (s == FB_E_NOMEM) fb_error("out of host memory listing %s", fb_qpath(dir));
+        fb_case_dir_free(out);
+    }
+    return s;
+}
+
+bool fb_case_is_path(const char *name_or_path)
+{
+    size_t l = strlen(name_or_path);
+    return strchr(name_or_path, '/') || (l >= 5 && strcmp(name_or_path + l - 5, ".json") == 0);
 }
 
 fb_status fb_case_find(const char *name_or_path, fb_case *c)
 {
     size_t l = strlen(name_or_path);
-    if (strchr(name_or_path, '/') || (l >= 5 && strcmp(name_or_path + l - 5, ".json") == 0))
-        return fb_case_load(name_or_path, c);
+    if (fb_case_is_path(name_or_path)) return fb_case_load(name_or_path, c);
 
-    static char names[256][FB_NAME_MAX];
-    int n = fb_case_list(names, 256);
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], name_or_path) == 0) {
-            char *path = malloc(strlen(fb_cases_dir()) + FB_NAME_MAX + 8);
-            if (!path) {
-                fb_error("out of memory");
-                return FB_E_NOMEM;
-            }
-            sprintf(path, "%s/%s.json", fb_cases_dir(), names[i]);
-            fb_status s = fb_case_load(path, c);
-            free(path);
+    char q[96];
+    fb_case_dir d;
+    fb_status s = fb_case_list(&d);
+    if (s != FB_OK) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", fb_last_error());
+        fb_error("unknown case '%s' (%s)", clean(name_or_path, q, sizeof q), why);
+        return s == FB_E_NOMEM ? s : FB_E_CASE;
+    }
+    for (int i = 0; i < d.n; i++)
+        if (strcmp(d.name[i], name_or_path) == 0) {
+            s = fb_case_load(d.path[i], c);
+            fb_case_dir_free(&d);
             return s;
         }
 
-    const char *cands[256];
-    for (int i = 0; i < n; i++) cands[i] = names[i];
-    char q[96];
-    const char *near = l ? fb_nearest(name_or_path, cands, n) : NULL;
+    const char *near = l ? fb_nearest(name_or_path, (const char *const *)d.name, d.n) : NULL;
     if (near) {
         fb_error("unknown case '%s' (did you mean '%s'?)", clean(name_or_path, q, sizeof q), near);
-    } else {
+    } else if (d.n) {
         char list[512];
         size_t k = 0;
+        int shown = 0;
         list[0] = 0;
-        for (int i = 0; i < n && k < sizeof list; i++)
-            k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", names[i]);
-        if (n) fb_error("unknown case '%s' (available: %s)", clean(name_or_path, q, sizeof q), list);
-        else fb_error("unknown case '%s' (no cases in %s)", clean(name_or_path, q, sizeof q), fb_qpath(fb_cases_dir()));
+        for (; shown < d.n && k + strlen(d.name[shown]) + 24 < sizeof list; shown++)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", shown ? ", " : "", d.name[shown]);
+        if (shown < d.n) snprintf(list + k, sizeof list - k, " and %d more", d.n - shown);
+        fb_error("unknown case '%s' (available: %s)", clean(name_or_path, q, sizeof q), list);
+    } else {
+        fb_error("unknown case '%s' (no cases in %s)", clean(name_or_path, q, sizeof q), fb_qpath(fb_cases_dir()));
     }
+    fb_case_dir_free(&d);
     return FB_E_CASE;
 }

@@ -10,7 +10,6 @@
  *
  * No GPU: fb_device_open's FB_E_NO_GPU is returned unchanged, so main prints its
  * one line and exits 77. */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,47 +18,25 @@
 #include "bench.h"
 #include "commands.h"
 #include "device.h"
+#include "opts.h"
 #include "result.h"
 
-static void usage(FILE *f)
+/* Largest --bytes: far above any GPU's memory; a typo like 2000G is refused before
+ * a device allocation fails on it. */
+#define MAX_COPY_BYTES ((int64_t)1 << 40)
+
+static void usage(FILE *f, const fb_opt *opts, int n)
 {
     fprintf(f,
             "usage: fusionbench env [--json] [--bytes N]\n"
             "\n"
             "Print device facts and the measured device-to-device copy bandwidth.\n"
-            "\n"
-            "  --json      print one JSON object on stdout\n"
-            "  --bytes N   bytes to copy (suffixes K, M, G = KiB, MiB, GiB; default 2G)\n"
-            "  -h, --help  this text\n"
+            "\n");
+    fb_opts_help(f, opts, n, NULL);
+    fprintf(f,
             "\n"
             "Bandwidth counts bytes read + written; the L2 is flushed before every sample.\n"
             "Exit status: 0 ok, 2 usage, 4 CUDA error, 77 no usable GPU.\n");
-}
-
-/* "2G" -> 2 GiB; plain digits are bytes. */
-static int parse_bytes(const char *s, size_t *out)
-{
-    if (!s || !*s || *s == '-') return -1;
-    errno = 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s) return -1;
-    unsigned shift = 0;
-    if (*end) {
-        switch (*end) {
-        case 'k': case 'K': shift = 10; break;
-        case 'm': case 'M': shift = 20; break;
-        case 'g': case 'G': shift = 30; break;
-        default: return -1;
-        }
-        end++;
-        if (*end == 'i' && end[1] == 'B') end += 2; /* "2GiB" */
-        else if (*end == 'B') end++;
-        if (*end) return -1;
-    }
-    if (v == 0 || v > (~0ull >> shift)) return -1;
-    *out = (size_t)(v << shift);
-    return 0;
 }
 
 static void version_str(int v, char *buf, size_t n) /* 13000 -> "13.0" */
@@ -164,32 +141,23 @@ static fb_status measure(fb_context *ctx, const fb_timer_opts *o, env_result *r)
 
 fb_status fb_cmd_env(int argc, char **argv)
 {
-    if (fb_wants_help(argc, argv)) {
-        usage(stdout);
-        return FB_OK;
-    }
     bool json = false;
     env_result r = {0};
     r.bytes = (size_t)2 << 30;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
-            json = true;
-        } else if (strcmp(a, "--bytes") == 0 || strncmp(a, "--bytes=", 8) == 0) {
-            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v) {
-                fb_error("--bytes needs a value (e.g. --bytes 512M)");
-                return FB_E_USAGE;
-            }
-            if (parse_bytes(v, &r.bytes) != 0) {
-                fb_error("--bytes '%s' is not a positive byte count (e.g. 1048576, 512M, 2G)", v);
-                return FB_E_USAGE;
-            }
-        } else {
-            fb_error("unknown argument '%s'; see 'fusionbench env --help'", a);
-            return FB_E_USAGE;
-        }
+    const fb_opt opts[] = {
+        {.name = "json", .kind = FB_OPT_FLAG, .dst = &json, .help = "print one JSON object on stdout"},
+        {.name = "bytes", .kind = FB_OPT_BYTES, .dst = &r.bytes, .arg = "N", .ilo = 1, .ihi = MAX_COPY_BYTES,
+         .help = "bytes to copy: digits with an optional suffix K, M, G\n(KiB, MiB, GiB); default 2G, at most 1024G"},
+    };
+    const int n_opts = (int)(sizeof opts / sizeof opts[0]);
+    if (fb_wants_help(argc, argv)) {
+        usage(stdout, opts, n_opts);
+        return FB_OK;
     }
+    fb_cmdline cl = {.cmd = "env", .opts = opts, .n_opts = n_opts};
+    fb_status ps = fb_opts_parse(&cl, argc, argv);
+    fb_cmdline_free(&cl);
+    if (ps != FB_OK) return ps;
 
     fb_context ctx;
     fb_status s = fb_context_init(&ctx);

@@ -14,9 +14,8 @@
 #include "case.h"
 #include "commands.h"
 #include "ops/op_table.h"
+#include "opts.h"
 #include "variant.h"
-
-#define MAX_LISTED 256
 
 /* One case at a time: fb_case is large (tens of KiB) and neither command needs two. */
 static fb_case g_case;
@@ -28,56 +27,91 @@ static void validate_usage(FILE *f)
             "\n"
             "Check case files strictly without a GPU: keys, types, names, ops, dtypes,\n"
             "fused variants, and the shapes and byte counts at every grid point.\n"
-            "With no arguments, checks every bundled case in %s\n"
-            "(set FUSIONBENCH_CASES to use another directory).\n"
+            "With no arguments, checks every case in %s\n"
+            "(set FUSIONBENCH_CASES to use another directory); finding none there is an error.\n"
             "A NAME is looked up there; an argument holding '/' or ending in .json is a path.\n"
+            "'--' ends the options (for a file whose name starts with '-').\n"
             "\n"
             "Prints 'ok   PATH (...)' per valid file on stdout and one message per invalid\n"
             "file on stderr. Exit status: 0 all valid, 3 some invalid, 2 usage error.\n",
             fb_cases_dir());
 }
 
-static void list_usage(FILE *f)
+static void list_usage(FILE *f, const fb_opt *opts, int n)
 {
     fprintf(f,
-            "usage: fusionbench list [--json] [NAME ...]\n"
+            "usage: fusionbench list [--json] [NAME|FILE ...]\n"
             "\n"
-            "Describe the bundled cases (from %s, or $FUSIONBENCH_CASES):\n"
+            "Describe cases (all of %s, or $FUSIONBENCH_CASES, or those named):\n"
             "summary, program, dtypes, grid axes and fused variants.\n"
-            "\n"
-            "  --json   print a JSON array on stdout instead of text\n",
+            "\n",
             fb_cases_dir());
-}
-
-/* "--bogus" -> FB_E_USAGE ("--" ends options in both commands). */
-static fb_status unknown_option(const char *cmd, const char *arg)
-{
-    fb_error("unknown option '%s'; see 'fusionbench %s --help'", arg, cmd);
-    return FB_E_USAGE;
+    fb_opts_help(f, opts, n, NULL);
 }
 
 static const char *plural(int n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 /* ---- validate ------------------------------------------------------------------- */
 
-static void print_ok(const fb_case *c)
+/* PATH is the file as found, printed whole (fb_case.path holds at most 1023 characters). */
+static void print_ok(const fb_case *c, const char *path)
 {
     char grid[64];
     if (c->n_axes == 2) snprintf(grid, sizeof grid, "%d x %d grid", c->axis[0].n, c->axis[1].n);
     else snprintf(grid, sizeof grid, "%d-point grid", c->axis[0].n);
-    printf("ok   %s (%d %s, %d fused %s, %s)\n", c->path, c->n_nodes, plural(c->n_nodes, "op", "ops"), c->n_fused,
+    printf("ok   %s (%d %s, %d fused %s, %s)\n", path, c->n_nodes, plural(c->n_nodes, "op", "ops"), c->n_fused,
            plural(c->n_fused, "variant", "variants"), grid);
 }
 
-/* Validate one file or name; prints its line. Returns the loader's status. */
-static fb_status validate_one(const char *arg)
+/* Load a case file, or a case by name, into g_case; *path: the file, whole (malloc'ed). */
+static fb_status load_one(const char *arg, bool is_path, char **path)
 {
     fb_clear_error();
-    fb_status s = fb_case_find(arg, &g_case);
-    if (s == FB_OK) print_ok(&g_case);
+    *path = NULL;
+    fb_status s = is_path ? fb_case_load(arg, &g_case) : fb_case_find(arg, &g_case);
+    if (s != FB_OK) return s;
+    const char *dir = fb_case_is_path(arg) || is_path ? NULL : fb_cases_dir();
+    size_t n = strlen(arg) + (dir ? strlen(dir) + 7 : 1);
+    if (!(*path = malloc(n))) {
+        fb_error("out of host memory");
+        return FB_E_NOMEM;
+    }
+    if (dir) snprintf(*path, n, "%s/%s.json", dir, arg);
+    else memcpy(*path, arg, n);
+    return FB_OK;
+}
+
+/* Validate one file or name; prints its line. Returns the loader's status. */
+static fb_status validate_one(const char *arg, bool is_path)
+{
+    char *path;
+    fb_status s = load_one(arg, is_path, &path);
+    if (s == FB_OK) print_ok(&g_case, path);
     else fprintf(stderr, "%s\n", fb_last_error());
     fflush(stdout);
+    free(path);
     return s;
+}
+
+/* The worst of two outcomes: anything beyond a bad case file (I/O, memory) wins. */
+static fb_status worse(fb_status a, fb_status b)
+{
+    if (a == FB_OK) return b;
+    if (b == FB_OK || b == FB_E_CASE) return a;
+    return b;
+}
+
+/* A cases directory that is unreadable, or holds no case file, is an error: `validate`
+ * and `list` with nothing to check must not look like success. */
+static fb_status open_cases_dir(fb_case_dir *d)
+{
+    FB_TRY(fb_case_list(d));
+    if (d->n == 0 && d->n_bad == 0) {
+        fb_case_dir_free(d);
+        fb_error("no case files (*.json) in %s", fb_qpath(fb_cases_dir()));
+        return FB_E_CASE;
+    }
+    return FB_OK;
 }
 
 fb_status fb_cmd_validate(int argc, char **argv)
@@ -86,44 +120,32 @@ fb_status fb_cmd_validate(int argc, char **argv)
         validate_usage(stdout);
         return FB_OK;
     }
-    static char *files[MAX_LISTED];
-    int n_files = 0;
-    bool opts = true;
-    for (int i = 1; i < argc; i++) {
-        if (opts && strcmp(argv[i], "--") == 0) opts = false;
-        else if (opts && argv[i][0] == '-' && argv[i][1]) return unknown_option("validate", argv[i]);
-        else if (n_files == MAX_LISTED) {
-            fb_error("too many files (at most %d per run)", MAX_LISTED);
-            return FB_E_USAGE;
-        } else files[n_files++] = argv[i];
-    }
-
+    fb_cmdline cl = {.cmd = "validate", .allow_operands = true};
+    fb_status s = fb_opts_parse(&cl, argc, argv);
     int total = 0, bad = 0;
     fb_status worst = FB_OK;
-    if (n_files) {
-        for (int i = 0; i < n_files; i++, total++) {
-            fb_status s = validate_one(files[i]);
-            if (s) {
-                bad++;
-                if (worst == FB_OK || s != FB_E_CASE) worst = s;
-            }
+    if (s == FB_OK && cl.n_operands) {
+        for (int i = 0; i < cl.n_operands; i++, total++) {
+            fb_status v = validate_one(cl.operands[i], false);
+            bad += v != FB_OK;
+            worst = worse(worst, v);
         }
-    } else {
-        static char names[MAX_LISTED][FB_NAME_MAX];
-        fb_clear_error();
-        int n = fb_case_list(names, MAX_LISTED);
-        if (n == 0) {
-            if (!fb_last_error()[0]) fb_error("no case files (*.json) in %s", fb_cases_dir());
-            return FB_E_CASE;
+    } else if (s == FB_OK) {
+        fb_case_dir d;
+        s = open_cases_dir(&d);
+        for (int i = 0; s == FB_OK && i < d.n_bad; i++, total++, bad++) {
+            fprintf(stderr, "%s\n", d.bad[i]);
+            worst = worse(worst, FB_E_CASE);
         }
-        for (int i = 0; i < n; i++, total++) {
-            fb_status s = validate_one(names[i]);
-            if (s) {
-                bad++;
-                if (worst == FB_OK || s != FB_E_CASE) worst = s;
-            }
+        for (int i = 0; s == FB_OK && i < d.n; i++, total++) {
+            fb_status v = validate_one(d.path[i], true);
+            bad += v != FB_OK;
+            worst = worse(worst, v);
         }
+        if (s == FB_OK) fb_case_dir_free(&d);
     }
+    fb_cmdline_free(&cl);
+    if (s != FB_OK) return s;
     /* each bad file already has its line on stderr; a summary helps only when several were checked */
     if (bad && total > 1) fb_error("%d of %d case files invalid", bad, total);
     else fb_clear_error();
@@ -132,10 +154,10 @@ fb_status fb_cmd_validate(int argc, char **argv)
 
 /* ---- list ----------------------------------------------------------------------- */
 
-static void print_case_text(const fb_case *c)
+static void print_case_text(const fb_case *c, const char *path)
 {
     printf("%s: %s\n", c->name, c->summary);
-    printf("  file      %s\n", c->path);
+    printf("  file      %s\n", path);
 
     printf("  inputs    ");
     for (int v = 0; v < c->n_inputs; v++) {
@@ -188,12 +210,12 @@ static json_t *dtypes_json(unsigned bits, const fb_dtype *list, int n)
     return a;
 }
 
-static json_t *case_json(const fb_case *c)
+static json_t *case_json(const fb_case *c, const char *path)
 {
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(c->name));
     json_object_set_new(o, "summary", json_string(c->summary));
-    json_object_set_new(o, "path", json_string(c->path));
+    json_object_set_new(o, "path", json_string(path));
 
     json_t *inputs = json_object();
     for (int v = 0; v < c->n_inputs; v++) {
@@ -266,48 +288,66 @@ static void print_registry(void)
     }
 }
 
+/* One case of `list`: described, or its message on stderr. */
+static fb_status list_one(const char *arg, bool is_path, json_t *all, int *shown)
+{
+    char *path;
+    fb_status s = load_one(arg, is_path, &path);
+    if (s != FB_OK) {
+        fprintf(stderr, "%s\n", fb_last_error());
+        return s;
+    }
+    if (all) {
+        json_array_append_new(all, case_json(&g_case, path));
+    } else {
+        if (*shown) printf("\n");
+        print_case_text(&g_case, path);
+    }
+    free(path);
+    ++*shown;
+    return FB_OK;
+}
+
 fb_status fb_cmd_list(int argc, char **argv)
 {
+    bool as_json = false;
+    const fb_opt opts[] = {
+        {.name = "json", .kind = FB_OPT_FLAG, .dst = &as_json, .help = "print a JSON array on stdout instead of text"},
+    };
+    const int n_opts = (int)(sizeof opts / sizeof opts[0]);
     if (fb_wants_help(argc, argv)) {
-        list_usage(stdout);
+        list_usage(stdout, opts, n_opts);
         return FB_OK;
     }
-    bool as_json = false, opts = true;
-    static char names[MAX_LISTED][FB_NAME_MAX];
-    int n = 0;
-    for (int i = 1; i < argc; i++) {
-        if (opts && strcmp(argv[i], "--") == 0) opts = false;
-        else if (opts && strcmp(argv[i], "--json") == 0) as_json = true;
-        else if (opts && argv[i][0] == '-' && argv[i][1]) return unknown_option("list", argv[i]);
-        else if (n < MAX_LISTED) snprintf(names[n++], FB_NAME_MAX, "%s", argv[i]);
-    }
-    if (n == 0) {
-        fb_clear_error();
-        n = fb_case_list(names, MAX_LISTED);
-        if (n == 0) {
-            if (!fb_last_error()[0]) fb_error("no case files (*.json) in %s", fb_cases_dir());
-            return FB_E_CASE;
-        }
+    fb_cmdline cl = {.cmd = "list", .opts = opts, .n_opts = n_opts, .allow_operands = true};
+    fb_case_dir d = {0};
+    fb_status s = fb_opts_parse(&cl, argc, argv);
+    if (s == FB_OK && cl.n_operands == 0) s = open_cases_dir(&d);
+    if (s != FB_OK) {
+        fb_cmdline_free(&cl);
+        return s;
     }
 
     /* a broken case is reported and skipped: the others are still worth listing */
     json_t *all = as_json ? json_array() : NULL;
-    int bad = 0, shown = 0;
-    for (int i = 0; i < n; i++) {
-        fb_clear_error();
-        if (fb_case_find(names[i], &g_case) != FB_OK) {
-            fprintf(stderr, "%s\n", fb_last_error());
-            bad++;
-            continue;
-        }
-        if (as_json) {
-            json_array_append_new(all, case_json(&g_case));
-        } else {
-            if (shown) printf("\n");
-            print_case_text(&g_case);
-        }
-        shown++;
+    int bad = 0, shown = 0, total = 0;
+    fb_status worst = FB_OK;
+    for (int i = 0; i < cl.n_operands; i++, total++) {
+        fb_status v = list_one(cl.operands[i], false, all, &shown);
+        bad += v != FB_OK;
+        worst = worse(worst, v);
     }
+    for (int i = 0; i < d.n_bad; i++, total++, bad++) {
+        fprintf(stderr, "%s\n", d.bad[i]);
+        worst = worse(worst, FB_E_CASE);
+    }
+    for (int i = 0; i < d.n; i++, total++) {
+        fb_status v = list_one(d.path[i], true, all, &shown);
+        bad += v != FB_OK;
+        worst = worse(worst, v);
+    }
+    fb_case_dir_free(&d);
+    fb_cmdline_free(&cl);
     if (as_json) {
         char *text = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
         json_decref(all);
@@ -321,8 +361,8 @@ fb_status fb_cmd_list(int argc, char **argv)
         print_registry();
     }
     if (bad) {
-        fb_error("%d of %d cases invalid; see 'fusionbench validate'", bad, n);
-        return FB_E_CASE;
+        fb_error("%d of %d cases invalid; see 'fusionbench validate'", bad, total);
+        return worst;
     }
     return FB_OK;
 }

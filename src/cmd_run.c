@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -19,12 +20,18 @@
 #include "commands.h"
 #include "report.h"
 #include "result.h"
+#include "opts.h"
 #include "run_common.h"
 #include "variant.h"
 
-#define MAX_CASES 64
 #define MAX_OVERRIDES 8
 #define MAX_VARIANTS (2 * FB_MAX_FUSED + 1)
+
+/* Bounds of the timing options: far beyond any useful setting, and each keeps the
+ * arithmetic on them finite (`--rep 1e308` or `inf` would never stop a measurement). */
+#define MAX_WARMUP_MS 1e4
+#define MAX_REP_MS 1e5
+#define MAX_WALL_S 3600.0
 
 typedef struct axis_override {
     char name[FB_NAME_MAX];
@@ -33,209 +40,196 @@ typedef struct axis_override {
 } axis_override;
 
 typedef struct run_opts {
-    const char *cases[MAX_CASES];
-    int n_cases;
+    fb_strlist cases;   /* --case, as given (names or paths) */
     bool all;
+    fb_strlist dtype_list, variant_list;
     const char *dtypes;   /* NULL: the case's first dtype; "all"; or a comma list */
     const char *variants; /* comma list, NULL: all of the case's */
+    char *dtypes_buf, *variants_buf; /* what dtypes and variants point to */
     const char *baseline;
     axis_override ov[MAX_OVERRIDES];
     int n_ov;
+    fb_unknown_opt *unknown; /* --NAME VALUE options not in the table: grid axes, or mistakes */
+    int n_unknown;
     bool quick;
     fb_timer_opts timer;
     uint64_t seed;
     const char *out;
     const char *resume;
     fb_show show;
+    int timer_mode, show_mode; /* the enums, as the parser writes them */
+    int64_t seed_arg;
 } run_opts;
 
-static const char run_usage[] =
-    "usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
-    "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph]\n"
-    "                       [--warmup MS] [--rep MS] [--max-noise PCT] [--max-time S] [--seed N]\n"
-    "                       [--out FILE] [--resume FILE] [--show speedup|sol|time|gbps]\n"
-    "\n"
-    "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
-    "result against the float64 reference, times them with the L2 flushed before every\n"
-    "sample, and prints one grid per dtype and variant: t_baseline / t_variant.\n"
-    "\n"
-    "  --case NAME      a bundled case (see 'fusionbench list') or a path to a case file;\n"
-    "                   repeatable, or comma-separated\n"
-    "  --all            every bundled case\n"
-    "  --dtype T        float32, float16, bfloat16, float64, or 'all' (default: the case's first)\n"
-    "  --variants A,B   which variants to run (default: eager and all of the case's fused ones;\n"
-    "                   any registered variant may be named, see 'fusionbench list')\n"
-    "  --baseline V     the denominator of the grid (default: eager)\n"
-    "  --AXIS LIST      replace a grid axis, e.g. --dim1 61,130,1027 or --dim0 128:65536\n"
-    "                   (a:b is every power of two from a to b)\n"
-    "  --quick          only the first, middle and last value of each axis\n"
-    "  --timer MODE     events (default) or graph (CUDA graph replay, flush inside)\n"
-    "  --warmup MS      warm-up time per measurement (default 25)\n"
-    "  --rep MS         measured time per measurement (default 100)\n"
-    "  --max-noise PCT  stop a measurement early once the median's noise is below PCT (default 0.5)\n"
-    "  --max-time S     wall-time cap per measurement in seconds (default 5)\n"
-    "  --seed N         input seed (default 1)\n"
-    "  --out FILE       result file (default fusionbench-YYYYmmdd-HHMMSS.json)\n"
-    "  --resume FILE    continue a run: skip cells already in FILE, keep writing to it\n"
-    "  --show WHAT      speedup (default), sol (% of speed of light), time (us), gbps\n";
-
 /* ---- argument parsing ------------------------------------------------------ */
-static fb_status parse_double(const char *opt, const char *s, double lo, double *out)
+static const fb_opt_choice timer_modes[] = {
+    {"events", FB_TIMER_EVENTS}, {"graph", FB_TIMER_GRAPH}, {"cupti", FB_TIMER_CUPTI}};
+static const fb_opt_choice show_modes[] = {
+    {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME}, {"gbps", FB_SHOW_GBPS}};
+
+/* The option table, writing into o; returns its length (at most 16). */
+static int run_table(run_opts *o, fb_opt *t)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo)) {
-        fb_error("%s: expected a number >= %g, got '%s'", opt, lo, s);
-        return FB_E_USAGE;
-    }
-    *out = v;
-    return FB_OK;
+    int n = 0;
+    t[n++] = (fb_opt){.name = "case", .kind = FB_OPT_LIST, .dst = &o->cases, .arg = "NAME",
+                      .help = "a bundled case (see 'fusionbench list') or a path to a case file;\n"
+                              "repeatable, or comma-separated"};
+    t[n++] = (fb_opt){.name = "all", .kind = FB_OPT_FLAG, .dst = &o->all,
+                      .help = "every case in the cases directory ($FUSIONBENCH_CASES)"};
+    t[n++] = (fb_opt){.name = "dtype", .kind = FB_OPT_LIST, .dst = &o->dtype_list, .arg = "T",
+                      .help = "float32, float16, bfloat16, float64, or 'all' (default: the case's first);\n"
+                              "comma-separated or repeatable"};
+    t[n++] = (fb_opt){.name = "variants", .kind = FB_OPT_LIST, .dst = &o->variant_list, .arg = "A,B",
+                      .help = "which variants to run (default: eager and all of the case's fused ones;\n"
+                              "any registered variant may be named, see 'fusionbench list')"};
+    t[n++] = (fb_opt){.name = "baseline", .kind = FB_OPT_STRING, .dst = &o->baseline, .arg = "V",
+                      .help = "the denominator of the grid (default: eager)"};
+    t[n++] = (fb_opt){.name = "quick", .kind = FB_OPT_FLAG, .dst = &o->quick,
+                      .help = "only the first, middle and last value of each axis"};
+    t[n++] = (fb_opt){.name = "timer", .kind = FB_OPT_ENUM, .dst = &o->timer_mode, .arg = "MODE",
+                      .choices = timer_modes, .n_choices = 3,
+                      .help = "events (default) or graph (CUDA graph replay, flush inside)"};
+    t[n++] = (fb_opt){.name = "warmup", .kind = FB_OPT_DOUBLE, .dst = &o->timer.warmup_ms, .arg = "MS",
+                      .lo = 0, .hi = MAX_WARMUP_MS, .help = "warm-up time per measurement (default 25, at most 10000)"};
+    t[n++] = (fb_opt){.name = "rep", .kind = FB_OPT_DOUBLE, .dst = &o->timer.rep_ms, .arg = "MS",
+                      .lo = 0.001, .hi = MAX_REP_MS,
+                      .help = "measured time per measurement (default 100, 0.001 to 100000)"};
+    t[n++] = (fb_opt){.name = "max-noise", .kind = FB_OPT_DOUBLE, .dst = &o->timer.max_noise_pct, .arg = "PCT",
+                      .lo = 0, .hi = 100,
+                      .help = "stop a measurement early once the median's noise is below PCT\n(default 0.5, 0 to 100)"};
+    t[n++] = (fb_opt){.name = "max-time", .kind = FB_OPT_DOUBLE, .dst = &o->timer.max_wall_s, .arg = "S",
+                      .lo = 0.001, .hi = MAX_WALL_S,
+                      .help = "wall-time cap per measurement in seconds (default 5, 0.001 to 3600)"};
+    t[n++] = (fb_opt){.name = "seed", .kind = FB_OPT_I64, .dst = &o->seed_arg, .arg = "N", .ilo = 1,
+                      .ihi = INT64_MAX, .help = "input seed (default 1): each seed draws different inputs"};
+    t[n++] = (fb_opt){.name = "out", .kind = FB_OPT_STRING, .dst = &o->out, .arg = "FILE",
+                      .help = "result file (default fusionbench-YYYYmmdd-HHMMSS.json)"};
+    t[n++] = (fb_opt){.name = "resume", .kind = FB_OPT_STRING, .dst = &o->resume, .arg = "FILE",
+                      .help = "continue a run: skip cells already in FILE, keep writing to it"};
+    t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &o->show_mode, .arg = "WHAT",
+                      .choices = show_modes, .n_choices = 4,
+                      .help = "speedup (default), sol (% of speed of light), time (us), gbps"};
+    return n;
 }
 
-static fb_status parse_i64(const char *opt, const char *s, int64_t *out)
+static void run_usage(FILE *f)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < 1) {
-        fb_error("%s: expected a positive integer, got '%s'", opt, s);
-        return FB_E_USAGE;
-    }
-    *out = v;
-    return FB_OK;
+    run_opts dummy = {0};
+    fb_opt t[16];
+    int n = run_table(&dummy, t);
+    fputs("usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
+          "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph]\n"
+          "                       [--warmup MS] [--rep MS] [--max-noise PCT] [--max-time S] [--seed N]\n"
+          "                       [--out FILE] [--resume FILE] [--show speedup|sol|time|gbps]\n"
+          "\n"
+          "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
+          "result against the float64 reference, times them with the L2 flushed before every\n"
+          "sample, and prints one grid per dtype and variant: t_baseline / t_variant.\n"
+          "\n",
+          f);
+    static const char *const axis_help[] = {
+        "--AXIS LIST",
+        "replace a grid axis of the selected cases, e.g. --dim1 61,130,1027 or\n"
+        "--dim0 128:65536 (a:b is a, 2a, 4a, ... up to b); at most 64 values,\n"
+        "none twice; an option that is no axis of any selected case is an error",
+        NULL};
+    fb_opts_help(f, t, n, axis_help);
+    fputs("\n"
+          "Options take --NAME VALUE or --NAME=VALUE; a later scalar option overrides an earlier one,\n"
+          "list options (--case, --dtype, --variants) accumulate; lists hold no empty or repeated item.\n",
+          f);
 }
 
-/* "128,256,1024" or "128:65536" (powers of two) or a mix: "61,130,128:1024". */
+static void run_opts_free(run_opts *o)
+{
+    fb_strlist_free(&o->cases);
+    fb_strlist_free(&o->dtype_list);
+    fb_strlist_free(&o->variant_list);
+    free(o->dtypes_buf);
+    free(o->variants_buf);
+    for (int i = 0; i < o->n_unknown; i++) free(o->unknown[i].name);
+    free(o->unknown);
+    memset(o, 0, sizeof *o);
+}
+
+/* "128,256,1024" or "128:65536" (a, 2a, 4a, ... <= b) or a mix: "61,130,128:1024". */
 static fb_status parse_list(const char *opt, const char *s, axis_override *ov)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", s);
-    ov->n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *colon = strchr(tok, ':');
-        int64_t a, b;
-        if (colon) {
-            *colon = 0;
-            FB_TRY(parse_i64(opt, tok, &a));
-            FB_TRY(parse_i64(opt, colon + 1, &b));
-            for (int64_t v = a; v <= b; v *= 2) {
-                if (ov->n == FB_MAX_GRID) goto too_many;
-                ov->v[ov->n++] = v;
+    return fb_opt_sizes(opt, s, ov->v, FB_MAX_GRID, &ov->n);
+}
+
+/* --dtype: known names, 'all' alone, and no dtype twice under two spellings (f32,float32). */
+static fb_status check_dtypes(run_opts *o)
+{
+    static const char *const names[] = {"float32", "float16", "bfloat16", "float64", "all"};
+    const fb_strlist *l = &o->dtype_list;
+    fb_dtype seen[FB_NDTYPES + 1];
+    char q[256], sg[96];
+    for (int i = 0; i < l->n; i++) {
+        if (!strcmp(l->item[i], "all")) {
+            if (l->n > 1) {
+                fb_error("--dtype: 'all' stands alone (got %d dtypes)", l->n);
+                return FB_E_USAGE;
             }
-        } else {
-            FB_TRY(parse_i64(opt, tok, &a));
-            if (ov->n == FB_MAX_GRID) goto too_many;
-            ov->v[ov->n++] = a;
+            continue;
         }
-    }
-    if (ov->n == 0) {
-        fb_error("%s: empty list", opt);
-        return FB_E_USAGE;
+        if (fb_dtype_from_name(l->item[i], &seen[i]) != 0) {
+            fb_error("--dtype: unknown dtype '%s'%s", fb_opt_quote(l->item[i], q, sizeof q),
+                     fb_suggest("", l->item[i], names, 5, sg, sizeof sg));
+            return FB_E_USAGE;
+        }
+        for (int k = 0; k < i; k++)
+            if (seen[k] == seen[i]) {
+                fb_error("--dtype: '%s' and '%s' are the same dtype (%s)", l->item[k], l->item[i],
+                         fb_dtype_name(seen[i]));
+                return FB_E_USAGE;
+            }
     }
     return FB_OK;
-too_many:
-    fb_error("%s: more than %d values", opt, FB_MAX_GRID);
-    return FB_E_USAGE;
 }
 
 static fb_status parse_args(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     fb_timer_opts_default(&o->timer);
-    o->seed = 1;
-    o->show = FB_SHOW_SPEEDUP;
-    for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
-        if (strncmp(arg, "--", 2) != 0) {
-            fb_error("unexpected argument '%s'; see 'fusionbench run --help'", arg);
-            return FB_E_USAGE;
-        }
-        /* --opt=value or --opt value */
-        char name[128];
-        const char *val = NULL;
-        const char *eq = strchr(arg, '=');
-        if (eq) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-        bool is_flag = !strcmp(name, "--all") || !strcmp(name, "--quick");
-        if (is_flag) {
-            if (!strcmp(name, "--all")) o->all = true;
-            else o->quick = true;
-            continue;
-        }
-        if (!val) {
-            if (i + 1 >= argc) {
-                fb_error("%s needs a value; see 'fusionbench run --help'", name);
-                return FB_E_USAGE;
-            }
-            val = argv[++i];
-        }
-        double d;
-        if (!strcmp(name, "--case")) {
-            char *copy = strdup(val); /* lives as long as the process */
-            for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                if (o->n_cases == MAX_CASES) {
-                    fb_error("--case: at most %d cases", MAX_CASES);
-                    return FB_E_USAGE;
-                }
-                o->cases[o->n_cases++] = tok;
-            }
-        } else if (!strcmp(name, "--dtype")) o->dtypes = val;
-        else if (!strcmp(name, "--variants")) o->variants = val;
-        else if (!strcmp(name, "--baseline")) o->baseline = val;
-        else if (!strcmp(name, "--out")) o->out = val;
-        else if (!strcmp(name, "--resume")) o->resume = val;
-        else if (!strcmp(name, "--timer")) {
-            if (fb_timer_mode_from_name(val, &o->timer.mode) != 0) {
-                fb_error("--timer: unknown mode '%s' (events or graph)", val);
-                return FB_E_USAGE;
-            }
-            if (o->timer.mode == FB_TIMER_CUPTI) {
-                fb_error("--timer cupti: not available in this build (CUPTI is not linked); use events or graph");
-                return FB_E_USAGE;
-            }
-        } else if (!strcmp(name, "--show")) {
-            if (fb_show_from_name(val, &o->show) != 0) {
-                fb_error("--show: unknown '%s' (speedup, sol, time or gbps)", val);
-                return FB_E_USAGE;
-            }
-        } else if (!strcmp(name, "--warmup")) {
-            FB_TRY(parse_double(name, val, 0, &o->timer.warmup_ms));
-        } else if (!strcmp(name, "--rep")) {
-            FB_TRY(parse_double(name, val, 0.001, &o->timer.rep_ms));
-        } else if (!strcmp(name, "--max-noise")) {
-            FB_TRY(parse_double(name, val, 0, &o->timer.max_noise_pct));
-        } else if (!strcmp(name, "--max-time")) {
-            FB_TRY(parse_double(name, val, 0.001, &d));
-            o->timer.max_wall_s = d;
-        } else if (!strcmp(name, "--seed")) {
-            int64_t s;
-            FB_TRY(parse_i64(name, val, &s));
-            o->seed = (uint64_t)s;
-        } else {
-            /* anything else must name a grid axis; checked against each case later */
-            if (o->n_ov == MAX_OVERRIDES) {
-                fb_error("at most %d axis overrides", MAX_OVERRIDES);
-                return FB_E_USAGE;
-            }
-            axis_override *ov = &o->ov[o->n_ov++];
-            snprintf(ov->name, sizeof ov->name, "%.*s", (int)sizeof ov->name - 1, name + 2);
-            FB_TRY(parse_list(name, val, ov));
-        }
+    o->seed_arg = 1;
+    o->timer_mode = (int)o->timer.mode;
+    o->show_mode = FB_SHOW_SPEEDUP;
+    fb_opt t[16];
+    fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(o, t), .keep_unknown = true};
+    fb_status s = fb_opts_parse(&cl, argc, argv);
+    /* unknown options wait for the cases: only then is it known which are grid axes */
+    o->unknown = cl.unknown;
+    o->n_unknown = cl.n_unknown;
+    cl.unknown = NULL;
+    cl.n_unknown = 0;
+    fb_cmdline_free(&cl);
+    FB_TRY(s);
+
+    o->timer.mode = (fb_timer_mode)o->timer_mode;
+    o->show = (fb_show)o->show_mode;
+    o->seed = (uint64_t)o->seed_arg;
+    if (o->timer.mode == FB_TIMER_CUPTI) {
+        fb_error("--timer cupti: not available in this build (CUPTI is not linked); use events or graph");
+        return FB_E_USAGE;
     }
-    if (o->all && o->n_cases) {
+    FB_TRY(check_dtypes(o));
+    if (o->dtype_list.n && !(o->dtypes = o->dtypes_buf = fb_strlist_join(&o->dtype_list))) goto nomem;
+    if (o->variant_list.n && !(o->variants = o->variants_buf = fb_strlist_join(&o->variant_list))) goto nomem;
+    if (o->all && o->cases.n) {
         fb_error("--all and --case exclude each other");
         return FB_E_USAGE;
     }
-    if (!o->all && !o->n_cases) {
+    if (!o->all && !o->cases.n) {
+        /* no case, so no grid axis: an unknown option is a mistake, and likely the reason */
+        if (o->n_unknown) return fb_opts_unknown(&cl, o->unknown[0].name, NULL, 0, NULL);
         fb_error("which case? give --case NAME or --all (cases: see 'fusionbench list')");
         return FB_E_USAGE;
     }
     return FB_OK;
+nomem:
+    fb_error("out of host memory parsing the command line");
+    return FB_E_NOMEM;
 }
 
 /* ---- per-case selection ------------------------------------------------------------- */
@@ -345,14 +339,7 @@ static fb_status plan_axes(const run_opts *o, case_plan *p)
         int hit = -1;
         for (int a = 0; a < c->n_axes; a++)
             if (!strcmp(c->sym[c->axis[a].sym], o->ov[k].name)) hit = a;
-        if (hit < 0) {
-            const char *axes[2];
-            for (int a = 0; a < c->n_axes; a++) axes[a] = c->sym[c->axis[a].sym];
-            char sg[96];
-            fb_error("unknown option '--%s'%s; see 'fusionbench run --help'", o->ov[k].name,
-                     fb_suggest("--", o->ov[k].name, axes, c->n_axes, sg, sizeof sg));
-            return FB_E_USAGE;
-        }
+        if (hit < 0) continue; /* an axis of another selected case (parse_overrides checked the union) */
         c->axis[hit].n = o->ov[k].n;
         memcpy(c->axis[hit].v, o->ov[k].v, sizeof(int64_t) * (size_t)o->ov[k].n);
     }
@@ -388,6 +375,70 @@ static fb_status plan_axes(const run_opts *o, case_plan *p)
 
 /* ---- before the GPU ------------------------------------------------------------------------ */
 
+/* The unknown options, now that the cases are loaded: each must be a grid axis of at
+ * least one selected case (the union of their axes), with a LIST value. */
+static fb_status parse_overrides(run_opts *o, const case_plan *plans, int n_plans)
+{
+    const char **axes = malloc(sizeof *axes * (size_t)(2 * n_plans + 1));
+    int n_axes = 0;
+    if (!axes) {
+        fb_error("out of host memory");
+        return FB_E_NOMEM;
+    }
+    for (int i = 0; i < n_plans; i++) {
+        const fb_case *c = &plans[i].c;
+        for (int a = 0; a < c->n_axes; a++) {
+            const char *sym = c->sym[c->axis[a].sym];
+            bool dup = false;
+            for (int k = 0; k < n_axes; k++) dup |= !strcmp(axes[k], sym);
+            if (!dup) axes[n_axes++] = sym;
+        }
+    }
+    fb_status s = FB_OK;
+    for (int u = 0; u < o->n_unknown && s == FB_OK; u++) {
+        const fb_unknown_opt *uo = &o->unknown[u];
+        const char *axis = NULL;
+        for (int k = 0; k < n_axes; k++)
+            if (!strcmp(axes[k], uo->name)) axis = axes[k];
+        if (!axis) {
+            fb_opt t[16];
+            run_opts dummy = {0};
+            fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(&dummy, t)};
+            s = fb_opts_unknown(&cl, uo->name, axes, n_axes, "grid axes of the selected cases");
+            break;
+        }
+        char opt[FB_NAME_MAX + 2];
+        snprintf(opt, sizeof opt, "--%s", axis);
+        if (!uo->value) {
+            fb_error("%s needs a value (LIST, e.g. %s 128,256 or %s 128:4096)", opt, opt, opt);
+            s = FB_E_USAGE;
+            break;
+        }
+        axis_override *ov = NULL; /* given twice: the last one wins, as for every scalar option */
+        for (int k = 0; k < o->n_ov; k++)
+            if (!strcmp(o->ov[k].name, axis)) ov = &o->ov[k];
+        if (!ov && o->n_ov == MAX_OVERRIDES) {
+            fb_error("at most %d axis overrides", MAX_OVERRIDES);
+            s = FB_E_USAGE;
+            break;
+        }
+        if (!ov) ov = &o->ov[o->n_ov++];
+        snprintf(ov->name, sizeof ov->name, "%s", axis);
+        s = parse_list(opt, uo->value, ov);
+    }
+    free(axes);
+    return s;
+}
+
+/* Whether two case paths name one file (a bundled name and a path to it, or two
+ * spellings of one path). */
+static bool same_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return true;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* Two case files with one internal name would write into one another's cells
  * (the result file keys cases by name): refuse, naming both files. */
 static fb_status check_unique_names(const case_plan *plans, int n)
@@ -395,13 +446,55 @@ static fb_status check_unique_names(const case_plan *plans, int n)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
             if (strcmp(plans[i].c.name, plans[j].c.name) != 0) continue;
-            if (strcmp(plans[i].c.path, plans[j].c.path) == 0)
-                fb_error("case '%s' is given twice (%s)", plans[i].c.name, plans[i].c.path);
+            if (same_file(plans[i].c.path, plans[j].c.path))
+                fb_error("case '%s' is given twice (%s)", plans[i].c.name, fb_qpath(plans[i].c.path));
             else
-                fb_error("%s and %s both define the case '%s'; one run needs distinct case names", plans[j].c.path,
-                         plans[i].c.path, plans[i].c.name);
+                fb_error("%s and %s both define the case '%s'; one run needs distinct case names",
+                         fb_qpath(plans[j].c.path), fb_qpath(plans[i].c.path), plans[i].c.name);
             return FB_E_USAGE;
         }
+    return FB_OK;
+}
+
+/* Load and plan every case before touching the GPU: bad input costs nothing. */
+static fb_status load_plans(run_opts *o, case_plan **out, int *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    fb_case_dir d = {0};
+    if (o->all) {
+        FB_TRY(fb_case_list(&d));
+        if (d.n_bad) {
+            fb_error("%s", d.bad[0]);
+            fb_case_dir_free(&d);
+            return FB_E_CASE;
+        }
+        if (d.n == 0) {
+            fb_case_dir_free(&d);
+            fb_error("--all: no case files (*.json) in %s: nothing to run", fb_qpath(fb_cases_dir()));
+            return FB_E_CASE;
+        }
+    }
+    int n = o->all ? d.n : o->cases.n;
+    case_plan *plans = calloc((size_t)n, sizeof *plans); /* each holds an fb_case: tens of KiB */
+    fb_status s = plans ? FB_OK : FB_E_NOMEM;
+    if (!plans) fb_error("out of host memory loading %d cases", n);
+    for (int i = 0; i < n && s == FB_OK; i++)
+        s = o->all ? fb_case_load(d.path[i], &plans[i].c) : fb_case_find(o->cases.item[i], &plans[i].c);
+    fb_case_dir_free(&d);
+    if (s == FB_OK) s = parse_overrides(o, plans, n);
+    for (int i = 0; i < n && s == FB_OK; i++) {
+        s = plan_dtypes(o, &plans[i]);
+        if (s == FB_OK) s = plan_variants(o, &plans[i]);
+        if (s == FB_OK) s = plan_axes(o, &plans[i]);
+    }
+    if (s == FB_OK) s = check_unique_names(plans, n);
+    if (s != FB_OK) {
+        free(plans);
+        return s;
+    }
+    *out = plans;
+    *n_out = n;
     return FB_OK;
 }
 
@@ -432,34 +525,32 @@ static void default_out(char *buf, size_t n)
     strftime(buf, n, "fusionbench-%Y%m%d-%H%M%S.json", &tm);
 }
 
+static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv);
+
 fb_status fb_cmd_run(int argc, char **argv)
 {
     if (fb_wants_help(argc, argv)) {
-        fputs(run_usage, stdout);
+        run_usage(stdout);
         return FB_OK;
     }
     run_opts o;
-    FB_TRY(parse_args(argc, argv, &o));
-
     /* Every input is checked before the GPU is touched, so bad input costs
-     * nothing: the cases and the plan (exit 3 / 2), the resumed file (3), its
-     * fit with this run's cases (2), and whether the result can be written (4). */
-    static case_plan plans[MAX_CASES];
+     * nothing: the options (exit 2), the cases and the plan (exit 3 / 2), the
+     * resumed file (3), its fit with this run's cases (2), and whether the
+     * result can be written (4) — the last two at the start of run_plans. */
+    case_plan *plans = NULL;
     int n_plans = 0;
-    char names[MAX_CASES][FB_NAME_MAX];
-    if (o.all) {
-        int n = fb_case_list(names, MAX_CASES);
-        for (int i = 0; i < n; i++) o.cases[o.n_cases++] = names[i];
-    }
-    for (int i = 0; i < o.n_cases; i++) {
-        case_plan *p = &plans[n_plans++];
-        FB_TRY(fb_case_find(o.cases[i], &p->c));
-        FB_TRY(plan_dtypes(&o, p));
-        FB_TRY(plan_variants(&o, p));
-        FB_TRY(plan_axes(&o, p));
-    }
-    FB_TRY(check_unique_names(plans, n_plans));
+    fb_status s = parse_args(argc, argv, &o);
+    if (s == FB_OK) s = load_plans(&o, &plans, &n_plans);
+    if (s == FB_OK) s = run_plans(o, plans, n_plans, argc, argv);
+    free(plans);
+    run_opts_free(&o);
+    return s;
+}
 
+/* The run itself, once every case is loaded and planned. */
+static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv)
+{
     json_t *root = NULL;
     char out_buf[PATH_MAX];
     const char *out = o.out;

@@ -19,6 +19,7 @@
 #include "primitives.h"
 #include "cell.h"
 #include "commands.h"
+#include "opts.h"
 #include "result.h"
 #include "run_common.h"
 #include "variant.h"
@@ -29,15 +30,23 @@ static const int64_t shapes1[] = {1, 61, 130, 1027, 65536, 1228800};
 #define N1 (int)(sizeof shapes1 / sizeof shapes1[0])
 #define MAX_SELFTEST_VARIANTS 64
 
-static const char selftest_usage[] =
-    "usage: fusionbench selftest [--case NAME ...] [--no-timer]\n"
-    "\n"
-    "Checks the eager interpreter and every fused variant of every bundled case (the\n"
-    "case's list and every registered CASE.* strategy), in every dtype they support,\n"
-    "on shapes 1x1, 3x61, 7x130, 5x1027, 2x65536, 300x4096, 1x262144 and 4099x33\n"
-    "against the float64 reference; the GPU dropout mask against the CPU's, bit for bit\n"
-    "on 10^7 elements; the row_simplex fill; then the timer's self-checks.\n"
-    "Exit 0 when all pass, 1 when any fails, 77 without a GPU.\n";
+static void selftest_usage(FILE *f, const fb_opt *opts, int n)
+{
+    fprintf(f,
+            "usage: fusionbench selftest [--case NAME|FILE ...] [--no-timer]\n"
+            "\n"
+            "Checks the eager interpreter and every fused variant of every case in\n"
+            "%s (or $FUSIONBENCH_CASES; the case's list and every registered CASE.*\n"
+            "strategy), in every dtype they support, on shapes 1x1, 3x61, 7x130, 5x1027,\n"
+            "2x65536, 300x4096, 1x262144 and 4099x33 against the float64 reference; the GPU\n"
+            "dropout mask against the CPU's, bit for bit on 10^7 elements; the row_simplex\n"
+            "fill; then the timer's self-checks. A cases directory that is unreadable or\n"
+            "holds no case is an error, not an empty pass.\n"
+            "\n",
+            fb_cases_dir());
+    fb_opts_help(f, opts, n, NULL);
+    fprintf(f, "\nExit 0 when all pass, 1 when any fails, 2 usage, 3 bad case file, 77 without a GPU.\n");
+}
 
 typedef struct tally {
     int ok, fail, skipped;
@@ -133,7 +142,7 @@ static fb_status checker_selfcheck(fb_run_env *env, const fb_case *c, tally *t)
     for (int i = 0; i < c->n_inputs && s == FB_OK; i++) {
         in[i] = (fb_tensor){NULL, FB_F32, shapes[i]};
         s = fb_dmalloc(&in[i].data, (size_t)fb_shape_numel(&shapes[i]) * 4);
-        if (s == FB_OK) s = fb_cuda_status(fb_fill(&in[i], c->values[i].init, 7, st), "fb_fill", __FILE__, __LINE__);
+        if (s == FB_OK) s = fb_cuda_status(fb_fill(&in[i], c->values[i].init, fb_fill_key(7, (uint64_t)i), st), "fb_fill", __FILE__, __LINE__);
     }
     for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
         out[k] = (fb_tensor){NULL, FB_F32, shapes[c->outputs[k]]};
@@ -191,7 +200,7 @@ static fb_status dropout_run(fb_run_env *env, fb_dtype dt, int64_t n, int skew, 
     if (s == FB_OK) {
         x.data = (char *)xb + (size_t)skew * es;
         y.data = (char *)yb + (size_t)skew * es;
-        s = fb_cuda_status(fb_fill(&x, FB_INIT_POSITIVE, 11, st), "fb_fill", __FILE__, __LINE__);
+        s = fb_cuda_status(fb_fill(&x, FB_INIT_POSITIVE, fb_fill_key(11, 0), st), "fb_fill", __FILE__, __LINE__);
     }
     if (s == FB_OK) s = fb_cuda_status(fb_poison(&y, st), "fb_poison", __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(fb_prim_dropout(&x, p, seed, &y, st), "fb_prim_dropout", __FILE__, __LINE__);
@@ -251,7 +260,7 @@ static fb_status row_simplex_selfcheck(fb_run_env *env, tally *t)
             return FB_E_NOMEM;
         }
         fb_status s = fb_dmalloc(&x.data, (size_t)(rows * n) * sizeof(float));
-        if (s == FB_OK) s = fb_cuda_status(fb_fill(&x, FB_INIT_ROW_SIMPLEX, 3, st), "fb_fill", __FILE__, __LINE__);
+        if (s == FB_OK) s = fb_cuda_status(fb_fill(&x, FB_INIT_ROW_SIMPLEX, fb_fill_key(3, 0), st), "fb_fill", __FILE__, __LINE__);
         if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(st), "cudaStreamSynchronize", __FILE__, __LINE__);
         if (s == FB_OK)
             s = fb_cuda_status(cudaMemcpy(host, x.data, (size_t)(rows * n) * sizeof(float), cudaMemcpyDeviceToHost),
@@ -285,48 +294,82 @@ static fb_status row_simplex_selfcheck(fb_run_env *env, tally *t)
     return FB_OK;
 }
 
-fb_status fb_cmd_selftest(int argc, char **argv)
+/* Every case to check, loaded (and so validated) before the GPU is touched. */
+static fb_status load_cases(const fb_strlist *only, fb_case **out, int *n_out)
 {
-    if (fb_wants_help(argc, argv)) {
-        fputs(selftest_usage, stdout);
-        return FB_OK;
-    }
-    const char *only[64];
-    int n_only = 0;
-    bool timer_checks = true;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--case") && i + 1 < argc && n_only < 64) only[n_only++] = argv[++i];
-        else if (!strcmp(argv[i], "--no-timer")) timer_checks = false;
-        else {
-            fb_error("unexpected argument '%s'; see 'fusionbench selftest --help'", argv[i]);
-            return FB_E_USAGE;
+    *out = NULL;
+    *n_out = 0;
+    fb_case_dir d = {0};
+    if (!only->n) {
+        FB_TRY(fb_case_list(&d));
+        if (d.n_bad) {
+            fb_error("%s", d.bad[0]);
+            fb_case_dir_free(&d);
+            return FB_E_CASE;
+        }
+        if (d.n == 0) {
+            fb_case_dir_free(&d);
+            fb_error("no case files (*.json) in %s: nothing to test", fb_qpath(fb_cases_dir()));
+            return FB_E_CASE;
         }
     }
-    char names[64][FB_NAME_MAX];
-    int n_names = 0;
-    if (n_only) {
-        for (int i = 0; i < n_only; i++) snprintf(names[n_names++], FB_NAME_MAX, "%s", only[i]);
-    } else {
-        n_names = fb_case_list(names, 64);
+    int n = only->n ? only->n : d.n;
+    fb_case *cases = calloc((size_t)n, sizeof *cases); /* fb_case is large: tens of KiB each */
+    fb_status s = cases ? FB_OK : FB_E_NOMEM;
+    if (!cases) fb_error("out of host memory loading %d cases", n);
+    for (int i = 0; i < n && s == FB_OK; i++)
+        s = only->n ? fb_case_find(only->item[i], &cases[i]) : fb_case_load(d.path[i], &cases[i]);
+    fb_case_dir_free(&d);
+    if (s != FB_OK) {
+        free(cases);
+        return s;
     }
-    static fb_case cases[64];
-    for (int i = 0; i < n_names; i++) FB_TRY(fb_case_find(names[i], &cases[i]));
+    *out = cases;
+    *n_out = n;
+    return FB_OK;
+}
 
-    fb_timer_opts opts;
-    fb_timer_opts_default(&opts);
+fb_status fb_cmd_selftest(int argc, char **argv)
+{
+    fb_strlist only = {0};
+    bool no_timer = false;
+    const fb_opt opts[] = {
+        {.name = "case", .kind = FB_OPT_LIST, .dst = &only, .arg = "NAME",
+         .help = "only this case (a name or a path to a case file);\nrepeatable, or comma-separated"},
+        {.name = "no-timer", .kind = FB_OPT_FLAG, .dst = &no_timer, .help = "skip the timer's self-checks"},
+    };
+    const int n_opts = (int)(sizeof opts / sizeof opts[0]);
+    if (fb_wants_help(argc, argv)) {
+        selftest_usage(stdout, opts, n_opts);
+        return FB_OK;
+    }
+    fb_cmdline cl = {.cmd = "selftest", .opts = opts, .n_opts = n_opts};
+    fb_case *cases = NULL;
+    int n_cases = 0;
+    fb_status s = fb_opts_parse(&cl, argc, argv);
+    if (s == FB_OK) s = load_cases(&only, &cases, &n_cases);
+    fb_cmdline_free(&cl);
+    fb_strlist_free(&only);
+    if (s != FB_OK) return s;
+
+    fb_timer_opts opts_t;
+    fb_timer_opts_default(&opts_t);
     fb_run_env env;
-    FB_TRY(fb_run_env_open(&env, &opts));
+    s = fb_run_env_open(&env, &opts_t);
+    if (s != FB_OK) {
+        free(cases);
+        return s;
+    }
     printf("selftest on %s (sm_%d%d, %d SMs)\n", env.ctx.dev.name, env.ctx.dev.cc_major, env.ctx.dev.cc_minor,
            env.ctx.dev.sms);
 
     tally t = {0};
-    fb_status s = FB_OK;
-    for (int i = 0; i < n_names && s == FB_OK; i++) s = check_case(&env, &cases[i], &t);
-    if (s == FB_OK && n_names > 0) s = checker_selfcheck(&env, &cases[0], &t);
+    for (int i = 0; i < n_cases && s == FB_OK; i++) s = check_case(&env, &cases[i], &t);
+    if (s == FB_OK && n_cases > 0) s = checker_selfcheck(&env, &cases[0], &t);
     if (s == FB_OK) s = dropout_selfcheck(&env, &t);
     if (s == FB_OK) s = row_simplex_selfcheck(&env, &t);
 
-    if (s == FB_OK && timer_checks) {
+    if (s == FB_OK && !no_timer) {
         char report[2048] = "";
         fb_status ts = fb_timer_selfcheck(env.timer, report, sizeof report);
         fputs(report, stdout);
@@ -335,6 +378,7 @@ fb_status fb_cmd_selftest(int argc, char **argv)
         else s = ts;
     }
     fb_run_env_close(&env);
+    free(cases);
     if (s != FB_OK) return s;
     printf("selftest: %d passed, %d failed, %d skipped\n", t.ok, t.fail, t.skipped);
     if (t.fail) {

@@ -1,4 +1,7 @@
-/* fb_random.h — the dropout keep-mask: a counter-based hash of (seed, element index),
+/* fb_random.h — counter-based randomness shared by the C host code and the CUDA kernels:
+ * the input fill's streams (below) and the dropout keep-mask.
+ *
+ * The dropout keep-mask: a counter-based hash of (seed, element index),
  * the one definition shared by the float64 reference (C), eager (primitives.cu) and
  * every fused kernel (CUDA), so that all of them draw the identical mask.
  *
@@ -45,6 +48,40 @@ FB_HD uint32_t fb_dropout_threshold(double p)
 FB_HD int fb_dropout_keep(uint64_t seed, uint64_t i, uint32_t threshold)
 {
     return fb_dropout_bits(seed, i) >= threshold;
+}
+
+/* ---- input fill -------------------------------------------------------------------
+ * Input t (case-file order) of a run with seed s is filled from its own stream:
+ *
+ *     key(s, t)    = mix(mix(s ^ 0x5851F42D4C957F2D) + (t + 1) * 0x632BE59BD9B4E019)
+ *     bits(key, i) = mix(key ^ mix(i + 0x9E3779B97F4A7C15))      element i's 64 bits
+ *
+ * with mix the splitmix64 finalizer (a bijection of 64-bit words). The fill kernel
+ * maps bits to N(0,1), U(-1,1), U(0.5,1.5) or U(0.5,1.5) / (last dim) (row_simplex)
+ * (kernels/primitives.cu).
+ * Why the key enters after the counter is mixed: splitmix64 as usually written,
+ * mix(key + i * gamma) (this file's fill until issue 5), makes every stream a window
+ * of one sequence — stream(k2, i) = stream(k1, i + (k2 - k1) / gamma) — so a seed only
+ * chose where to start reading, and two seeds or two inputs could overlap. Here
+ * stream(k1, j) = stream(k2, i) needs mix(j + c) = mix(i + c) ^ k1 ^ k2, which no fixed
+ * shift j = i + m satisfies for k1 != k2. key(s, t) is a bijection of s for each t and
+ * of t for each s: no two seeds, and no two inputs of one run, share a stream.
+ * tests/test_random.c checks all of this on the CPU with these very functions. */
+FB_HD uint64_t fb_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+FB_HD uint64_t fb_fill_key(uint64_t seed, uint64_t tensor)
+{
+    return fb_mix64(fb_mix64(seed ^ 0x5851F42D4C957F2Dull) + (tensor + 1) * 0x632BE59BD9B4E019ull);
+}
+
+FB_HD uint64_t fb_fill_bits(uint64_t key, uint64_t i)
+{
+    return fb_mix64(key ^ fb_mix64(i + 0x9E3779B97F4A7C15ull));
 }
 
 #undef FB_HD

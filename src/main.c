@@ -93,8 +93,8 @@ int main(int argc, char **argv)
     }
     const char *names[N_COMMANDS];
     for (int i = 0; i < N_COMMANDS; i++) names[i] = commands[i].name;
-    char sg[96];
-    fprintf(stderr, "fusionbench: '%s' is not a command%s; see 'fusionbench --help'\n", name,
+    char sg[96], q[256];
+    fprintf(stderr, "fusionbench: '%s' is not a command%s; see 'fusionbench --help'\n", fb_clean(name, q, sizeof q),
             fb_suggest("", name, names, N_COMMANDS, sg, sizeof sg));
     return 2;
 }

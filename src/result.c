@@ -77,14 +77,14 @@ fb_status fb_result_write(json_t *root, const char *path)
      * inserted, so the file reads in schema order. */
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
     if (!text) {
-        fb_error("%s: cannot write: the result document cannot be serialised", path);
+        fb_error("%s: cannot write: the result document cannot be serialised", fb_qpath(path));
         return FB_E_IO;
     }
 
     char *tmp = temp_name(path);
     if (!tmp) {
         free(text);
-        fb_error("%s: cannot write: out of host memory", path);
+        fb_error("%s: cannot write: out of host memory", fb_qpath(path));
         return FB_E_NOMEM;
     }
 
@@ -95,7 +95,7 @@ fb_status fb_result_write(json_t *root, const char *path)
     if (err) {
         remove(tmp); /* may not exist (fopen failed); either way nothing is left */
         free(tmp);
-        fb_error("%s: cannot write: %s", path, strerror(err));
+        fb_error("%s: cannot write: %s", fb_qpath(path), strerror(err));
         return FB_E_IO;
     }
     free(tmp);
@@ -111,18 +111,18 @@ fb_status fb_result_check_target(const char *path)
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            fb_error("%s: cannot write: is a directory", path);
+            fb_error("%s: cannot write: is a directory", fb_qpath(path));
             return FB_E_IO;
         }
         /* the file is replaced by a rename: that would put a regular file in place of a FIFO or device */
         if (!S_ISREG(st.st_mode)) {
-            fb_error("%s: cannot write: not a regular file", path);
+            fb_error("%s: cannot write: not a regular file", fb_qpath(path));
             return FB_E_IO;
         }
     }
     char *tmp = temp_name(path);
     if (!tmp) {
-        fb_error("%s: cannot write: out of host memory", path);
+        fb_error("%s: cannot write: out of host memory", fb_qpath(path));
         return FB_E_NOMEM;
     }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -133,7 +133,7 @@ fb_status fb_result_check_target(const char *path)
     }
     free(tmp);
     if (err) {
-        fb_error("%s: cannot write: %s", path, strerror(err));
+        fb_error("%s: cannot write: %s", fb_qpath(path), strerror(err));
         return FB_E_IO;
     }
     return FB_OK;
@@ -153,17 +153,17 @@ static fb_status read_whole(const char *path, char **text, size_t *len)
      * can be swapped in between the check and the read. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT) fb_error("%s: no such file", path);
-        else fb_error("%s: cannot read: %s", path, strerror(errno));
+        if (errno == ENOENT) fb_error("%s: no such file", fb_qpath(path));
+        else fb_error("%s: cannot read: %s", fb_qpath(path), strerror(errno));
         return FB_E_CASE;
     }
     struct stat st;
     bool ok = false;
-    if (fstat(fd, &st) != 0) fb_error("%s: cannot read: %s", path, strerror(errno));
-    else if (S_ISDIR(st.st_mode)) fb_error("%s: is a directory, not a result file", path);
-    else if (!S_ISREG(st.st_mode)) fb_error("%s: not a regular file", path); /* a FIFO or device: blocks or never ends */
+    if (fstat(fd, &st) != 0) fb_error("%s: cannot read: %s", fb_qpath(path), strerror(errno));
+    else if (S_ISDIR(st.st_mode)) fb_error("%s: is a directory, not a result file", fb_qpath(path));
+    else if (!S_ISREG(st.st_mode)) fb_error("%s: not a regular file", fb_qpath(path)); /* a FIFO or device: blocks or never ends */
     else if ((size_t)st.st_size > MAX_RESULT_BYTES)
-        fb_error("%s: too large for a result file (%lld bytes; at most %zu)", path, (long long)st.st_size,
+        fb_error("%s: too large for a result file (%lld bytes; at most %zu)", fb_qpath(path), (long long)st.st_size,
                  MAX_RESULT_BYTES);
     else ok = true;
     if (!ok) {
@@ -197,10 +197,10 @@ static fb_status read_whole(const char *path, char **text, size_t *len)
     if (err) {
         free(buf);
         if (err == ENOMEM) {
-            fb_error("%s: out of host memory reading the file", path);
+            fb_error("%s: out of host memory reading the file", fb_qpath(path));
             return FB_E_NOMEM;
         }
-        fb_error("%s: cannot read: %s", path, strerror(err));
+        fb_error("%s: cannot read: %s", fb_qpath(path), strerror(err));
         return FB_E_CASE;
     }
     buf[n] = 0;
@@ -215,7 +215,7 @@ fb_status fb_result_parse(const char *text, size_t len, const char *path, json_t
     json_error_t je;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
-        fb_error("%s:%d:%d: %s", path, je.line, je.column, je.text);
+        fb_error("%s:%d:%d: %s", fb_qpath(path), je.line, je.column, je.text);
         return FB_E_CASE;
     }
     fb_status s = fb_result_check(doc, path);
@@ -366,7 +366,7 @@ fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *
                  c->n_axes > 1 ? axis_name(c, 1) : "");
         fb_error("%s: its case '%s' has the grid %s, but %s has %s: another case under the same name; "
                  "resume into another result file, or rename the case",
-                 path, c->name, there, c->path, here);
+                 fb_qpath(path), c->name, there, fb_qpath(c->path), here);
         return FB_E_USAGE;
     }
     /* Every cell the file holds for this case must describe this program. Bytes
@@ -392,7 +392,7 @@ fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *
                 snprintf(why, sizeof why, "%s", fb_last_error());
                 fb_error("%s: case '%s' %s %s: the file's cell does not fit %s (%s): the program changed since; "
                          "resume into another result file",
-                         path, c->name, fb_dtype_name(d), pts, c->path, why);
+                         fb_qpath(path), c->name, fb_dtype_name(d), pts, fb_qpath(c->path), why);
                 return FB_E_USAGE;
             }
             static const char *const keys[] = {"ideal_bytes", "flops"};
@@ -402,7 +402,7 @@ fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *
                 if (!number_at(cell, keys[k], &had) || had == now[k]) continue;
                 fb_error("%s: case '%s' %s %s: the file's cell has %s %.0f, but %s gives %.0f: the program "
                          "changed since; resume into another result file",
-                         path, c->name, fb_dtype_name(d), pts, keys[k], had, c->path, now[k]);
+                         fb_qpath(path), c->name, fb_dtype_name(d), pts, keys[k], had, fb_qpath(c->path), now[k]);
                 return FB_E_USAGE;
             }
         }

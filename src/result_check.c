@@ -21,6 +21,7 @@
  *   PATH: cases[0].dtypes[0].cells[7]: a second cell for row 128, col 256 (the first is cells[2])
  * The first problem in file order wins. */
 #include "result.h"
+#include "case.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,46 +51,9 @@ static fb_status fail(const char *path, const char *where, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (where && where[0]) fb_error("%s: %s: %s", path, where, msg);
-    else fb_error("%s: %s", path, msg);
+    if (where && where[0]) fb_error("%s: %s: %s", fb_qpath(path), where, msg);
+    else fb_error("%s: %s", fb_qpath(path), msg);
     return FB_E_CASE;
-}
-
-/* A string from the file made safe for a one-line message: control bytes become
- * '?', long strings are cut. */
-static const char *clean(const char *s, char *buf, size_t n)
-{
-    size_t k = 0;
-    for (; *s && k + 4 < n; s++) buf[k++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
-    if (*s) {
-        memcpy(buf + k, "...", 3);
-        k += 3;
-    }
-    buf[k] = 0;
-    return buf;
-}
-
-/* What a JSON value is, for "expected X, got Y" (case.c's wording). */
-static const char *describe(const json_t *j, char *buf, size_t n)
-{
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: {
-        char s[48];
-        snprintf(buf, n, "the string '%s'", clean(json_string_value(j), s, sizeof s));
-        return buf;
-    }
-    case JSON_INTEGER: snprintf(buf, n, "%lld", (long long)json_integer_value(j)); return buf;
-    case JSON_REAL: /* 4.0 must not read as the integer 4 it is not */
-        snprintf(buf, n, "%g", json_real_value(j));
-        if (!strpbrk(buf, ".eEin")) snprintf(buf + strlen(buf), n - strlen(buf), ".0");
-        return buf;
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    case JSON_NULL: return "null";
-    }
-    return "something else";
 }
 
 /* A JSON path into a WHERE_MAX buffer; deep paths are cut, never overflow. */
@@ -119,7 +83,7 @@ static bool is_plain_key(const char *s)
 static void at_key(char *dst, const char *where, const char *key)
 {
     char q[96];
-    clean(key, q, sizeof q);
+    fb_clean(key, q, sizeof q);
     if (is_plain_key(key)) wfmt(dst, "%s%s%s", where, where[0] ? "." : "", q);
     else wfmt(dst, "%s[\"%s\"]", where, q);
 }
@@ -156,7 +120,7 @@ static fb_status expect(const char *path, const char *where, const json_t *j, ki
 {
     if (is_kind(j, k)) return FB_OK;
     char d[96];
-    return fail(path, where, "expected %s, got %s", kind_text[k], describe(j, d, sizeof d));
+    return fail(path, where, "expected %s, got %s", kind_text[k], fb_json_describe(j, d, sizeof d));
 }
 
 /* obj[key] of kind k; *out is NULL when it is absent (an error only when required). */
@@ -241,7 +205,7 @@ static bool first_repeat(item_key *k, size_t n, size_t *first, size_t *second)
 static item_key *new_keys(size_t n, const char *path)
 {
     item_key *k = calloc(n ? n : 1, sizeof *k);
-    if (!k) fb_error("%s: out of host memory checking the file", path);
+    if (!k) fb_error("%s: out of host memory checking the file", fb_qpath(path));
     return k;
 }
 
@@ -263,7 +227,7 @@ static fb_status check_name_list(const char *path, const char *where, const json
     if (first_repeat(k, n, &first, &second)) {
         char q[96];
         at_index(w, where, second);
-        s = fail(path, w, "'%s' is already %s[%zu]", clean(json_string_value(json_array_get(arr, second)), q, sizeof q),
+        s = fail(path, w, "'%s' is already %s[%zu]", fb_clean(json_string_value(json_array_get(arr, second)), q, sizeof q),
                  where, first);
     }
     free(k);
@@ -339,7 +303,7 @@ static fb_status check_measurement(const char *path, const char *where, const js
         char w[WHERE_MAX], q[96];
         at_key(w, where, "status");
         return fail(path, w, "unknown status '%s' (expected ok, oom, fail, error or skipped)",
-                    clean(json_string_value(st), q, sizeof q));
+                    fb_clean(json_string_value(st), q, sizeof q));
     }
     TRY(field(path, m, where, "reason", K_STRING, false, NULL));
     TRY(check_stats(path, m, where, "time_ms"));
@@ -363,7 +327,7 @@ static fb_status check_cell(const char *path, const char *where, const json_t *c
             char d[96];
             at_key(w, where, "col");
             return fail(path, w, "the case has one grid axis (no 'cols'), so a cell has no col; got %s",
-                        describe(col, d, sizeof d));
+                        fb_json_describe(col, d, sizeof d));
         }
     }
     json_t *point;
@@ -453,7 +417,7 @@ static fb_status check_dtypes(const char *path, const char *where, const json_t 
         const char *s = json_string_value(name);
         if (fb_dtype_from_name(s, &d) != 0 || strcmp(s, fb_dtype_name(d)) != 0) {
             char q[96];
-            return fail(path, wk, "expected float32, float16, bfloat16 or float64, got '%s'", clean(s, q, sizeof q));
+            return fail(path, wk, "expected float32, float16, bfloat16 or float64, got '%s'", fb_clean(s, q, sizeof q));
         }
         if (seen[d]) return fail(path, wk, "'%s' is already %s[%zu]", s, where, seen_at[d]);
         seen[d] = true;
@@ -501,7 +465,7 @@ static fb_status check_case(const char *path, const char *where, const json_t *c
     if (!listed) {
         char q[96];
         at_key(w, where, "baseline");
-        return fail(path, w, "'%s' is not one of the case's variants", clean(json_string_value(base), q, sizeof q));
+        return fail(path, w, "'%s' is not one of the case's variants", fb_clean(json_string_value(base), q, sizeof q));
     }
 
     json_t *dtypes;
@@ -515,7 +479,7 @@ fb_status fb_result_check(const json_t *doc, const char *path)
     char d[96], w[WHERE_MAX];
     if (!json_is_object(doc))
         return fail(path, NULL, "not a fusionbench result file (expected a JSON object, got %s)",
-                    describe(doc, d, sizeof d));
+                    fb_json_describe(doc, d, sizeof d));
     json_t *tag = json_object_get(doc, "fusionbench");
     if (!tag) return fail(path, NULL, "not a fusionbench result file (no 'fusionbench' key)");
     TRY(expect(path, "fusionbench", tag, K_OBJECT));
@@ -562,7 +526,7 @@ fb_status fb_result_check(const json_t *doc, const char *path)
         char q[96];
         wfmt(w, "cases[%zu].name", second);
         s = fail(path, w, "case '%s' is already cases[%zu]",
-                 clean(json_string_value(json_object_get(json_array_get(cases, second), "name")), q, sizeof q), first);
+                 fb_clean(json_string_value(json_object_get(json_array_get(cases, second), "name")), q, sizeof q), first);
     }
     free(k);
     return s;

@@ -608,24 +608,37 @@ static void test_files(void)
     CHECK(fb_case_find("softmax.json", &g_c) == FB_E_CASE); /* ends in .json: a path, here relative to tests/ */
     CHECK_STR(fb_last_error(), "softmax.json: no such file");
 
-    static char names[64][FB_NAME_MAX];
-    int n = fb_case_list(names, 64);
+    CHECK(fb_case_is_path("a/b") && fb_case_is_path("x.json") && fb_case_is_path("foo.json.json"));
+    CHECK(!fb_case_is_path("softmax") && !fb_case_is_path("a.b"));
+
+    fb_case_dir d;
+    CHECK(fb_case_list(&d) == FB_OK);
     int has_softmax = 0;
-    for (int i = 0; i < n; i++) has_softmax |= strcmp(names[i], "softmax") == 0;
-    CHECK(n >= 1 && has_softmax);
-    for (int i = 1; i < n; i++) CHECK(strcmp(names[i - 1], names[i]) < 0);
+    for (int i = 0; i < d.n; i++) has_softmax |= strcmp(d.name[i], "softmax") == 0;
+    CHECK(d.n >= 1 && has_softmax && d.n_bad == 0);
+    for (int i = 1; i < d.n; i++) CHECK(strcmp(d.name[i - 1], d.name[i]) < 0);
+    for (int i = 0; i < d.n; i++) {
+        char want[256];
+        snprintf(want, sizeof want, "../cases/%s.json", d.name[i]);
+        CHECK_STR(d.path[i], want);
+    }
+    fb_case_dir_free(&d);
 
     /* tests/cases holds only broken files: listed by name, sorted, "bad_" first */
     setenv("FUSIONBENCH_CASES", "cases", 1);
-    n = fb_case_list(names, 2);
-    CHECK(n == 2 && strcmp(names[0], "bad_broadcast") == 0 && strcmp(names[1], "bad_byte_overflow") == 0);
+    CHECK(fb_case_list(&d) == FB_OK);
+    CHECK(d.n >= 2 && strcmp(d.name[0], "bad_broadcast") == 0 && strcmp(d.name[1], "bad_byte_overflow") == 0);
+    fb_case_dir_free(&d);
     CHECK(fb_case_find("bad_unknwn_op", &g_c) == FB_E_CASE);
     CHECK_STR(fb_last_error(), "unknown case 'bad_unknwn_op' (did you mean 'bad_unknown_op'?)");
 
     setenv("FUSIONBENCH_CASES", "no/such/dir", 1);
-    CHECK(fb_case_list(names, 64) == 0);
+    CHECK(fb_case_list(&d) == FB_E_CASE && d.n == 0);
+    CHECK_STR(fb_last_error(), "cannot open the cases directory no/such/dir: No such file or directory");
+    fb_case_dir_free(&d);
     CHECK(fb_case_find("softmax", &g_c) == FB_E_CASE);
-    CHECK_STR(fb_last_error(), "unknown case 'softmax' (no cases in no/such/dir)");
+    CHECK_STR(fb_last_error(),
+              "unknown case 'softmax' (cannot open the cases directory no/such/dir: No such file or directory)");
     unsetenv("FUSIONBENCH_CASES");
 }
 

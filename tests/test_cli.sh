@@ -198,7 +198,7 @@ expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
 run run --case softmax --timer cupti
 expect "run cupti" 2 "--timer cupti: not available in this build"
 run run --case softmax --rep -1
-expect "run negative rep" 2 "--rep: expected a number >= 0.001, got '-1'"
+expect "run negative rep" 2 "--rep: expected a number from 0.001 to 100000, got '-1'"
 run run --case softmax --dim0 4294967296 --dim1 4294967296
 expect "run overflowing grid" 2 "byte count overflows 64 bits"
 run run --help
@@ -211,7 +211,9 @@ expect "run same case name twice" 2 "both define the case 'softmax'"
 [[ "$err" == *"/cases/softmax.json and $TMP/softmax_copy.json both"* ]] && ok ||
     bad "run same case name twice: both paths not named: $err"
 run run --case softmax --case softmax
-expect "run same case twice" 2 "case 'softmax' is given twice"
+expect "run same case twice" 2 "--case: 'softmax' given twice"
+run run --case softmax --case ../cases/softmax.json
+expect "run same case file by name and by path" 2 "case 'softmax' is given twice"
 
 # ---- run --resume: the file is validated whole before anything runs (exit 3, the
 # message names the place), and a refused file is left exactly as it was
@@ -313,6 +315,242 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
     run run --case softmax --quick --out "$TMP/w/r.json"
     expect "out writable" 77 "no usable GPU"
     [ -z "$(ls -A "$TMP/w")" ] && ok || bad "out writable: the probe left $(ls -A "$TMP/w")"
+fi
+
+# =====================================================================================
+# issue 5, command line: one option parser (src/opts.c) for run, list, validate,
+# selftest and env; no silent truncation, overflow or acceptance. Every check here
+# failed before that change. Options are checked before the GPU is touched, so these
+# hold on the build machine and the GPU machine alike.
+# =====================================================================================
+
+# -- item 7: empty or repeated items in comma lists
+run run --case softmax --dim0 128,,256
+expect "i7 empty list item" 2 "--dim0: empty item in '128,,256'"
+run run --case softmax --dim0 128,128
+expect "i7 repeated list item" 2 "--dim0: '128' given twice"
+run run --case softmax --dim0 64:256,128
+expect "i7 value repeated by a range" 2 "--dim0: 128 given twice"
+run run --case softmax --variants eager,eager
+expect "i7 --variants a,a" 2 "--variants: 'eager' given twice"
+run run --case softmax --variants softmax.fused --variants softmax.fused
+expect "i7 --variants twice over two options" 2 "--variants: 'softmax.fused' given twice"
+run run --case softmax,,softmax
+expect "i7 --case x,,y" 2 "--case: empty item in 'softmax,,softmax'"
+run run --case softmax --case softmax
+expect "i7 --case twice" 2 "--case: 'softmax' given twice"
+run run --case softmax --dtype f32,float32
+expect "i7 one dtype under two names" 2 "--dtype: 'f32' and 'float32' are the same dtype (float32)"
+run run --case softmax --dtype all,float32
+expect "i7 --dtype all with others" 2 "--dtype: 'all' stands alone"
+run run --case softmax --dim1=
+expect "i7 empty axis list" 2 "--dim1: empty item in ''"
+
+# -- item 7: non-finite or absurd numbers (bounds documented in README.md and --help)
+for bad in inf -inf nan NaN infinity 1e308 1e309 " 5" "5 " 0x; do
+    for opt in --warmup --rep --max-time --max-noise; do
+        run run --case softmax "$opt" "$bad"
+        expect "i7 $opt '$bad'" 2 "$opt: expected a"
+    done
+done
+run run --case softmax --warmup inf
+expect "i7 --warmup inf message" 2 "--warmup: expected a finite number from 0 to 10000, got 'inf'"
+run run --case softmax --rep 1e308
+expect "i7 --rep 1e308 message" 2 "--rep: expected a number from 0.001 to 100000, got '1e308'"
+run run --case softmax --max-time inf
+expect "i7 --max-time inf message" 2 "--max-time: expected a finite number from 0.001 to 3600, got 'inf'"
+for bad in " -5" -5 +5 " 5" 4.0 0x10 0 18446744073709551617; do
+    run run --case softmax --seed "$bad"
+    expect "i7 --seed '$bad'" 2 "--seed: "
+done
+# env checks its options before looking for a device
+for bad in " -5" -5 "+5" " 5" "" 5X 5Gi 0 2000G 18446744073709551616 99999999999999999999G; do
+    run env --bytes "$bad"
+    expect "i7 env --bytes '$bad'" 2 "--bytes: "
+done
+run env --bytes " -5"
+expect "i7 env --bytes ' -5' message" 2 "--bytes: expected a byte count (digits with an optional K, M or G suffix"
+run env --byts 5
+expect "env unknown option" 2 "unknown option '--byts' (did you mean '--bytes'?)"
+run env --json=yes
+expect "env flag with a value" 2 "--json takes no value (got 'yes')"
+
+# -- item 2: a:b near 2^63: no signed overflow; a one-value range is one value
+run run --case softmax --dim0 4611686018427387904:4611686018427387904
+expect "i2 one-value range at 2^62" 2 "softmax: inputs.x.shape: byte count overflows 64 bits"
+[[ "$err" != *"more than 64 values"* ]] && ok || bad "i2 2^62:2^62 read as more than 64 values: $err"
+run run --case softmax --dim0 1:9223372036854775807
+expect "i2 range up to INT64_MAX" 2 "byte count overflows 64 bits"
+run run --case softmax --dim0 4611686018427387904:9223372036854775807
+expect "i2 range from 2^62 to INT64_MAX" 2 "byte count overflows 64 bits"
+run run --case softmax --dim0 1:9223372036854775808
+expect "i2 range past INT64_MAX" 2 "--dim0: 9223372036854775808 is too large (at most 9223372036854775807)"
+run run --case softmax --dim0 99999999999999999999
+expect "i2 value past INT64_MAX" 2 "--dim0: 99999999999999999999 is too large"
+run run --case softmax --dim0 256:128
+expect "i2 empty range" 2 "--dim0: empty range '256:128' (a:b needs a <= b)"
+run run --case softmax --dim0 -5
+expect "i2 negative size" 2 "--dim0 needs a value"
+
+# -- item 8: an unknown option is decided against the selected cases' axes, after loading
+run run --case softmax --quik
+expect "i8 unknown flag" 2 "unknown option '--quik' (did you mean '--quick'?)"
+run run --quik --case softmax
+expect "i8 unknown flag first" 2 "unknown option '--quik' (did you mean '--quick'?)"
+run run --cse softmax
+expect "i8 unknown option, no case" 2 "unknown option '--cse' (did you mean '--case'?)"
+run run --case softmax --foo 5
+expect "i8 unknown option with a value" 2 \
+    "unknown option '--foo' (grid axes of the selected cases: --dim0, --dim1); see 'fusionbench run --help'"
+run run --case softmax --dim0
+expect "i8 axis without a value" 2 "--dim0 needs a value (LIST"
+run run --case softmax --out --rep 5
+expect "i8 option as a value" 2 "--out needs a value (FILE), got the option '--rep'"
+run run --case softmax --quick=1
+expect "i8 flag with a value" 2 "--quick takes no value"
+run run --case softmax stray
+expect "i8 operand" 2 "unexpected argument 'stray'"
+run run --case softmax --show tme
+expect "i8 enum" 2 "--show: unknown value 'tme' (did you mean 'time'?)"
+# a second case with other axes: the union decides, and each case takes its own axes
+mkdir -p "$TMP/mn"
+sed -e 's/"dim0"/"m"/g' -e 's/"dim1"/"n"/g' -e 's/"name": "softmax"/"name": "softmax_mn"/' \
+    ../cases/softmax.json >"$TMP/mn/softmax_mn.json"
+run run --case softmax --case "$TMP/mn/softmax_mn.json" --zzz 5
+expect "i8 union of axes" 2 "(grid axes of the selected cases: --dim0, --dim1, --m, --n)"
+run run --case softmax --case "$TMP/mn/softmax_mn.json" --m 7:6
+expect "i8 an axis of the second case is parsed" 2 "--m: empty range '7:6'"
+
+# -- item 6: long paths are not cut
+long="$TMP/$(printf 'a%.0s' {1..120})/$(printf 'b%.0s' {1..120})"
+mkdir -p "$long"
+cp ../cases/softmax.json "$long/softmax_long.json"
+cp cases/bad_unknown_op.json "$long/broken.json"
+run list "$long/softmax_long.json"
+expect "i6 list PATH past 63 characters" 0
+[[ "$out" == *"file      $long/softmax_long.json"* ]] && ok || bad "i6 list long path: stdout: $out"
+run validate "$long/softmax_long.json"
+expect "i6 validate long path" 0
+run selftest --case "$long/broken.json"
+expect "i6 selftest --case PATH past 63 characters" 3 "$long/broken.json: program[2].op: unknown op 'exx'"
+# past the 1023 characters a loaded case keeps of its path: printed whole all the same
+longer="$TMP"
+for i in 1 2 3 4 5; do longer="$longer/$(printf 'c%.0s' {1..250})"; done
+mkdir -p "$longer"
+cp ../cases/softmax.json "$longer/s.json"
+run validate "$longer/s.json"
+expect "i6 validate PATH past 1023 characters" 0
+[ "$out" = "ok   $longer/s.json (5 ops, 1 fused variant, 10 x 10 grid)" ] && ok || bad "i6 validate 1200+ path: $out"
+run list --json "$longer/s.json"
+expect "i6 list --json PATH past 1023 characters" 0
+[[ "$out" == *"\"path\": \"$longer/s.json\""* ]] && ok || bad "i6 list --json 1200+ path: ${out:0:200}"
+
+# -- item 6: no cut in the number of cases (list: 256, validate: 256, run --all: 64, selftest: 64)
+mkdir -p "$TMP/many"
+for i in $(seq -w 0 299); do
+    sed "s/\"name\": \"softmax\"/\"name\": \"c$i\"/" ../cases/softmax.json >"$TMP/many/c$i.json"
+done
+FUSIONBENCH_CASES="$TMP/many" run list
+expect "i6 list 300 cases" 0
+[ "$(printf '%s\n' "$out" | grep -c '^c[0-9]*: ')" = 300 ] && ok ||
+    bad "i6 list 300 cases: listed $(printf '%s\n' "$out" | grep -c '^c[0-9]*: ')"
+run validate "$TMP"/many/*.json
+expect "i6 validate 300 files" 0
+[ "$(printf '%s\n' "$out" | grep -c '^ok ')" = 300 ] && ok || bad "i6 validate 300 files: stdout: ${out:0:300}"
+cp cases/bad_unknown_op.json "$TMP/many/c999.json" # sorts last: found only if every case is read
+FUSIONBENCH_CASES="$TMP/many" run run --all
+expect "i6 run --all reads past 64 cases" 3 "$TMP/many/c999.json: program[2].op: unknown op 'exx'"
+FUSIONBENCH_CASES="$TMP/many" run selftest
+expect "i6 selftest reads past 64 cases" 3 "$TMP/many/c999.json: program[2].op: unknown op 'exx'"
+FUSIONBENCH_CASES="$TMP/many" run list --json
+expect "i6 list --json reports the broken one" 3 "c999.json: program[2].op"
+
+# -- item 7: NAME.json.json is not a case named NAME.json
+mkdir -p "$TMP/jj"
+cp ../cases/softmax.json "$TMP/jj/softmax.json"
+cp ../cases/softmax.json "$TMP/jj/foo.json.json"
+FUSIONBENCH_CASES="$TMP/jj" run list
+expect "i7 list foo.json.json" 3 "$TMP/jj/foo.json.json: not a case file name: a name ending in .json would read as a path"
+[[ "$out" != *"foo.json"* && "$out" == *"softmax: "* ]] && ok || bad "i7 list foo.json.json: stdout: $out"
+FUSIONBENCH_CASES="$TMP/jj" run validate
+expect "i7 validate foo.json.json" 3 "foo.json.json: not a case file name"
+FUSIONBENCH_CASES="$TMP/jj" run run --all
+expect "i7 run --all foo.json.json" 3 "foo.json.json: not a case file name"
+FUSIONBENCH_CASES="$TMP/jj" run selftest
+expect "i7 selftest foo.json.json" 3 "foo.json.json: not a case file name"
+FUSIONBENCH_CASES="$TMP/jj" run run --case foo.json
+expect "i7 foo.json stays a path" 3 "foo.json: no such file"
+
+# a file name with a newline in the cases directory is named quoted, on one line
+# (found by the fuzz driver: raw-control-char)
+mkdir -p "$TMP/nl"
+cp ../cases/softmax.json "$TMP/nl/"
+cp ../cases/softmax.json "$TMP/nl/new
+line.json"
+for cmd in validate list "run --all" selftest; do
+    FUSIONBENCH_CASES="$TMP/nl" run $cmd
+    expect "i8 $cmd: a case file name with a newline" 3 "\$'$TMP/nl/new\\nline.json': not a case file name"
+    [[ "$err" != *$'\n'line.json* ]] && ok || bad "i8 $cmd: a newline printed raw: $err"
+done
+# an unknown command is quoted as cleaned text too
+run $'run\n'
+expect "i8 unknown command with a newline" 2 "'run\\n' is not a command (did you mean 'run'?)"
+
+# -- item 7: an empty or unreadable cases directory is an error, not an empty success
+mkdir -p "$TMP/empty" "$TMP/notes"
+echo "not a case" >"$TMP/notes/README.txt"
+for d in "$TMP/empty" "$TMP/notes"; do
+    FUSIONBENCH_CASES="$d" run run --all
+    expect "i7 run --all, nothing in $d" 3 "--all: no case files (*.json) in $d: nothing to run"
+    FUSIONBENCH_CASES="$d" run selftest
+    expect "i7 selftest, nothing in $d" 3 "no case files (*.json) in $d: nothing to test"
+    FUSIONBENCH_CASES="$d" run validate
+    expect "i7 validate, nothing in $d" 3 "no case files (*.json) in $d"
+    FUSIONBENCH_CASES="$d" run list
+    expect "i7 list, nothing in $d" 3 "no case files (*.json) in $d"
+done
+FUSIONBENCH_CASES="$TMP/no/such/dir" run run --all
+expect "i7 run --all, no directory" 3 "cannot open the cases directory $TMP/no/such/dir: No such file or directory"
+FUSIONBENCH_CASES="$TMP/no/such/dir" run selftest
+expect "i7 selftest, no directory" 3 "cannot open the cases directory $TMP/no/such/dir"
+if [ "$(id -u)" != 0 ]; then
+    mkdir -p "$TMP/locked_dir"
+    cp ../cases/softmax.json "$TMP/locked_dir/"
+    chmod 000 "$TMP/locked_dir"
+    FUSIONBENCH_CASES="$TMP/locked_dir" run run --all
+    expect "i7 run --all, unreadable directory" 3 "cannot open the cases directory $TMP/locked_dir: Permission denied"
+    FUSIONBENCH_CASES="$TMP/locked_dir" run selftest
+    expect "i7 selftest, unreadable directory" 3 "Permission denied"
+fi
+
+# -- what is right is still accepted (reaching the device: exit 77 where there is none)
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    run run --case softmax --dim0=128:128 --dim1 61,130 --rep=5 --warmup 0 --max-noise 100 --seed 9223372036854775807
+    expect "good options reach the device" 77 "no usable GPU"
+    run run --case softmax --case "$TMP/mn/softmax_mn.json" --m 128 --dim1 256 --dtype f32,bf16
+    expect "each case takes its own axes" 77 "no usable GPU"
+    run run --case softmax --out=--odd-name.json
+    expect "--out=VALUE starting with --" 77 "no usable GPU"
+    run env --bytes 512MiB
+    expect "env --bytes 512MiB" 77 "no usable GPU"
+    run selftest --case "$long/softmax_long.json" --no-timer
+    expect "selftest long path" 77 "no usable GPU"
+fi
+
+# -- item 3: no leak on an early return (opt in: valgrind takes ~20 s per run here,
+# since it reads the CUDA libraries' symbols; the sanitizer build's LeakSanitizer
+# covers every CLI test by default)
+if [ -n "${FB_TEST_VALGRIND-}" ] && command -v valgrind >/dev/null 2>&1; then
+    for args in "run --case softmax,softmax" "run --case softmax --dim0 x" "run --case softmax --foo 1" \
+        "run --case sofmax" "list --bogus" "validate cases/bad_empty.json" "selftest --case a,,b" "env --bytes x"; do
+        # shellcheck disable=SC2086
+        valgrind --leak-check=full "$FB" $args >/dev/null 2>"$TMP/vg"
+        if grep -Eq "(definitely|indirectly) lost: [1-9]" "$TMP/vg"; then
+            bad "i3 leak in '$args': $(grep -E 'lost:' "$TMP/vg")"
+        else
+            ok
+        fi
+    done
 fi
 
 echo "cli: $passed passed, $failed failed"

@@ -433,7 +433,7 @@ static void test_unchecked(json_t *root)
     free(g);
 
     /* the baseline unchecked: the speedup is not a number either */
-    json_object_set(fused, "check", json_object());
+    json_object_set_new(fused, "check", json_object()); /* _new: the set keeps the only reference */
     json_object_set(eager, "check", chk);
     CHECK(fb_result_unchecked(fused) == NULL);
     g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);

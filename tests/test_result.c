@@ -141,6 +141,10 @@ static void test_validation(void)
          "cases[0].dtypes[0].dtype: expected float32, float16, bfloat16 or float64, got 'bf16'"},
         {"cases/0/dtypes/0/dtype", "\"int8\"",
          "cases[0].dtypes[0].dtype: expected float32, float16, bfloat16 or float64, got 'int8'"},
+        /* strings and numbers from the file shown as case.c shows them (fb_clean, fb_json_describe) */
+        {"cases/0/dtypes/0/dtype", "\"f\\u001b[31m\\n32\"",
+         "cases[0].dtypes[0].dtype: expected float32, float16, bfloat16 or float64, got 'f\\x1b[31m\\n32'"},
+        {"cases/0/dtypes/0/cells/1/col", "256.12345678", "cases[0].dtypes[0].cells[1].col: expected an integer, got 256.12345678"},
         {"cases/0/dtypes/1", "{\"dtype\": \"float32\", \"cells\": []}",
          "cases[0].dtypes[1].dtype: 'float32' is already cases[0].dtypes[0]"},
         /* a cell */
@@ -226,6 +230,11 @@ static void test_validation(void)
     /* not an object at all; syntax errors point at the place; duplicate keys */
     CHECK(fb_result_parse("[1, 2]", 6, "x.json", &root) == FB_E_CASE);
     CHECK_STR(fb_last_error(), "x.json: not a fusionbench result file (expected a JSON object, got an array)");
+    /* a path that would break the message's line is quoted, as case files' paths are */
+    CHECK(fb_result_parse("[1, 2]", 6, "new\nline.json", &root) == FB_E_CASE);
+    CHECK_STR(fb_last_error(), "$'new\\nline.json': not a fusionbench result file (expected a JSON object, got an array)");
+    CHECK(fb_result_parse("{\n,", 3, "new\nline.json", &root) == FB_E_CASE);
+    CHECK(strncmp(fb_last_error(), "$'new\\nline.json':2:", 20) == 0);
     static const char syntax[] = "{\"fusionbench\": {\"schema\": 1},\n \"cases\": [,]}";
     CHECK(fb_result_parse(syntax, strlen(syntax), "x.json", &root) == FB_E_CASE);
     CHECK(strncmp(fb_last_error(), "x.json:2:", 9) == 0);
