@@ -50,5 +50,15 @@ if [ -f "$builddir/build.ninja" ]; then
 else
     meson setup "$builddir" "$@" >/dev/null
 fi
+# Meson (1.0) writes no depfile rule for nvcc, so ninja does not know which headers a .cu
+# object includes: a change to kernels/*.cuh alone would leave stale kernels in the binary
+# (it happened: a fixed rowengine.cuh never reached double_softmax.cu.o). When any header is
+# newer than the oldest CUDA object, drop the CUDA objects so ninja recompiles them.
+objdir="$builddir/libfbcore.a.p"
+oldest=$(ls -tr "$objdir"/kernels_*.o 2>/dev/null | head -1 || true)
+if [ -n "$oldest" ] && [ -n "$(find kernels src \( -name '*.cuh' -o -name '*.h' \) -newer "$oldest" -print -quit)" ]; then
+    echo "setup: a header changed since the CUDA objects were built: recompiling the kernels" >&2
+    rm -f "$objdir"/kernels_*.o
+fi
 ninja -C "$builddir" >/dev/null
 echo "setup: built $builddir/fusionbench" >&2
