@@ -138,8 +138,12 @@ def _shape(plan):
     """For a hang: the command's options and what kind of thing each path argument was."""
     out = []
     for a in plan.argv[1:]:
+        if a.startswith("--") and "=" in a:
+            a, value = a.split("=", 1)
+            out.append(a)
+            a = value  # --resume=FIFO: the value is what may block
         if a.startswith("--"):
-            out.append(a.split("=", 1)[0])
+            out.append(a)
         elif a in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"):
             out.append("<stdin:%s>" % plan.stdin)
         elif a.startswith("/dev/") or a.startswith("/proc/"):
