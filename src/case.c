@@ -1265,3 +1265,19 @@ fb_status fb_case_find(const char *name_or_path, fb_case *c)
     fb_case_dir_free(&d);
     return FB_E_CASE;
 }
+
+fb_status fb_case_list_every(fb_case_dir *d, const char *prefix, const char *doing)
+{
+    FB_TRY(fb_case_list(d));
+    if (d->n_bad) {
+        fb_error("%s", d->bad[0]);
+        fb_case_dir_free(d);
+        return FB_E_CASE;
+    }
+    if (d->n == 0) {
+        fb_case_dir_free(d);
+        fb_error("%sno case files (*.json) in %s: nothing to %s", prefix, fb_qpath(fb_cases_dir()), doing);
+        return FB_E_CASE;
+    }
+    return FB_OK;
+}

@@ -57,6 +57,11 @@ typedef struct fb_case_dir {
 fb_status fb_case_list(fb_case_dir *out);
 void fb_case_dir_free(fb_case_dir *d);
 
+/* fb_case_list for a command that takes every case (`run --all`, `selftest`): also
+ * FB_E_CASE when the directory holds a bad case file name, or no case at all
+ * ("PREFIXno case files (*.json) in DIR: nothing to DOING"). d is freed on failure. */
+fb_status fb_case_list_every(fb_case_dir *d, const char *prefix, const char *doing);
+
 #ifdef __cplusplus
 }
 #endif

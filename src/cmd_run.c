@@ -462,19 +462,7 @@ static fb_status load_plans(run_opts *o, case_plan **out, int *n_out)
     *out = NULL;
     *n_out = 0;
     fb_case_dir d = {0};
-    if (o->all) {
-        FB_TRY(fb_case_list(&d));
-        if (d.n_bad) {
-            fb_error("%s", d.bad[0]);
-            fb_case_dir_free(&d);
-            return FB_E_CASE;
-        }
-        if (d.n == 0) {
-            fb_case_dir_free(&d);
-            fb_error("--all: no case files (*.json) in %s: nothing to run", fb_qpath(fb_cases_dir()));
-            return FB_E_CASE;
-        }
-    }
+    if (o->all) FB_TRY(fb_case_list_every(&d, "--all: ", "run"));
     int n = o->all ? d.n : o->cases.n;
     case_plan *plans = calloc((size_t)n, sizeof *plans); /* each holds an fb_case: tens of KiB */
     fb_status s = plans ? FB_OK : FB_E_NOMEM;

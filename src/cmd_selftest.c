@@ -45,7 +45,7 @@ static void selftest_usage(FILE *f, const fb_opt *opts, int n)
             "\n",
             fb_cases_dir());
     fb_opts_help(f, opts, n, NULL);
-    fprintf(f, "\nExit 0 when all pass, 1 when any fails, 2 usage, 3 bad case file, 77 without a GPU.\n");
+    fprintf(f, "\nExit 0 when all pass, 1 when any fails, 2 usage, 3 bad input file, 77 without a GPU.\n");
 }
 
 typedef struct tally {
@@ -300,19 +300,7 @@ static fb_status load_cases(const fb_strlist *only, fb_case **out, int *n_out)
     *out = NULL;
     *n_out = 0;
     fb_case_dir d = {0};
-    if (!only->n) {
-        FB_TRY(fb_case_list(&d));
-        if (d.n_bad) {
-            fb_error("%s", d.bad[0]);
-            fb_case_dir_free(&d);
-            return FB_E_CASE;
-        }
-        if (d.n == 0) {
-            fb_case_dir_free(&d);
-            fb_error("no case files (*.json) in %s: nothing to test", fb_qpath(fb_cases_dir()));
-            return FB_E_CASE;
-        }
-    }
+    if (!only->n) FB_TRY(fb_case_list_every(&d, "", "test"));
     int n = only->n ? only->n : d.n;
     fb_case *cases = calloc((size_t)n, sizeof *cases); /* fb_case is large: tens of KiB each */
     fb_status s = cases ? FB_OK : FB_E_NOMEM;

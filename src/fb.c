@@ -19,7 +19,7 @@ const char *fb_status_name(fb_status s)
     switch (s) {
     case FB_OK: return "ok";
     case FB_E_USAGE: return "usage error";
-    case FB_E_CASE: return "bad case file";
+    case FB_E_CASE: return "bad input file";
     case FB_E_CHECK: return "correctness failure";
     case FB_E_CUDA: return "CUDA error";
     case FB_E_OOM: return "out of device memory";

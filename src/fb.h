@@ -19,7 +19,7 @@ extern "C" {
 typedef enum fb_status {
     FB_OK = 0,
     FB_E_USAGE,       /* bad command line                                   -> exit 2  */
-    FB_E_CASE,        /* bad case file                                      -> exit 3  */
+    FB_E_CASE,        /* bad input file (a case file or a --resume result file) -> exit 3 */
     FB_E_CHECK,       /* a result disagreed with the reference              -> exit 1  */
     FB_E_CUDA,        /* CUDA / cuBLAS / cuDNN error                        -> exit 4  */
     FB_E_OOM,         /* device memory exhausted: recorded per cell, not fatal         */
