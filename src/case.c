@@ -157,14 +157,7 @@ static void wfmt(char *dst, const char *fmt, ...)
 
 /* ---- small checks ------------------------------------------------------------ */
 
-static bool is_ident(const char *s)
-{
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
-    for (const char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-            return false;
-    return strlen(s) < FB_NAME_MAX;
-}
+static bool is_ident(const char *s) { return fb_is_identifier(s) && strlen(s) < FB_NAME_MAX; }
 
 static fb_status check_ident(const loader *L, const char *where, const char *what, const char *s)
 {

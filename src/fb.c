@@ -303,3 +303,12 @@ const char *fb_suggest(const char *prefix, const char *word, const char *const *
     else if (len) buf[0] = 0;
     return buf;
 }
+
+bool fb_is_identifier(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}

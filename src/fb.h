@@ -110,6 +110,10 @@ const char *fb_quote_path(const char *path, char *buf, size_t n);
 const char *fb_qpath(const char *path);
 const char *fb_clean(const char *s, char *buf, size_t n);
 
+/* [A-Za-z_][A-Za-z0-9_]*: a name that case files, JSON paths in messages and symbol
+ * lookups accept unquoted. */
+bool fb_is_identifier(const char *s);
+
 /* Edit distance based suggestion: the candidate closest to `word`, or NULL if none is close. */
 const char *fb_nearest(const char *word, const char *const *candidates, int n);
 /* " (did you mean 'PREFIXname'?)" for the nearest candidate, or "" when none is close;

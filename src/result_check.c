@@ -70,21 +70,13 @@ static void wfmt(char *dst, const char *fmt, ...)
     va_end(ap);
 }
 
-static bool is_plain_key(const char *s)
-{
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return false;
-    return true;
-}
 
 /* where.key, or where["softmax.fused"] for a key that is not an identifier. */
 static void at_key(char *dst, const char *where, const char *key)
 {
     char q[96];
     fb_clean(key, q, sizeof q);
-    if (is_plain_key(key)) wfmt(dst, "%s%s%s", where, where[0] ? "." : "", q);
+    if (fb_is_identifier(key)) wfmt(dst, "%s%s%s", where, where[0] ? "." : "", q);
     else wfmt(dst, "%s[\"%s\"]", where, q);
 }
 
