@@ -50,5 +50,8 @@ extern "C" const fb_variant fb_bias_gelu_variants[] = {
      fb::ew::supports<BiasGeluOp, kDtypes>, nullptr, fb::ew::run<BiasGeluOp, kDtypes, Grid::persistent, true>, 1},
     {"bias_gelu.scalar", "bias_gelu.fused with one element per access (the unaligned fallback)", kDtypes,
      fb::ew::supports<BiasGeluOp, kDtypes>, nullptr, fb::ew::run<BiasGeluOp, kDtypes, Grid::one_shot, false>, 1},
+    {"bias_gelu.stream", "bias_gelu.fused with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
+     kDtypes, fb::ew::supports<BiasGeluOp, kDtypes>, nullptr,
+     fb::ew::run<BiasGeluOp, kDtypes, Grid::one_shot, true, fb::ew::Hint::stream>, 1},
 };
 extern "C" const int fb_bias_gelu_variant_count = (int)(sizeof fb_bias_gelu_variants / sizeof fb_bias_gelu_variants[0]);

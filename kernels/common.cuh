@@ -90,6 +90,18 @@ template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_str
     else *reinterpret_cast<int4 *>(&r) = __ldcs(reinterpret_cast<const int4 *>(p));
     return r;
 }
+// Plain (cached, default-policy) pack access: what Triton/Inductor emit for elementwise loads and
+// stores without an eviction hint.
+template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_plain(const T *p) {
+    pack<T, N> r;
+    if constexpr (N == 1) r.v[0] = *p;
+    else *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(p);
+    return r;
+}
+template <typename T, int N> __device__ __forceinline__ void store_pack_plain(T *p, const pack<T, N> &x) {
+    if constexpr (N == 1) *p = x.v[0];
+    else *reinterpret_cast<int4 *>(p) = *reinterpret_cast<const int4 *>(&x);
+}
 template <typename T, int N> __device__ __forceinline__ void store_pack_stream(T *p, const pack<T, N> &x) {
     if constexpr (N == 1) __stcs(p, x.v[0]);
     else __stcs(reinterpret_cast<int4 *>(p), *reinterpret_cast<const int4 *>(&x));

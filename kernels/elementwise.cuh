@@ -39,6 +39,10 @@ namespace ew {
 constexpr int kThreads = 256;
 
 enum class Grid { persistent, one_shot };
+// Cache hints of the tensor accesses: plain = default-policy loads and stores, as Triton emits
+// (the default: measured 2-5% faster than stream on every cell of >= 16 MB, H100 float32,
+// NOTES.md); stream = .cs loads and stores (evict-first: nothing is read twice), NAME.stream.
+enum class Hint { stream, plain };
 
 // An Op (see the case files) provides:
 //   static constexpr const char *kName;   "bias_gelu": for messages
@@ -47,7 +51,7 @@ enum class Grid { persistent, one_shot };
 //   template <typename A> __device__ A operator()(A x, A b, A r, uint64_t e) const;
 // b and r are 0 when the op does not read them.
 
-template <typename T, int P, int U, class Op>
+template <typename T, int P, int U, class Op, Hint H>
 __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, const T *__restrict__ bias,
                                                    const T *__restrict__ res, T *__restrict__ y, int64_t n,
                                                    int64_t W, int64_t S, Op op) {
@@ -58,7 +62,9 @@ __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, cons
 
     A b[P];
     if constexpr (Op::kBias) {
-        int64_t c = (t * P) % W;  // the one modulo: fixed for every pack of this thread
+        // the one modulo: fixed for every pack of this thread (32-bit when it fits: a 64-bit
+        // modulo is a ~60-instruction call, paid per pack in one-shot grids of 1 pack a thread)
+        int64_t c = t * P < INT32_MAX && W < INT32_MAX ? (int64_t)((uint32_t)(t * P) % (uint32_t)W) : (t * P) % W;
 #pragma unroll
         for (int j = 0; j < P; ++j) {
             b[j] = to_acc(bias[c]);
@@ -75,8 +81,13 @@ __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, cons
         for (int k = 0; k < U; ++k) {
             const int64_t q = i + k * S;
             if (q < np) {
-                xv[k] = load_pack_stream<T, P>(x + q * P);
-                if constexpr (Op::kRes) rv[k] = load_pack_stream<T, P>(res + q * P);
+                if constexpr (H == Hint::stream) {
+                    xv[k] = load_pack_stream<T, P>(x + q * P);
+                    if constexpr (Op::kRes) rv[k] = load_pack_stream<T, P>(res + q * P);
+                } else {
+                    xv[k] = load_pack_plain<T, P>(x + q * P);
+                    if constexpr (Op::kRes) rv[k] = load_pack_plain<T, P>(res + q * P);
+                }
             }
         }
 #pragma unroll
@@ -89,7 +100,8 @@ __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, cons
                     const A r = Op::kRes ? to_acc(rv[k].v[j]) : A(0);
                     o.v[j] = from_acc<T>(op(to_acc(xv[k].v[j]), b[j], r, (uint64_t)(q * P + j)));
                 }
-                store_pack_stream<T, P>(y + q * P, o);
+                if constexpr (H == Hint::stream) store_pack_stream<T, P>(y + q * P, o);
+                else store_pack_plain<T, P>(y + q * P, o);
             }
         }
     }
@@ -120,12 +132,16 @@ template <typename T> struct Operands {
     int64_t n, W;
 };
 
-template <typename T, int P, class Op>
+template <typename T, int P, class Op, Hint H>
 static int launch(const Operands<T> &o, const Op &op, Grid grid, cudaStream_t st) {
-    constexpr int U = Op::kRes ? 2 : 4;
-    auto k = kernel<T, P, U, Op>;
-    static const int ctas_per_sm = resident_ctas(k, kThreads);
+    constexpr int UMAX = Op::kRes ? 2 : 4;
     const int64_t np = o.n / P;
+    // One-shot grids of U packs per thread that would not fill one wave of resident threads
+    // (2048 per SM) take one pack per thread instead: U times the CTAs, spread over more SMs.
+    const bool small = grid == Grid::one_shot && np / UMAX < (int64_t)sm_count() * 2048;
+    const int U = small ? 1 : UMAX;
+    auto k = small ? kernel<T, P, 1, Op, H> : kernel<T, P, UMAX, Op, H>;
+    static const int ctas_per_sm = resident_ctas(kernel<T, P, UMAX, Op, H>, kThreads);
     const int64_t L = Op::kBias ? o.W / gcd64(o.W, P) : 1;
     int64_t want = grid == Grid::persistent ? std::min<int64_t>((int64_t)sm_count() * ctas_per_sm * kThreads, np)
                                             : cdiv64(np, U);
@@ -205,7 +221,7 @@ template <class Op, unsigned DTYPES> static int supports(const fb_call *c, char 
     return check<Op>(c, DTYPES, why, n);
 }
 
-template <class Op, unsigned DTYPES, Grid GRID, bool VEC> static int run(const fb_call *c) {
+template <class Op, unsigned DTYPES, Grid GRID, bool VEC, Hint H = Hint::plain> static int run(const fb_call *c) {
     const int s = check<Op>(c, DTYPES, nullptr, 0);
     if (s != FB_OK) {
         fb_error("%s: unsupported call (see supports)", Op::kName);
@@ -218,7 +234,7 @@ template <class Op, unsigned DTYPES, Grid GRID, bool VEC> static int run(const f
         if (o.n == 0) return FB_OK;
         const bool aligned = aligned16(o.x) && aligned16(o.y) && (!Op::kRes || aligned16(o.res));
         constexpr int P = 16 / (int)sizeof(T);
-        r = VEC && aligned ? launch<T, P, Op>(o, op, GRID, c->stream) : launch<T, 1, Op>(o, op, GRID, c->stream);
+        r = VEC && aligned ? launch<T, P, Op, H>(o, op, GRID, c->stream) : launch<T, 1, Op, H>(o, op, GRID, c->stream);
     });
     return r;
 }

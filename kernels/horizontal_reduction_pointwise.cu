@@ -85,7 +85,7 @@ int check(const fb_call *c, char *why, size_t n) {
 
 int supports(const fb_call *c, char *why, size_t n) { return check(c, why, n); }
 
-template <int FORCE, bool VEC> int run(const fb_call *c) {
+template <int FORCE, bool VEC, int FLAGS = 0> int run(const fb_call *c) {
     const int s = check(c, nullptr, 0);
     if (s != FB_OK) {
         fb_error("%s: unsupported call (see supports)", kName);
@@ -97,7 +97,7 @@ template <int FORCE, bool VEC> int run(const fb_call *c) {
     int r = FB_E_UNSUPPORTED;
     FB_DISPATCH_FLOAT(a->dtype, T, {
         const SumCosOp<T> op{(T *)c->out[0].data};
-        r = fb::rowstream::run<T>((const T *)a->data, (T *)c->out[1].data, rows, W, op, VEC, FORCE, c->stream, kName);
+        r = fb::rowstream::run<T>((const T *)a->data, (T *)c->out[1].data, rows, W, op, VEC, FORCE, c->stream, kName, FLAGS);
     });
     return r;
 }
@@ -109,6 +109,8 @@ constexpr unsigned kDtypes = FB_DTYPES_HALF_AND_F32;
 
 extern "C" const fb_variant fb_horizontal_reduction_pointwise_variants[] = {
     {"horizontal_reduction_pointwise.fused", "b = sum(a, -1) and c = cos(a) in one pass over a: team per row by shape",
+     kDtypes, supports, nullptr, run<-1, true, kOneShot | kPlain>, 1},
+    {"horizontal_reduction_pointwise.persistent", "horizontal_reduction_pointwise.fused's team in a persistent grid with evict-first loads and stores (the slower launch, kept to measure against)",
      kDtypes, supports, nullptr, run<-1, true>, 1},
     {"horizontal_reduction_pointwise.group", "horizontal_reduction_pointwise, 1..32 lanes per row (any shape)", kDtypes,
      supports, nullptr, run<kGroup, true>, 1},
@@ -117,7 +119,7 @@ extern "C" const fb_variant fb_horizontal_reduction_pointwise_variants[] = {
     {"horizontal_reduction_pointwise.cluster", "horizontal_reduction_pointwise, a cluster of 2..8 CTAs per row (any shape)",
      kDtypes, supports, nullptr, run<kCluster, true>, 1},
     {"horizontal_reduction_pointwise.scalar", "horizontal_reduction_pointwise.fused, one element per access (the unaligned fallback)",
-     kDtypes, supports, nullptr, run<-1, false>, 1},
+     kDtypes, supports, nullptr, run<-1, false, kOneShot | kPlain>, 1},
 };
 extern "C" const int fb_horizontal_reduction_pointwise_variant_count =
     (int)(sizeof fb_horizontal_reduction_pointwise_variants / sizeof fb_horizontal_reduction_pointwise_variants[0]);

@@ -92,7 +92,7 @@ int check(const fb_call *c, char *why, size_t n) {
 
 int supports(const fb_call *c, char *why, size_t n) { return check(c, why, n); }
 
-template <int FORCE, bool VEC> int run(const fb_call *c) {
+template <int FORCE, bool VEC, int FLAGS = 0> int run(const fb_call *c) {
     const int s = check(c, nullptr, 0);
     if (s != FB_OK) {
         fb_error("%s: unsupported call (see supports)", kName);
@@ -104,7 +104,7 @@ template <int FORCE, bool VEC> int run(const fb_call *c) {
     int r = FB_E_UNSUPPORTED;
     FB_DISPATCH_FLOAT(a->dtype, T, {
         const SumMaxOp<T> op{(T *)c->out[0].data, (T *)c->out[1].data};
-        r = fb::rowstream::run<T>((const T *)a->data, (T *)nullptr, rows, W, op, VEC, FORCE, c->stream, kName);
+        r = fb::rowstream::run<T>((const T *)a->data, (T *)nullptr, rows, W, op, VEC, FORCE, c->stream, kName, FLAGS);
     });
     return r;
 }

@@ -52,6 +52,9 @@ extern "C" const fb_variant fb_pointwise_chain_variants[] = {
      kDtypes, fb::ew::supports<ChainOp, kDtypes>, nullptr, fb::ew::run<ChainOp, kDtypes, Grid::persistent, true>, 1},
     {"pointwise_chain.scalar", "pointwise_chain.fused with one element per access (the unaligned fallback)", kDtypes,
      fb::ew::supports<ChainOp, kDtypes>, nullptr, fb::ew::run<ChainOp, kDtypes, Grid::one_shot, false>, 1},
+    {"pointwise_chain.stream", "pointwise_chain.fused with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
+     kDtypes, fb::ew::supports<ChainOp, kDtypes>, nullptr,
+     fb::ew::run<ChainOp, kDtypes, Grid::one_shot, true, fb::ew::Hint::stream>, 1},
 };
 extern "C" const int fb_pointwise_chain_variant_count =
     (int)(sizeof fb_pointwise_chain_variants / sizeof fb_pointwise_chain_variants[0]);

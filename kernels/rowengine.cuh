@@ -75,6 +75,10 @@ __device__ __forceinline__ float shfl_xor(float x, int o) { return __shfl_xor_sy
 __device__ __forceinline__ float2 shfl_xor(float2 x, int o) {
     return make_float2(__shfl_xor_sync(0xffffffffu, x.x, o), __shfl_xor_sync(0xffffffffu, x.y, o));
 }
+__device__ __forceinline__ float shfl_bcast(float x) { return __shfl_sync(0xffffffffu, x, 0); }
+__device__ __forceinline__ float2 shfl_bcast(float2 x) {
+    return make_float2(__shfl_sync(0xffffffffu, x.x, 0), __shfl_sync(0xffffffffu, x.y, 0));
+}
 __device__ __forceinline__ float2 pack2(float x) { return make_float2(x, 0.f); }
 __device__ __forceinline__ float2 pack2(float2 x) { return x; }
 template <class C> __device__ __forceinline__ typename C::type unpack2(float2 x);
@@ -101,15 +105,19 @@ struct GroupReducer {
 };
 
 // A row owned by a CTA, or by a cluster of C CTAs. Each warp reduces with shuffles and
-// publishes one partial; ONE barrier (__syncthreads, or the cluster barrier) later every warp
-// reads all C * nwarps partials (peers' over DSMEM) and reduces them itself. The partials
-// alternate between two buffers: a reduction's writes land in the buffer the previous-but-one
-// reduction read, and the barrier of the reduction in between orders them after those reads
-// (for clusters, arrive.release orders the DSMEM loads before it). `phase` carries on across
-// rows of a persistent CTA for the same reason.
+// publishes one partial. A CTA: one __syncthreads, then every warp reads all nwarps partials
+// and reduces them itself. A cluster: after the __syncthreads warp 0 reduces the CTA's partials
+// to one and publishes it; ONE cluster barrier later every warp reads the C CTA partials over
+// DSMEM (one remote load per lane, lanes < C) and reduces them. (Every warp reading all
+// C * nwarps warp partials over DSMEM instead took 2-4 dependent remote round trips per
+// reduction and cost long-row ops ~10 points of SOL per reduction: NOTES.md.)
+// Partials alternate between two buffers: a reduction's writes land in the buffer the
+// previous-but-one reduction read, and the barrier of the reduction in between orders them
+// after those reads (for clusters, arrive.release orders the DSMEM loads before it). `phase`
+// carries on across rows of a persistent CTA for the same reason.
 template <bool CLUSTER> struct CtaReducer {
     static constexpr bool kLocalIsRow = false;
-    float2 *part;  // __shared__ float2[64]: two buffers of one partial per warp
+    float2 *part;  // __shared__ float2[66]: two buffers of 33: a partial per warp, then the CTA's
     int C;         // CTAs per row (1 without a cluster)
     int phase;
     template <class Cb> __device__ __forceinline__ typename Cb::type local(typename Cb::type x) {
@@ -118,22 +126,27 @@ template <bool CLUSTER> struct CtaReducer {
     template <class Cb> __device__ __forceinline__ typename Cb::type reduce(typename Cb::type x) {
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
         x = lanes_reduce<Cb>(x, 32);
-        float2 *buf = part + (phase & 1) * 32;
+        float2 *buf = part + (phase & 1) * 33;
         ++phase;
         if (lane == 0) buf[warp] = pack2(x);
+        __syncthreads();
         typename Cb::type acc = Cb::identity();
+        if (lane < nwarps) acc = unpack2<Cb>(buf[lane]);
+        acc = lanes_reduce<Cb>(acc, 32);
         if constexpr (CLUSTER) {
+            // the CTA partial: slot nwarps (<= 32) of the same 33-slot buffer
+            if (warp == 0 && lane == 0) buf[nwarps] = pack2(acc);
             cluster_arrive_release();
             cluster_wait();
             cg::cluster_group cl = cg::this_cluster();
-            const int P = C * nwarps;
-            for (int k = lane; k < P; k += 32)
-                acc = Cb::combine(acc, unpack2<Cb>(cl.map_shared_rank(buf, k / nwarps)[k % nwarps]));
-        } else {
-            __syncthreads();
-            if (lane < nwarps) acc = unpack2<Cb>(buf[lane]);
+            typename Cb::type c = Cb::identity();
+            if (lane < C) c = unpack2<Cb>(cl.map_shared_rank(buf, lane)[nwarps]);
+            acc = lanes_reduce<Cb>(c, 8);
+            // lanes_reduce over 8 lanes leaves lanes 0..7's result in each aligned group of 8;
+            // lane 0's group holds ranks 0..7
+            acc = shfl_bcast(acc);
         }
-        return lanes_reduce<Cb>(acc, 32);
+        return acc;
     }
 };
 
@@ -346,13 +359,42 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
     }
 }
 
+// The output of a CTA's slice of a row: thread t's units t + u * blockDim from element offset
+// off (the slice's start; its columns start at unit `begin`). Running pointers (not per-unit
+// 64-bit offsets): the parameter loads of a unit then cost no address registers kept across
+// the loop.
+template <class Op, class U, bool VEC, typename T, class V>
+__device__ __forceinline__ void store_slice(const Op &op, const V &v, const Args<T> &a, long off, long begin) {
+    constexpr int N = U::N, NP = Op::NPARAM;
+    constexpr int UPT = sizeof(v.ok) / sizeof(v.ok[0]);
+    Args<T> at = a;
+    at.out += off + (long)threadIdx.x * N;
+#pragma unroll
+    for (int q = 0; q < NP; ++q) at.param[q] += (begin + threadIdx.x) * N;
+    const long step = (long)blockDim.x * N;
+#pragma unroll
+    for (int u = 0; u < UPT; ++u) {
+        if (v.ok[u]) {
+            float p[N][np_slots(NP)];
+            if constexpr (NP > 0) load_params<NP, N, VEC>(at, 0, p);
+            float o[N];
+#pragma unroll
+            for (int k = 0; k < N; ++k) o[k] = op.out(v.v[u][k], p[k]);
+            U::store(at.out, 0, o);
+        }
+        at.out += step;
+#pragma unroll
+        for (int q = 0; q < NP; ++q) at.param[q] += step;
+    }
+}
+
 // K_CTA: C CTAs per row (a cluster when CLUSTER), CTA `rank` owning units
 // [rank * chunk, (rank + 1) * chunk) of the row; thread t holds units t + u * blockDim.
 template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
     using U = Unit<T, VEC>;
-    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
-    __shared__ float2 part[64];
+    constexpr int N = U::N, NIN = Op::NIN;
+    __shared__ float2 part[66];
 
     long row = blockIdx.x, begin = 0;
     if constexpr (CLUSTER) {
@@ -382,27 +424,7 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
     // Done with the peers' shared memory (release: the DSMEM loads complete before a peer can
     // pass its final wait and exit); the matching wait comes after the stores.
     if constexpr (CLUSTER) cluster_arrive_release();
-    // Running pointers (not per-unit 64-bit offsets): the parameter loads of a unit then cost
-    // no address registers kept across the loop.
-    Args<T> at = a;
-    at.out += off + (long)threadIdx.x * N;
-#pragma unroll
-    for (int q = 0; q < NP; ++q) at.param[q] += (begin + threadIdx.x) * N;
-    const long step = (long)blockDim.x * N;
-#pragma unroll
-    for (int u = 0; u < UPT; ++u) {
-        if (v.ok[u]) {
-            float p[N][np_slots(NP)];
-            if constexpr (NP > 0) load_params<NP, N, VEC>(at, 0, p);
-            float o[N];
-#pragma unroll
-            for (int k = 0; k < N; ++k) o[k] = op.out(v.v[u][k], p[k]);
-            U::store(at.out, 0, o);
-        }
-        at.out += step;
-#pragma unroll
-        for (int q = 0; q < NP; ++q) at.param[q] += step;
-    }
+    store_slice<Op, U, VEC>(op, v, a, off, begin);
     if constexpr (CLUSTER) cluster_wait();
 }
 
@@ -486,7 +508,7 @@ __global__ void __launch_bounds__(256) row_tile_kernel(const Args<T> a, long row
 template <class Op, typename T>
 __global__ void __launch_bounds__(1024) row_stream_kernel(const Args<T> a, long rows, long W) {
     constexpr int NIN = Op::NIN, NP = Op::NPARAM;
-    __shared__ float2 part[64];
+    __shared__ float2 part[66];
     CtaReducer<false> red{part, 1, 0};
     float *ws = a.ws + (long)blockIdx.x * NIN * W;
     for (long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -541,6 +563,15 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
     // rows go to scalar CTA rows.
     if ((vec || (al && s.W >= N) || s.W <= 128) && plan_group(s, p)) return true;
+    // A row that one 1024-thread CTA holds gets one, not a cluster of two 512-thread CTAs: every
+    // cluster reduction costs long rows ~8 points of SOL per reduction (NOTES.md, issue 6 round
+    // 2: W = 32768 float32 at >= 4096 rows, layernorm 81-86% -> 91-95%, double_softmax 89-90% ->
+    // 95-98%, norm_chain 80-82% -> 86-89%; softmax_backward W = 16384 92-94% -> 97-99%).
+    Plan one;
+    if (vec && plan_cta(s, 1, &one, kMaxVals, 1024) && one.c == 1) {
+        *p = one;
+        return true;
+    }
     if (plan_cta(s, 1, p)) return true;
     plan_two_pass(s, p);
     return true;
@@ -588,25 +619,8 @@ cudaError_t launch_cta_k(const Shape &s, const Plan &p, const Args<T> &a, cudaSt
         p.c < 1 || p.c > kMaxCluster || s.W % N)
         return cudaErrorInvalidConfiguration;
     if (dry) return cudaSuccess;
-    if (p.c == 1) {
-        row_cta_kernel<Op, T, VEC, UPT, false><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.W, 1, chunk);
-        return cudaGetLastError();
-    }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3((unsigned)p.threads);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)p.c;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, row_cta_kernel<Op, T, VEC, UPT, true>, a, s.W, p.c, chunk);
-    if (e != cudaSuccess) return e;
-    return cudaGetLastError();
+    if (p.c == 1) return launch_clusters(row_cta_kernel<Op, T, VEC, UPT, false>, (unsigned)blocks, p.threads, 0, st, 1, a, s.W, 1, chunk);
+    return launch_clusters(row_cta_kernel<Op, T, VEC, UPT, true>, (unsigned)blocks, p.threads, 0, st, p.c, a, s.W, p.c, chunk);
 }
 
 template <class Op, typename T>
@@ -680,7 +694,7 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
 // fb_call contract: in[0 .. NIN-1] are the row inputs, each of the output's shape; in[NIN ..]
 // the per-column inputs of W elements; one output; one dtype throughout.
 
-template <class Op> struct RowVariant {
+template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
         constexpr int NIN = Op::NIN, NP = Op::NPARAM;
         if (c->n_in != NIN + NP || c->n_out != 1) {
@@ -741,12 +755,22 @@ template <class Op> struct RowVariant {
         s.scalar_vals = kScalarCtaVals;
         return s;
     }
-    static int supports(const fb_call *c, char *why, size_t n) { return check(c, why, n); }
+    static int supports(const fb_call *c, char *why, size_t n) {
+        const int st = check(c, why, n);
+        if (st != FB_OK) return st;
+        const Shape s = shape(c);
+        Plan p;
+        if (s.rows > 0 && s.W > 0 && !PLAN(s, &p)) {
+            if (why) snprintf(why, n, "%s: this plan does not apply to rows of %ld elements", Op::name, s.W);
+            return FB_E_UNSUPPORTED;
+        }
+        return FB_OK;
+    }
     static size_t workspace(const fb_call *c) {
         if (check(c, nullptr, 0) != FB_OK) return 0;
         const Shape s = shape(c);
         Plan p;
-        plan_rows(s, &p);
+        if (!PLAN(s, &p)) return 0;
         return p.kind == K_TWO_PASS ? two_pass_workspace(s) : 0;
     }
     // dry: plan and pick the kernel, check its configuration, launch nothing (plan_only).
@@ -756,7 +780,10 @@ template <class Op> struct RowVariant {
         const Shape s = shape(c);
         if (s.rows == 0 || s.W == 0) return FB_OK;
         Plan p;
-        plan_rows(s, &p);
+        if (!PLAN(s, &p)) {
+            fb_error("%s: this plan does not apply to rows of %ld elements", Op::name, s.W);
+            return FB_E_UNSUPPORTED;
+        }
         if (!dry && p.kind == K_TWO_PASS &&
             (c->workspace == nullptr || c->workspace_bytes < two_pass_workspace(s))) {
             fb_error("%s: rows of %ld elements need a %zu-byte workspace", Op::name, s.W, two_pass_workspace(s));
@@ -793,9 +820,11 @@ template <class Op> struct RowVariant {
     extern "C" int FN(const fb_call *c) { return fb::rowwise::RowVariant<Op>::plan_only(c); }
 
 // The table entry of an engine op's fused variant.
-#define FB_ROW_VARIANT(Op, NAME, ABOUT)                                                                   \
-    {NAME, ABOUT, FB_DTYPES_HALF_AND_F32, fb::rowwise::RowVariant<Op>::supports,                           \
-     fb::rowwise::RowVariant<Op>::workspace, fb::rowwise::RowVariant<Op>::run, 1}
+#define FB_ROW_VARIANT(Op, NAME, ABOUT) FB_ROW_VARIANT_PLAN(Op, NAME, ABOUT, fb::rowwise::plan_rows)
+#define FB_ROW_VARIANT_PLAN(Op, NAME, ABOUT, PLAN)                                                        \
+    {NAME, ABOUT, FB_DTYPES_HALF_AND_F32, fb::rowwise::RowVariant<Op, PLAN>::supports,                     \
+     fb::rowwise::RowVariant<Op, PLAN>::workspace, fb::rowwise::RowVariant<Op, PLAN>::run, 1}
+
 
 }  // namespace rowwise
 }  // namespace fb

@@ -84,7 +84,7 @@ template <int N> __device__ __forceinline__ RowLayout row_layout(int64_t base, i
 
 // Stream body units [ubeg, uend) of one row (lane `lane` of G takes ubeg + lane, + G, ...) and,
 // if `scalars`, its head and tail elements; add every element to acc and write map(x) to y.
-template <typename T, bool VEC, class Op>
+template <typename T, bool VEC, bool PLAIN, class Op>
 __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restrict__ y, int64_t base, int64_t W,
                                            const RowLayout &l, int ubeg, int uend, bool scalars, int lane,
                                            int G, const Op &op, typename Op::Acc &acc) {
@@ -101,7 +101,9 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
         P v[kUpt];
 #pragma unroll
         for (int k = 0; k < kUpt; ++k)
-            if (u0 + k * G < uend) v[k] = fb::load_pack_stream<T, N>(xb + (size_t)(u0 + k * G) * N);
+            if (u0 + k * G < uend)
+                v[k] = PLAIN ? fb::load_pack_plain<T, N>(xb + (size_t)(u0 + k * G) * N)
+                             : fb::load_pack_stream<T, N>(xb + (size_t)(u0 + k * G) * N);
 #pragma unroll
         for (int k = 0; k < kUpt; ++k) {
             const int u = u0 + k * G;
@@ -113,7 +115,10 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
                     op.add(pa[k], xv);
                     if constexpr (Op::kMap) o.v[j] = fb::from_acc<T>(op.map(xv));
                 }
-                if constexpr (Op::kMap) fb::store_pack_stream<T, N>(yb + (size_t)u * N, o);
+                if constexpr (Op::kMap) {
+                    if constexpr (PLAIN) fb::store_pack_plain<T, N>(yb + (size_t)u * N, o);
+                    else fb::store_pack_stream<T, N>(yb + (size_t)u * N, o);
+                }
             }
         }
     }
@@ -132,7 +137,7 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
 // group: G lanes per row, the warp's 32 / G teams on consecutive rows. The row loop is
 // warp-uniform (rows past the end still shuffle, touching no memory), so full-warp shuffles
 // are safe.
-template <typename T, bool VEC, class Op>
+template <typename T, bool VEC, bool PLAIN, class Op>
 __global__ void __launch_bounds__(kGroupThreads, 2) group_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                               int64_t rows, int64_t W, int G, Op op) {
     constexpr int N = Unit<T, VEC>::N;
@@ -147,7 +152,7 @@ __global__ void __launch_bounds__(kGroupThreads, 2) group_kernel(const T *__rest
         if (row < rows) {
             const int64_t base = row * W;
             const RowLayout l = row_layout<N>(base, W);
-            stream_row<T, VEC>(x, y, base, W, l, 0, l.nbody, true, lane, G, op, acc);
+            stream_row<T, VEC, PLAIN>(x, y, base, W, l, 0, l.nbody, true, lane, G, op, acc);
         }
         team_reduce(op, acc, G);
         if (row < rows && lane == 0) op.finish(row, acc);
@@ -168,7 +173,7 @@ __device__ __forceinline__ bool cta_reduce(const Op &op, typename Op::Acc &acc, 
 }
 
 // cta: one CTA per row, persistent over rows (the loop is CTA-uniform).
-template <typename T, bool VEC, class Op>
+template <typename T, bool VEC, bool PLAIN, class Op>
 __global__ void __launch_bounds__(kMaxThreads, 1) cta_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t rows,
                                                           int64_t W, Op op) {
     constexpr int N = Unit<T, VEC>::N;
@@ -177,7 +182,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cta_kernel(const T *__restrict
         typename Op::Acc acc = op.init();
         const int64_t base = row * W;
         const RowLayout l = row_layout<N>(base, W);
-        stream_row<T, VEC>(x, y, base, W, l, 0, l.nbody, true, (int)threadIdx.x, (int)blockDim.x, op, acc);
+        stream_row<T, VEC, PLAIN>(x, y, base, W, l, 0, l.nbody, true, (int)threadIdx.x, (int)blockDim.x, op, acc);
         if (cta_reduce(op, acc, part)) op.finish(row, acc);
         __syncthreads();  // part is rewritten by the next row
     }
@@ -188,7 +193,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cta_kernel(const T *__restrict
 // warp's partial goes to its CTA's shared memory; after one cluster barrier, warp 0 of rank 0
 // reads all C x nwarps partials over DSMEM and finishes the row. The second arrive (after those
 // reads) paired with a wait before exit keeps every CTA's shared memory alive while it is read.
-template <typename T, bool VEC, class Op>
+template <typename T, bool VEC, bool PLAIN, class Op>
 __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__restrict__ x, T *__restrict__ y, int64_t W,
                                                               int C, Op op) {
     constexpr int N = Unit<T, VEC>::N;
@@ -204,7 +209,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
     const int chunk = (l.nbody + C - 1) / C;
     const int ubeg = min(l.nbody, rank * chunk), uend = min(l.nbody, ubeg + chunk);
     Acc acc = op.init();
-    stream_row<T, VEC>(x, y, base, W, l, ubeg, uend, rank == 0, (int)threadIdx.x, (int)blockDim.x, op, acc);
+    stream_row<T, VEC, PLAIN>(x, y, base, W, l, ubeg, uend, rank == 0, (int)threadIdx.x, (int)blockDim.x, op, acc);
     team_reduce(op, acc, 32);
     if (lane == 0) part[warp] = acc;
     cluster_arrive_release();
@@ -222,9 +227,15 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
 
 // ---- plans and launch ------------------------------------------------------------------
 
+// Launch options (a variant's FLAGS): kOneShot = a grid covering every row once (each team
+// streams its row and retires) instead of a persistent grid of the resident capacity;
+// kPlain = default-policy loads and stores instead of evict-first (.cs) ones.
+enum Flags { kOneShot = 1, kPlain = 2 };
+
 struct Plan {
     Team team;
     bool vec;
+    int flags;
     int G;        // kGroup: lanes per row
     int threads;  // CTA size
     int C;        // kCluster: CTAs per row
@@ -233,7 +244,7 @@ struct Plan {
 // Resident threads per SM of this Op's kernels (all three have about the same registers),
 // from the occupancy calculator on the group kernel; cached per instantiation.
 template <typename T, bool VEC, class Op> inline int resident_threads_per_sm() {
-    static const int n = resident_ctas(group_kernel<T, VEC, Op>, kGroupThreads) * kGroupThreads;
+    static const int n = resident_ctas(group_kernel<T, VEC, false, Op>, kGroupThreads) * kGroupThreads;
     return n;
 }
 
@@ -254,6 +265,7 @@ inline Plan plan(int64_t rows, int64_t W, int esz, bool vec, int threads_per_sm,
     int64_t tpr = std::max(std::min(want, useful), std::min<int64_t>(32, useful));
     Plan p;
     p.vec = vec;
+    p.flags = 0;
     p.G = 32;
     p.threads = kGroupThreads;
     p.C = 1;
@@ -271,50 +283,45 @@ inline Plan plan(int64_t rows, int64_t W, int esz, bool vec, int threads_per_sm,
     return p;
 }
 
-template <typename T, bool VEC, class Op>
+template <typename T, bool VEC, bool PLAIN, class Op>
 inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, int64_t W, const Op &op,
                                int threads_per_sm, cudaStream_t st) {
-    const int64_t resident_ctas_total = std::max<int64_t>(1, (int64_t)sm_count() * threads_per_sm / p.threads);
+    const int64_t resident_ctas_total = (p.flags & kOneShot)
+                                            ? INT32_MAX
+                                            : std::max<int64_t>(1, (int64_t)sm_count() * threads_per_sm / p.threads);
     if (p.team == kGroup) {
         const int64_t rows_per_cta = kGroupThreads / p.G;
         const int64_t ctas = std::min(cdiv(rows, rows_per_cta), resident_ctas_total);
-        group_kernel<T, VEC, Op><<<(unsigned)ctas, kGroupThreads, 0, st>>>(x, y, rows, W, p.G, op);
+        group_kernel<T, VEC, PLAIN, Op><<<(unsigned)ctas, kGroupThreads, 0, st>>>(x, y, rows, W, p.G, op);
         return cudaGetLastError();
     }
     if (p.team == kCta) {
         const int64_t ctas = std::min(rows, resident_ctas_total);
-        cta_kernel<T, VEC, Op><<<(unsigned)ctas, p.threads, 0, st>>>(x, y, rows, W, op);
+        cta_kernel<T, VEC, PLAIN, Op><<<(unsigned)ctas, p.threads, 0, st>>>(x, y, rows, W, op);
         return cudaGetLastError();
     }
     if (rows * p.C > INT32_MAX) return cudaErrorInvalidConfiguration;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(rows * p.C));
-    cfg.blockDim = dim3((unsigned)p.threads);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)p.C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, cluster_kernel<T, VEC, Op>, x, y, W, p.C, op);
-    if (e != cudaSuccess) return e;
-    return cudaGetLastError();
+    return rowwise::launch_clusters(cluster_kernel<T, VEC, PLAIN, Op>, (unsigned)(rows * p.C), p.threads, 0, st, p.C,
+                                    x, y, W, p.C, op);
 }
 
 // Stream every row of x[rows, W] through op (y: the map's output, shaped as x, or null).
 // allow_vec: false forces one element per access. force: -1, or a Team to use.
 template <typename T, class Op>
 inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bool allow_vec, int force,
-                     cudaStream_t st, const char *what) {
+                     cudaStream_t st, const char *what, int flags = 0) {
     if (rows == 0 || W == 0) return FB_OK;
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
-    const Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
-    const cudaError_t e = vec ? launch_plan<T, true>(p, x, y, rows, W, op, tps, st)
-                              : launch_plan<T, false>(p, x, y, rows, W, op, tps, st);
+    Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
+    p.flags = flags;
+    cudaError_t e;
+    if (flags & kPlain)
+        e = vec ? launch_plan<T, true, true>(p, x, y, rows, W, op, tps, st)
+                : launch_plan<T, false, true>(p, x, y, rows, W, op, tps, st);
+    else
+        e = vec ? launch_plan<T, true, false>(p, x, y, rows, W, op, tps, st)
+                : launch_plan<T, false, false>(p, x, y, rows, W, op, tps, st);
     if (e == cudaErrorInvalidConfiguration) {
         (void)cudaGetLastError();
         fb_error("%s: %lld rows x %d CTAs do not fit one grid", what, (long long)rows, p.C);

@@ -20,6 +20,7 @@
 #include <math.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace fb {
 namespace rowwise {
@@ -96,6 +97,32 @@ __device__ __forceinline__ void cluster_arrive_release() {
 }
 __device__ __forceinline__ void cluster_wait() {
     asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// Launches `kernel` as clusters of C CTAs along x (C = 1: an ordinary launch), with `smem`
+// bytes of dynamic shared memory (the attribute is raised past 48 KB). Host side.
+template <typename... KArgs, typename... Args>
+inline cudaError_t launch_clusters(void (*kernel)(KArgs...), unsigned grid, unsigned threads, size_t smem,
+                                   cudaStream_t st, int C, Args &&...args) {
+    if (smem > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return e;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)C;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = C > 1 ? 1 : 0;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, std::forward<Args>(args)...);
+    if (e != cudaSuccess) return e;
+    return cudaGetLastError();
 }
 
 // ---- shared-memory staging ---------------------------------------------------------
@@ -221,7 +248,7 @@ inline bool plan_group(const Shape &s, Plan *p) {
     return true;
 }
 
-inline bool plan_cta(const Shape &s, int min_c, Plan *p) {
+inline bool plan_cta(const Shape &s, int min_c, Plan *p, int vals = kMaxVals, int pref_threads = 512) {
     const bool vec = vec_ok(s);
     const int N = vec ? 16 / s.esz : 1;
     const long nunits = s.W / N;
@@ -233,8 +260,8 @@ inline bool plan_cta(const Shape &s, int min_c, Plan *p) {
     // SOL against 77-88% for 32 values x 512 threads. See NOTES.md.)
     // With nin inputs held per element, the 32 values are shared among them (1024-thread
     // CTAs allow 64 registers per thread).
-    const int upt = vec ? kMaxVals / N / s.nin : s.scalar_vals / s.nin;
-    long c = cdiv(nunits, 512L * upt);
+    const int upt = vec ? vals / N / s.nin : s.scalar_vals / s.nin;
+    long c = cdiv(nunits, (long)pref_threads * upt);
     if (c > kMaxCluster) {
         c = cdiv(nunits, 1024L * upt);
         if (c > kMaxCluster) return false;

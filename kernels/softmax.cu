@@ -593,27 +593,11 @@ static cudaError_t launch_cta(const Shape &s, const Plan &p, cudaStream_t st) {
     const long chunk = cdiv(nunits, p.c);
     const long blocks = s.rows * p.c;
     if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
-    if (p.c == 1) {
-        softmax_cta_kernel<T, VEC, UPT, false><<<(unsigned)blocks, p.threads, 0, st>>>(
-            (const T *)s.x, (T *)s.y, s.W, 1, chunk);
-        return cudaGetLastError();
-    }
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)blocks);
-    cfg.blockDim = dim3((unsigned)p.threads);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = st;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)p.c;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, softmax_cta_kernel<T, VEC, UPT, true>, (const T *)s.x,
-                                             (T *)s.y, s.W, p.c, chunk);
-    if (e != cudaSuccess) return e;
-    return cudaGetLastError();
+    if (p.c == 1)
+        return launch_clusters(softmax_cta_kernel<T, VEC, UPT, false>, (unsigned)blocks, p.threads, 0, st, 1,
+                               (const T *)s.x, (T *)s.y, s.W, 1, chunk);
+    return launch_clusters(softmax_cta_kernel<T, VEC, UPT, true>, (unsigned)blocks, p.threads, 0, st, p.c,
+                           (const T *)s.x, (T *)s.y, s.W, p.c, chunk);
 }
 
 template <typename T, bool VEC, bool PEEL>
