@@ -25,7 +25,7 @@
 
 /* Best effort: make the rename itself durable. A failure here cannot make the
  * file invalid, only possibly older after a crash, so it is not an error. */
-static void fsync_parent_dir(const char *path)
+void fb_result_sync_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
     char dir[4096];
@@ -152,7 +152,7 @@ fb_status fb_result_write(json_t *root, const char *path)
         return FB_E_IO;
     }
     free(tmp);
-    fsync_parent_dir(path);
+    fb_result_sync_dir(path);
     return FB_OK;
 }
 

@@ -88,6 +88,14 @@ fb_status fb_result_read(const char *path, json_t **root);
 fb_status fb_result_parse(const char *text, size_t len, const char *path, json_t **root);
 /* The validation alone (result_check.c): FB_OK or FB_E_CASE with the message. */
 fb_status fb_result_check(const json_t *doc, const char *path);
+/* Its checks of one case object (dtypes and cells included) and of one cell (of
+ * a case with two grid axes or one), for objects that arrive outside a document
+ * (journal lines): messages read "PATH: WHERE.key: ...". */
+fb_status fb_result_check_case(const json_t *case_obj, const char *path, const char *where);
+fb_status fb_result_check_cell(const json_t *cell, bool two_axes, const char *path, const char *where);
+/* Best effort: makes a rename or a new file in PATH's directory durable (fsync
+ * of the directory). */
+void fb_result_sync_dir(const char *path);
 
 /* The "samples_us" array of `n` samples in milliseconds (in the order taken):
  * microseconds rounded to 1 ns. NULL when there are none, or when one is not a

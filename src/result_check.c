@@ -497,6 +497,16 @@ static fb_status check_case(const char *path, const char *where, const json_t *c
     return check_dtypes(path, w, dtypes, cols != NULL);
 }
 
+fb_status fb_result_check_case(const json_t *case_obj, const char *path, const char *where)
+{
+    return check_case(path, where, case_obj);
+}
+
+fb_status fb_result_check_cell(const json_t *cell, bool two_axes, const char *path, const char *where)
+{
+    return check_cell(path, where, cell, two_axes);
+}
+
 fb_status fb_result_check(const json_t *doc, const char *path)
 {
     char d[96], w[WHERE_MAX];
