@@ -142,6 +142,21 @@ int fb_result_cell_todo(const json_t *cell, const char *const *variants, int n_v
  * of-light copy, and takes the variants measured now and anything it lacked. */
 void fb_result_store_cell(json_t *dtype_obj, json_t *old, json_t *fresh);
 
+/* ---- merging: result files of one device joined (fusionbench merge) ---- */
+
+/* May `b` (read from b_path) be joined with `a` (from a_path)? FB_E_USAGE with
+ * one line naming both files when they are from different devices (name,
+ * compute capability, driver, runtime), hold two programs under one case name
+ * (other grid axes; at a cell both hold, other ideal bytes or FLOPs; another
+ * value of a size that is no grid axis), or both hold one finished (case, dtype,
+ * cell, variant) with different numbers. Identical duplicates are fine. */
+fb_status fb_result_merge_check(const json_t *a, const char *a_path, const json_t *b, const char *b_path);
+/* Joins `from` into `into` (checked first with fb_result_merge_check): cases,
+ * dtypes and cells added, grid values and variant lists widened, a cell both
+ * hold merged as a resume merges it (fb_result_store_cell). `into` keeps its
+ * head, baseline and speed-of-light copies. */
+void fb_result_merge_into(json_t *into, const json_t *from);
+
 #ifdef __cplusplus
 }
 #endif
