@@ -433,6 +433,11 @@ static fb_status measure_graph(fb_timer *t, const fb_runnable *r, sampling *S)
 
 /* ---- measure ------------------------------------------------------------------ */
 
+int fb_timer_sample_cap(const fb_timer *t)
+{
+    return t->opts.max_samples + GRAPH_K_MAX; /* a graph replay may overshoot n_rep */
+}
+
 fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, double *samples_out, int samples_cap)
 {
     fb_stats_compute(NULL, 0, out);
@@ -443,7 +448,7 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
     FB_TRY(check_opts(&t->opts));
     sampling S = {0};
     S.t0 = now_s();
-    S.cap = t->opts.max_samples + GRAPH_K_MAX; /* a graph replay may overshoot n_rep */
+    S.cap = fb_timer_sample_cap(t);
     S.x = malloc((size_t)S.cap * sizeof *S.x);
     S.scratch = malloc((size_t)S.cap * sizeof *S.scratch);
     if (!S.x || !S.scratch) {
@@ -460,6 +465,7 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
                                        __FILE__, __LINE__);
     if (s == FB_OK) s = t->opts.mode == FB_TIMER_GRAPH ? measure_graph(t, r, &S) : measure_events(t, r, &S);
     if (s == FB_OK) {
+        /* copied before fb_stats_compute sorts S.x: the samples keep the order they were taken in */
         if (samples_out && samples_cap > 0)
             memcpy(samples_out, S.x, (size_t)imin(S.n, samples_cap) * sizeof *S.x);
         fb_stats_compute(S.x, S.n, out);

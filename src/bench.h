@@ -41,10 +41,15 @@ void fb_timer_destroy(fb_timer *t);
 size_t fb_timer_flush_bytes(const fb_timer *t);
 
 /* Measure `r`: times in milliseconds. Warm-up and sample counts follow from the
- * options and a first estimate. `samples_out` (may be NULL) receives up to
- * `samples_cap` raw samples for callers that keep them. */
+ * options and a first estimate. `samples_out` (may be NULL) receives the raw
+ * samples in the order they were taken (not sorted): the first
+ * min(out->n, samples_cap) of them; with samples_cap >= fb_timer_sample_cap(t)
+ * that is every one, so out->n of them. */
 fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out,
                            double *samples_out, int samples_cap);
+/* The most samples one fb_timer_measure can take with t's options (a graph
+ * replay may overshoot the sample count by up to one graph's worth). */
+int fb_timer_sample_cap(const fb_timer *t);
 
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
  * is always timed with events: inside a CUDA graph cudaMemcpyAsync becomes a

@@ -133,6 +133,24 @@ static size_t tensor_bytes(const fb_tensor *t)
 /* Per-input stream key: every seed, and every input of a case, its own stream (fb_random.h). */
 static uint64_t input_seed(uint64_t seed, int i) { return fb_fill_key(seed, (uint64_t)i); }
 
+/* Times `r` with the cell's timer into *t, and every sample it took (in the
+ * order taken, µs) into *samples_us: the result's "samples_us", NULL when there
+ * is none to keep. */
+static fb_status measure(fb_timer *timer, const fb_runnable *r, fb_stats *t, json_t **samples_us)
+{
+    *samples_us = NULL;
+    int cap = fb_timer_sample_cap(timer);
+    double *x = malloc(sizeof *x * (size_t)cap);
+    if (!x) {
+        fb_error("out of host memory for %d timing samples", cap);
+        return FB_E_NOMEM;
+    }
+    fb_status s = fb_timer_measure(timer, r, t, x, cap);
+    if (s == FB_OK) *samples_us = fb_samples_to_json(x, t->n < cap ? t->n : cap);
+    free(x);
+    return s;
+}
+
 /* ---- the speed of light ------------------------------------------------------ */
 static void measure_sol(cell_state *st, json_t *cell)
 {
@@ -157,13 +175,15 @@ static void measure_sol(cell_state *st, json_t *cell)
         job.bytes = half;
         fb_runnable r = {run_copy, &job, 1};
         fb_stats stats;
+        json_t *samples;
         fb_timer_mode mode = fb_timer_set_mode(st->env->timer, FB_TIMER_EVENTS);
-        s = fb_timer_measure(st->env->timer, &r, &stats, NULL, 0);
+        s = measure(st->env->timer, &r, &stats, &samples);
         fb_timer_set_mode(st->env->timer, mode);
         if (s == FB_OK) {
             set_status(sj, "ok", NULL);
             json_object_set_new(sj, "time_ms", fb_stats_to_json(&stats));
             json_object_set_new(sj, "gbps", fb_json_real(2.0 * (double)half / (stats.median * 1e-3) / 1e9));
+            if (samples) json_object_set_new(sj, "samples_us", samples);
             st->sol_ms = stats.median;
         }
     }
@@ -247,9 +267,10 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         if (wrong) *failed = true;
         set_status(vj, wrong ? "fail" : "ok", wrong ? chk.why : NULL);
         json_object_set_new(vj, "kernels", json_integer(kernels));
+        json_t *samples = NULL;
         if (env->time) {
             fb_stats t;
-            s = fb_timer_measure(env->timer, &r, &t, NULL, 0);
+            s = measure(env->timer, &r, &t, &samples);
             if (s == FB_OK) {
                 double sec = t.median * 1e-3;
                 json_object_set_new(vj, "time_ms", fb_stats_to_json(&t));
@@ -260,6 +281,8 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         }
         json_object_set_new(vj, "footprint_bytes", json_integer((json_int_t)footprint));
         json_object_set_new(vj, "peak_bytes", json_integer((json_int_t)(fb_dmem_peak() - st->base_bytes)));
+        /* last: the one long line of the entry */
+        if (samples) json_object_set_new(vj, "samples_us", samples);
     }
     if (s != FB_OK) {
         set_status(vj, s == FB_E_OOM ? "oom" : (s == FB_E_UNSUPPORTED ? "skipped" : "error"), fb_last_error());

@@ -1,12 +1,17 @@
 /* cmd_run.c — `fusionbench run`: the grid loop.
  *
  * For each selected case, dtype and grid point, fb_cell_run measures every
- * variant; the result document is rewritten atomically after every cell (so a
- * killed run loses at most the cell in flight and --resume picks up from there),
- * and the relative-performance grids are printed at the end from that document.
- * Data goes to stdout; progress (only on a terminal) and messages to stderr. */
+ * variant. The result document is written when the run starts and when it ends;
+ * each cell in between is appended to its journal (journal.h: one fsync'ed line,
+ * constant cost per cell), so a killed run loses at most the cell in flight and
+ * --resume picks up from the document and its journal. SIGINT or SIGTERM stops
+ * the run after the cell in flight and writes the document (a second one stops
+ * at once: the journal has every finished cell). The relative-performance grids
+ * are printed at the end from the document. Data goes to stdout; progress (only
+ * on a terminal) and messages to stderr. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +23,7 @@
 #include "case.h"
 #include "cell.h"
 #include "commands.h"
+#include "journal.h"
 #include "report.h"
 #include "result.h"
 #include "opts.h"
@@ -105,7 +111,8 @@ static int run_table(run_opts *o, fb_opt *t)
     t[n++] = (fb_opt){.name = "out", .kind = FB_OPT_STRING, .dst = &o->out, .arg = "FILE",
                       .help = "result file (default fusionbench-YYYYmmdd-HHMMSS.json)"};
     t[n++] = (fb_opt){.name = "resume", .kind = FB_OPT_STRING, .dst = &o->resume, .arg = "FILE",
-                      .help = "continue a run: skip cells already in FILE, keep writing to it"};
+                      .help = "continue a run: skip cells already in FILE (and in FILE.journal,\n"
+                              "left by a run that was stopped), keep writing to it"};
     t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &o->show_mode, .arg = "WHAT",
                       .choices = show_modes, .n_choices = 4,
                       .help = "speedup (default), sol (% of speed of light), time (us), gbps"};
@@ -430,8 +437,6 @@ static fb_status parse_overrides(run_opts *o, const case_plan *plans, int n_plan
     return s;
 }
 
-/* Whether two case paths name one file (a bundled name and a path to it, or two
- * spellings of one path). */
 static bool same_file(const char *a, const char *b)
 {
     if (strcmp(a, b) == 0) return true;
@@ -515,6 +520,62 @@ static void default_out(char *buf, size_t n)
 
 static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv);
 
+/* ---- stopping: SIGINT / SIGTERM ------------------------------------------------------------- */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    static const char msg[] = "\nfusionbench: stopping after the cell in flight and writing the result file "
+                              "(again to stop at once: the journal keeps every finished cell)\n";
+    stop_signal = sig;
+    ssize_t rc = write(2, msg, sizeof msg - 1); /* async-signal-safe, unlike stdio */
+    (void)rc;
+}
+
+/* SA_RESETHAND: the second signal takes its default action, at once. */
+static void catch_stop(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+static void release_stop(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
+}
+
+/* Whether two case paths name one file (a bundled name and a path to it, or two
+ * spellings of one path). */
+static bool same_file(const char *a, const char *b);
+
+/* The journal the run will write, PATH.journal, before the GPU: it may be the
+ * journal --resume just read (the run continues it), but a journal of another
+ * stopped run would lose that run's cells: refused (exit 2). Not writable: exit 4. */
+static fb_status check_journal_target(const char *out, const char *resume)
+{
+    char *jout = fb_journal_path(out), *jres = resume ? fb_journal_path(resume) : NULL;
+    fb_status s = jout && (!resume || jres) ? FB_OK : FB_E_NOMEM;
+    if (s != FB_OK) fb_error("out of host memory");
+    struct stat st;
+    if (s == FB_OK && lstat(jout, &st) == 0 && S_ISREG(st.st_mode) && !(jres && same_file(jout, jres))) {
+        fb_error("%s: the journal of a run that was stopped before it finished (its cells are not in %s); "
+                 "continue that run with --resume %s, or move the journal away",
+                 fb_qpath(jout), fb_qpath(out), fb_qpath(out));
+        s = FB_E_USAGE;
+    }
+    if (s == FB_OK) s = fb_result_check_target(jout);
+    free(jout);
+    free(jres);
+    return s;
+}
+
 fb_status fb_cmd_run(int argc, char **argv)
 {
     if (fb_wants_help(argc, argv)) {
@@ -544,7 +605,10 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     const char *out = o.out;
     fb_status s = FB_OK;
     if (o.resume) {
-        FB_TRY(fb_result_read(o.resume, &root));
+        /* the document and the journal a stopped run left beside it: its cells count as finished */
+        fb_journal_info jinfo;
+        FB_TRY(fb_result_load(o.resume, &root, &jinfo));
+        if (jinfo.warning[0]) fprintf(stderr, "fusionbench: warning: %s\n", jinfo.warning);
         for (int i = 0; i < n_plans && s == FB_OK; i++) s = fb_result_check_resume(root, o.resume, &plans[i].c);
         if (!out) out = o.resume;
     }
@@ -553,6 +617,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         out = out_buf;
     }
     if (s == FB_OK) s = fb_result_check_target(out);
+    if (s == FB_OK) s = check_journal_target(out, o.resume);
     if (s != FB_OK) {
         json_decref(root);
         return s;
@@ -567,13 +632,17 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     if (!root) root = fb_run_new_result(&env, argc, argv, o.seed);
     else fb_run_note_resume(root, argc, argv);
 
-    /* the first write: a fresh run's file exists from now on, a resumed one records the resume */
-    s = fb_result_write(root, out);
+    /* the first write: a fresh run's file exists from now on, a resumed one records the
+     * resume and holds the cells of the journal it was resumed from; then the journal */
+    fb_journal *journal = NULL;
+    s = fb_journal_start(out, root, &journal);
     if (s != FB_OK) {
         json_decref(root);
         fb_run_env_close(&env);
         return s;
     }
+    struct sigaction old_int, old_term;
+    catch_stop(&old_int, &old_term);
 
     int total = 0;
     for (int i = 0; i < n_plans; i++)
@@ -583,15 +652,16 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0;
     fb_cell_env cenv = {&env.ctx, env.timer, o.seed, (int64_t)1 << 22, true};
 
-    for (int ci = 0; ci < n_plans && s == FB_OK; ci++) {
+    for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];
         fb_case *c = &p->c;
         json_t *cj = fb_result_begin_case(root, c, p->variants, p->n_variants, p->baseline);
-        for (int di = 0; di < p->n_dtypes && s == FB_OK; di++) {
+        s = fb_journal_begin_case(journal, cj);
+        for (int di = 0; di < p->n_dtypes && s == FB_OK && !stop_signal; di++) {
             json_t *dj = fb_result_begin_dtype(cj, p->dtypes[di]);
             int nr = c->axis[0].n, nc = c->n_axes > 1 ? c->axis[1].n : 1;
-            for (int r = 0; r < nr && s == FB_OK; r++)
-                for (int q = 0; q < nc && s == FB_OK; q++) {
+            for (int r = 0; r < nr && s == FB_OK && !stop_signal; r++)
+                for (int q = 0; q < nc && s == FB_OK && !stop_signal; q++) {
                     fb_point pt = {0};
                     pt.sym[c->axis[0].sym] = c->axis[0].v[r];
                     int64_t col = -1;
@@ -622,8 +692,8 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                     if (unchecked && unchecked_cells++ < MAX_UNCHECKED_WARNINGS)
                         fprintf(stderr, "%sfusionbench: warning: %s %s %s not checked against the reference: %s\n",
                                 tty ? "\r\033[K" : "", c->name, fb_dtype_name(p->dtypes[di]), pts, unchecked);
-                    fb_result_store_cell(dj, old, cell);
-                    fb_status ws = fb_result_write(root, out);
+                    /* its journal line (fsync'ed), then into the document in memory */
+                    fb_status ws = fb_journal_store_cell(journal, cj, dj, cell);
                     if (s == FB_OK) s = ws;
                 }
         }
@@ -632,9 +702,12 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     fb_status run_status = s;
     char run_error[2048] = "";
     if (run_status != FB_OK) snprintf(run_error, sizeof run_error, "%s", fb_last_error());
+    int stopped_by = stop_signal;
 
     fb_run_finish(root);
-    fb_status ws = fb_result_write(root, out);
+    /* the document, whole, and the journal removed: from every exit but a second signal */
+    fb_status ws = fb_journal_finish(journal, root);
+    release_stop(&old_int, &old_term);
 
     /* the grids, from the document just written */
     for (int ci = 0; ci < n_plans; ci++) {
@@ -657,6 +730,11 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         return run_status;
     }
     if (ws != FB_OK) return ws;
+    if (stopped_by) {
+        fb_error("stopped by %s after %d of %d cells; the finished ones are in %s (--resume %s goes on)",
+                 stopped_by == SIGINT ? "SIGINT" : "SIGTERM", done, total, fb_qpath(out), fb_qpath(out));
+        return FB_E_INTERRUPTED;
+    }
     if (failed_cells) {
         fb_error("%d cell%s failed the correctness check; see %s", failed_cells, failed_cells > 1 ? "s" : "", out);
         return FB_E_CHECK;

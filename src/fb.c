@@ -28,6 +28,7 @@ const char *fb_status_name(fb_status s)
     case FB_E_UNSUPPORTED: return "unsupported";
     case FB_E_NOMEM: return "out of host memory";
     case FB_E_REGRESSION: return "regression";
+    case FB_E_INTERRUPTED: return "interrupted";
     }
     return "unknown status";
 }

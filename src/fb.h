@@ -28,6 +28,7 @@ typedef enum fb_status {
     FB_E_UNSUPPORTED, /* a variant cannot run this shape or dtype: cell skipped        */
     FB_E_NOMEM,       /* host allocation failed                             -> exit 4  */
     FB_E_REGRESSION,  /* compare found a regression                         -> exit 1  */
+    FB_E_INTERRUPTED, /* stopped by SIGINT/SIGTERM, what was finished written -> exit 130 */
 } fb_status;
 
 const char *fb_status_name(fb_status s);

@@ -9,6 +9,7 @@
  *      unreadable, not a regular file, or invalid (status FB_E_CASE)
  *   4  CUDA / runtime / I/O error (also: the result file cannot be written)
  *  77  no usable GPU (meson's skip code)
+ * 130  run stopped by SIGINT or SIGTERM (the finished cells are in the result file)
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,7 @@ static const struct cmd_struct commands[] = {
     {"validate", fb_cmd_validate, "check case files (no GPU needed)"},
     {"selftest", fb_cmd_selftest, "check every variant and dtype on small and odd shapes, and the timer"},
     {"env", fb_cmd_env, "print device facts and the measured copy bandwidth"},
+    {"merge", fb_cmd_merge, "join result files of one device (shards, dtypes, cases) into one"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -38,7 +40,7 @@ static void usage(FILE *f)
     fprintf(f,
             "\n'fusionbench <command> --help' describes a command.\n"
             "exit codes: 0 ok, 1 correctness failure, 2 usage, 3 bad input file (case or result),\n"
-            "            4 CUDA/runtime/I/O error, 77 no usable GPU\n");
+            "            4 CUDA/runtime/I/O error, 77 no usable GPU, 130 run stopped by SIGINT/SIGTERM\n");
 }
 
 static int exit_code(fb_status s)
@@ -50,6 +52,7 @@ static int exit_code(fb_status s)
     case FB_E_USAGE: return 2;
     case FB_E_CASE: return 3;
     case FB_E_NO_GPU: return 77;
+    case FB_E_INTERRUPTED: return 130; /* 128 + SIGINT, as a shell reports a Ctrl-C */
     case FB_E_CUDA:
     case FB_E_OOM:
     case FB_E_IO:

@@ -2,10 +2,11 @@
  * that move statistics between C and JSON and find a case / dtype / cell in a
  * result document (schema in result.h), and the merge a resumed run does.
  *
- * The file is rewritten after every cell of a run, so the write must never leave
- * a half-written PATH behind: it goes to PATH.tmp.PID in the same directory
- * (rename is only atomic within one file system), is fsync'ed, then renamed over
- * PATH. NaN and Inf have no JSON spelling; they are written as null and read back
+ * The file is replaced whole (at a run's start and end, and by merge), so the
+ * write must never leave a half-written PATH behind: it goes to PATH.tmp.PID in
+ * the same directory (rename is only atomic within one file system), is
+ * fsync'ed, then renamed over PATH. The cells a run finishes in between go to
+ * its journal (journal.h), not to PATH. NaN and Inf have no JSON spelling; they are written as null and read back
  * as NaN. A file read back is validated whole (result_check.c) before anything
  * uses it, and a resumed run only adds: a cell keeps its finished variants, a
  * case keeps the grid values and variants of earlier runs. */
@@ -24,7 +25,7 @@
 
 /* Best effort: make the rename itself durable. A failure here cannot make the
  * file invalid, only possibly older after a crash, so it is not an error. */
-static void fsync_parent_dir(const char *path)
+void fb_result_sync_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
     char dir[4096];
@@ -44,18 +45,81 @@ static void fsync_parent_dir(const char *path)
     close(fd);
 }
 
-/* Writes all of `text` to `tmp` and syncs it; on failure returns errno's value
- * with the temp file possibly left behind (the caller removes it). */
-static int write_synced(const char *tmp, const char *text)
+/* Nine significant digits keep sub-nanosecond resolution on millisecond times
+ * without printing binary noise (0.1 stays 0.1). */
+#define DUMP_FLAGS (JSON_ENCODE_ANY | JSON_REAL_PRECISION(9))
+
+/* An array of numbers, strings, booleans and nulls only: printed on one line. */
+static bool is_flat_array(const json_t *v)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x) if (json_is_object(x) || json_is_array(x)) return false;
+    return true;
+}
+
+static void newline_indent(FILE *f, int depth)
+{
+    fputc('\n', f);
+    for (int i = 0; i < depth; i++) fputc(' ', f);
+}
+
+/* jansson's JSON_INDENT(1) layout (key order as inserted, so the file reads in
+ * schema order), except that an array of scalars stays on one line: the timing
+ * samples are thousands of numbers per variant, and one line per number would
+ * triple their size. Streamed, so a large document is never a second string in
+ * memory. -1 on a write error. */
+static int dump_value(FILE *f, const json_t *v, int depth)
+{
+    bool obj = json_is_object(v) && json_object_size(v) > 0;
+    bool arr = json_is_array(v) && json_array_size(v) > 0 && !is_flat_array(v);
+    if (!obj && !arr) return json_dumpf(v, f, DUMP_FLAGS);
+    fputc(obj ? '{' : '[', f);
+    bool first = true;
+    if (obj) {
+        const char *key;
+        json_t *x;
+        json_object_foreach((json_t *)v, key, x) {
+            if (!first) fputc(',', f);
+            first = false;
+            newline_indent(f, depth + 1);
+            json_t *k = json_string(key);
+            int rc = k ? json_dumpf(k, f, DUMP_FLAGS) : -1;
+            json_decref(k);
+            if (rc != 0) return -1;
+            fputs(": ", f);
+            if (dump_value(f, x, depth + 1) != 0) return -1;
+        }
+    } else {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) {
+            if (!first) fputc(',', f);
+            first = false;
+            newline_indent(f, depth + 1);
+            if (dump_value(f, x, depth + 1) != 0) return -1;
+        }
+    }
+    newline_indent(f, depth);
+    fputc(obj ? '}' : ']', f);
+    return ferror(f) ? -1 : 0;
+}
+
+int fb_result_print(FILE *f, const json_t *root)
+{
+    if (dump_value(f, root, 0) != 0 || fputc('\n', f) == EOF || fflush(f) != 0) return errno ? errno : EIO;
+    return 0;
+}
+
+/* Writes `root` to `tmp` and syncs it; on failure returns errno's value with
+ * the temp file possibly left behind (the caller removes it). */
+static int write_synced(const char *tmp, const json_t *root)
 {
     FILE *f = fopen(tmp, "w");
     if (!f) return errno;
-    size_t len = strlen(text);
-    int err = 0;
-    if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0)
-        err = errno ? errno : EIO;
-    else if (fsync(fileno(f)) != 0)
-        err = errno;
+    errno = 0;
+    int err = fb_result_print(f, root);
+    if (!err && fsync(fileno(f)) != 0) err = errno;
     if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
     return err;
 }
@@ -72,25 +136,14 @@ static char *temp_name(const char *path)
 
 fb_status fb_result_write(json_t *root, const char *path)
 {
-    /* Nine significant digits keep sub-nanosecond resolution on millisecond
-     * times without printing binary noise (0.1 stays 0.1). Key order is kept as
-     * inserted, so the file reads in schema order. */
-    char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
-    if (!text) {
-        fb_error("%s: cannot write: the result document cannot be serialised", fb_qpath(path));
-        return FB_E_IO;
-    }
-
     char *tmp = temp_name(path);
     if (!tmp) {
-        free(text);
         fb_error("%s: cannot write: out of host memory", fb_qpath(path));
         return FB_E_NOMEM;
     }
 
     errno = 0;
-    int err = write_synced(tmp, text);
-    free(text);
+    int err = write_synced(tmp, root);
     if (!err && rename(tmp, path) != 0) err = errno;
     if (err) {
         remove(tmp); /* may not exist (fopen failed); either way nothing is left */
@@ -99,7 +152,7 @@ fb_status fb_result_write(json_t *root, const char *path)
         return FB_E_IO;
     }
     free(tmp);
-    fsync_parent_dir(path);
+    fb_result_sync_dir(path);
     return FB_OK;
 }
 
@@ -250,6 +303,21 @@ double fb_json_number(const json_t *obj, const char *key)
 {
     const json_t *v = json_object_get(obj, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+json_t *fb_samples_to_json(const double *ms, int n)
+{
+    if (!ms || n <= 0) return NULL;
+    for (int i = 0; i < n; i++)
+        if (!isfinite(ms[i]) || ms[i] < 0) return NULL; /* the schema has no spelling for it: none kept */
+    json_t *a = json_array();
+    /* 1 ns steps: finer than any event timer resolves, and short to print */
+    for (int i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real(round(ms[i] * 1e6) / 1e3)) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
 }
 
 json_t *fb_stats_to_json(const fb_stats *s)

@@ -1,8 +1,12 @@
 /* result.h — the result file: one JSON document (jansson tree in memory),
- * rewritten atomically (temp file + fsync + rename) after every cell so that a
- * killed run leaves a valid file. NaN and Inf are written as null. A file read
- * back (for --resume) is validated as strictly as a case file (result_check.c),
- * and a resumed run only ever adds to it (fb_result_begin_case and friends).
+ * written atomically (temp file + fsync + rename) when a run starts and when it
+ * ends; the cells finished in between are appended to its journal, PATH.journal
+ * (one fsync'ed line per cell, journal.h), so a killed run loses no finished
+ * cell and a run's cost per cell stays constant. NaN and Inf are written as
+ * null. A file read back (for --resume, merge) is validated as strictly as a
+ * case file (result_check.c), and a resumed run only ever adds to it
+ * (fb_result_begin_case and friends); merge joins files of one device
+ * (fb_result_merge).
  *
  * Schema (version 1):
  * {
@@ -22,7 +26,7 @@
  *         "cells": [                               (one per (row, col))
  *           {"row": 128, "col": 256, "point": {"dim0": 128, "dim1": 256},
  *            "ideal_bytes": 262144, "flops": 163840,
- *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5},
+ *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5, "samples_us": SAMPLES},
  *            "variants": {
  *              "eager": {"status": "ok" | "oom" | "fail" | "error" | "skipped",
  *                        "reason": "...",                 (for anything but ok)
@@ -31,16 +35,26 @@
  *                        "check": {"mode": "full|sampled", "rows_checked", "rows_total",
  *                                  "elements", "max_abs", "max_rel", "worst_output",
  *                                  "worst_index", "got", "want", "bad", "passed", "why"}
- *                                 | {"mode": "none", "unchecked": "why"}},
+ *                                 | {"mode": "none", "unchecked": "why"},
  *                                  (unchecked: status stays "ok", but nothing says it is right)
- *              "softmax.fused": {...}}}]}]}]
+ *                        "samples_us": SAMPLES},
+ *              "softmax.fused": {...}}}]}]}],
+ *   "merged": [{"file", "started", "finished", "host", "command", "git", "settings"}]
+ *                                              (written by merge: one entry per input)
  * }
  * STATS = {"min", "p20", "median", "p80", "max", "mean", "stdev", "n"}
+ * SAMPLES = [16.352, 16.38, ...]: every timing sample of that measurement, in
+ *   microseconds rounded to 0.001 (1 ns), in the order they were taken (not
+ *   sorted); as many as time_ms.n. Optional (files written before it have none;
+ *   readers accept its absence) and additive, so the schema stays 1. Printed on
+ *   one line, as every array of scalars is.
  */
 #ifndef FB_RESULT_H
 #define FB_RESULT_H
 
 #include <jansson.h>
+#include <stdio.h>
+
 #include "fb.h"
 #include "program.h"
 #include "stats.h"
@@ -54,6 +68,10 @@ extern "C" {
 /* Write atomically: PATH.tmp.PID, fsync, rename. FB_E_IO with message on failure
  * (the previous file, if any, is left intact). */
 fb_status fb_result_write(json_t *root, const char *path);
+/* The document as fb_result_write lays it out (indented one space per level,
+ * arrays of scalars on one line, reals to 9 significant digits, a final
+ * newline) to an open stream: 0, or an errno value. */
+int fb_result_print(FILE *f, const json_t *root);
 /* Can PATH be written the way fb_result_write writes it? Creates and removes
  * PATH.tmp.PID (so it proves the directory is writable and leaves nothing
  * behind) and refuses a PATH that is a directory or not a regular file. For
@@ -70,7 +88,19 @@ fb_status fb_result_read(const char *path, json_t **root);
 fb_status fb_result_parse(const char *text, size_t len, const char *path, json_t **root);
 /* The validation alone (result_check.c): FB_OK or FB_E_CASE with the message. */
 fb_status fb_result_check(const json_t *doc, const char *path);
+/* Its checks of one case object (dtypes and cells included) and of one cell (of
+ * a case with two grid axes or one), for objects that arrive outside a document
+ * (journal lines): messages read "PATH: WHERE.key: ...". */
+fb_status fb_result_check_case(const json_t *case_obj, const char *path, const char *where);
+fb_status fb_result_check_cell(const json_t *cell, bool two_axes, const char *path, const char *where);
+/* Best effort: makes a rename or a new file in PATH's directory durable (fsync
+ * of the directory). */
+void fb_result_sync_dir(const char *path);
 
+/* The "samples_us" array of `n` samples in milliseconds (in the order taken):
+ * microseconds rounded to 1 ns. NULL when there are none, or when one is not a
+ * finite non-negative time (the schema has no spelling for it). */
+json_t *fb_samples_to_json(const double *ms, int n);
 /* Stats <-> JSON (NaN/Inf become null and read back as NaN). */
 json_t *fb_stats_to_json(const fb_stats *s);
 void fb_stats_from_json(const json_t *j, fb_stats *s);
@@ -111,6 +141,21 @@ int fb_result_cell_todo(const json_t *cell, const char *const *variants, int n_v
  * else merged into `old`, which keeps every finished variant and an "ok" speed-
  * of-light copy, and takes the variants measured now and anything it lacked. */
 void fb_result_store_cell(json_t *dtype_obj, json_t *old, json_t *fresh);
+
+/* ---- merging: result files of one device joined (fusionbench merge) ---- */
+
+/* May `b` (read from b_path) be joined with `a` (from a_path)? FB_E_USAGE with
+ * one line naming both files when they are from different devices (name,
+ * compute capability, driver, runtime), hold two programs under one case name
+ * (other grid axes; at a cell both hold, other ideal bytes or FLOPs; another
+ * value of a size that is no grid axis), or both hold one finished (case, dtype,
+ * cell, variant) with different numbers. Identical duplicates are fine. */
+fb_status fb_result_merge_check(const json_t *a, const char *a_path, const json_t *b, const char *b_path);
+/* Joins `from` into `into` (checked first with fb_result_merge_check): cases,
+ * dtypes and cells added, grid values and variant lists widened, a cell both
+ * hold merged as a resume merges it (fb_result_store_cell). `into` keeps its
+ * head, baseline and speed-of-light copies. */
+void fb_result_merge_into(json_t *into, const json_t *from);
 
 #ifdef __cplusplus
 }

@@ -280,6 +280,36 @@ static fb_status check_check(const char *path, const json_t *obj, const char *wh
     return field(path, ck, w, "why", K_STRING, false, NULL);
 }
 
+/* "samples_us", when present (files written before it have none): every sample
+ * of time_ms, so an array of time_ms.n finite non-negative numbers (a JSON
+ * number is always finite; null, NaN's spelling, is refused: a sample is never
+ * unknown). */
+static fb_status check_samples(const char *path, const json_t *m, const char *where)
+{
+    json_t *arr;
+    TRY(field(path, m, where, "samples_us", K_ARRAY, false, &arr));
+    if (!arr) return FB_OK;
+    char w[WHERE_MAX], wi[WHERE_MAX], d[96];
+    at_key(w, where, "samples_us");
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) {
+        if (json_is_number(x) && json_number_value(x) >= 0) continue;
+        at_index(wi, w, i);
+        return fail(path, wi, "expected a non-negative number (a time in microseconds), got %s",
+                    fb_json_describe(x, d, sizeof d));
+    }
+    size_t len = json_array_size(arr);
+    json_t *n = json_object_get(json_object_get(m, "time_ms"), "n");
+    if (!json_is_integer(n))
+        return fail(path, w, "%zu sample%s, but no time_ms.n to hold %s against", len, len == 1 ? "" : "s",
+                    len == 1 ? "it" : "them");
+    if ((json_int_t)len != json_integer_value(n))
+        return fail(path, w, "%zu sample%s, but time_ms.n is %lld", len, len == 1 ? "" : "s",
+                    (long long)json_integer_value(n));
+    return FB_OK;
+}
+
 /* A variant's entry in a cell, or the cell's "sol" (the speed-of-light copy). */
 static fb_status check_measurement(const char *path, const char *where, const json_t *m)
 {
@@ -299,6 +329,7 @@ static fb_status check_measurement(const char *path, const char *where, const js
     }
     TRY(field(path, m, where, "reason", K_STRING, false, NULL));
     TRY(check_stats(path, m, where, "time_ms"));
+    TRY(check_samples(path, m, where));
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, m, where, reals[i], K_NUMBER, false, NULL));
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) TRY(field(path, m, where, ints[i], K_INTEGER, false, NULL));
     return check_check(path, m, where);
@@ -464,6 +495,16 @@ static fb_status check_case(const char *path, const char *where, const json_t *c
     TRY(field(path, cs, where, "dtypes", K_ARRAY, true, &dtypes));
     at_key(w, where, "dtypes");
     return check_dtypes(path, w, dtypes, cols != NULL);
+}
+
+fb_status fb_result_check_case(const json_t *case_obj, const char *path, const char *where)
+{
+    return check_case(path, where, case_obj);
+}
+
+fb_status fb_result_check_cell(const json_t *cell, bool two_axes, const char *path, const char *where)
+{
+    return check_cell(path, where, cell, two_axes);
 }
 
 fb_status fb_result_check(const json_t *doc, const char *path)

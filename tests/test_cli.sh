@@ -553,5 +553,103 @@ if [ -n "${FB_TEST_VALGRIND-}" ] && command -v valgrind >/dev/null 2>&1; then
     done
 fi
 
+# =====================================================================================
+# issue 7, results that scale: the journal beside a result file (run --resume reads it,
+# run refuses to overwrite one), and merge (tests/results/merge/).
+# =====================================================================================
+M=results/merge
+
+# -- merge: shards of a grid, another dtype, another case, a cell measured again identically
+run merge $M/shard_a.json $M/shard_b.json $M/same_cell.json -o "$TMP/all.json"
+expect "merge shards" 0 "3 files -> $TMP/all.json: 2 cases, 3 grids (case x dtype), 6 cells"
+cmp -s "$TMP/all.json" $M/shards.expected.json && ok || bad "merge shards: differs from $M/shards.expected.json"
+[ -z "$out" ] && ok || bad "merge shards: wrote to stdout: $out"
+run merge $M/shard_a.json $M/shard_b.json $M/same_cell.json -o -
+expect "merge to stdout" 0 "-> stdout"
+[ "$out" == "$(cat $M/shards.expected.json)" ] && ok || bad "merge -o -: stdout differs from $M/shards.expected.json"
+run merge $M/shard_a.json $M/shard_b.json $M/same_cell.json --out="$TMP/all2.json"
+expect "merge --out=" 0
+cmp -s "$TMP/all2.json" $M/shards.expected.json && ok || bad "merge --out=: differs"
+run merge $M/shard_a.json $M/shard_a.json -o "$TMP/twice.json"
+expect "merge identical duplicates" 0 "2 files ->"
+run merge "$TMP/all.json" -o "$TMP/again.json"
+expect "merge a merged file" 0
+cmp -s "$TMP/again.json" "$TMP/all.json" && ok || bad "merge of a merged file is not the same file"
+
+# -- merge refuses, in one line naming both files (exit 2), or a bad file (exit 3)
+run merge $M/shard_a.json $M/other_device.json -o "$TMP/no.json"
+expect "merge other device" 2 "$M/other_device.json and $M/shard_a.json are from different devices: device.name 'NVIDIA H200' vs 'NVIDIA H100 80GB HBM3'"
+[ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] && ok || bad "merge other device: more than one line: $err"
+[ ! -e "$TMP/no.json" ] && ok || bad "merge other device: wrote the output"
+run merge $M/shard_b.json $M/other_cc.json -o "$TMP/no.json"
+expect "merge other cc" 2 "device.cc '9.0a' vs '9.0'"
+run merge $M/shard_a.json $M/shard_b.json $M/conflict.json -o "$TMP/no.json"
+expect "merge conflicting cell" 2 "$M/conflict.json and $M/shard_a.json both measured softmax float32 dim0=128 dim1=128 softmax.fused, with different results (time_ms.median 0.0061 vs 0.0052)"
+run merge $M/shard_a.json $M/other_program.json -o "$TMP/no.json"
+expect "merge other program" 2 "hold two programs under the case name 'softmax': float32 dim0=128 dim1=128 has ideal_bytes 1"
+run merge $M/shard_b.json $M/other_constant.json -o "$TMP/no.json"
+expect "merge other constant" 2 "hold two programs under the case name 'rowsum': k is 128"
+run merge $M/shard_a.json $M/bad_row.json -o "$TMP/no.json"
+expect "merge malformed" 3 "$M/bad_row.json: cases[0].dtypes[0].cells[0].row: expected an integer, got the string '128'"
+run merge $M/bad_samples.json -o "$TMP/no.json"
+expect "merge bad samples" 3 "$M/bad_samples.json: cases[0].dtypes[0].cells[0].variants.eager.samples_us: 1 sample, but time_ms.n is 4"
+run merge $M/shard_a.json results/bad_truncated.json -o "$TMP/no.json"
+expect "merge truncated" 3 "results/bad_truncated.json:"
+run merge $M/shard_a.json "$TMP/none.json" -o "$TMP/no.json"
+expect "merge missing input" 3 "$TMP/none.json: no such file"
+[ ! -e "$TMP/no.json" ] && ok || bad "merge refused: wrote the output"
+run merge $M/shard_a.json
+expect "merge without -o" 2 "where to? give -o ALL.json (or -o - for stdout)"
+run merge -o "$TMP/no.json"
+expect "merge without inputs" 2 "which files?"
+run merge $M/shard_a.json -o "$TMP/no_dir/all.json"
+expect "merge unwritable output" 4 "$TMP/no_dir/all.json: cannot write: No such file or directory"
+run merge $M/shard_a.json -x
+expect "merge unknown option" 2 "unknown option '-x'"
+run --help
+[[ "$out" == *"merge "* ]] && ok || bad "--help does not list merge"
+
+# -- a journal a stopped run left: read with its result file, never overwritten
+JHEAD='{"fusionbench_journal": 1, "head": {"fusionbench": {"schema": 1}, "started": "2026-11-22T08:00:00Z", "device": {"name": "NVIDIA H100 80GB HBM3"}}}'
+JBEGIN='{"begin_case": {"name": "softmax", "rows": "dim0", "cols": "dim1", "row_values": [128], "col_values": [128, 256, 512], "variants": ["eager", "softmax.fused"], "baseline": "eager", "dtypes": []}}'
+JCELL='{"case": "softmax", "dtype": "float32", "cell": {"row": 128, "col": 512, "ideal_bytes": 524288, "flops": 327680, "variants": {"eager": {"status": "ok", "time_ms": {"median": 0.02, "n": 2}, "samples_us": [20, 20.5]}}}}'
+cp $M/shard_a.json "$TMP/k.json"
+printf '%s\n%s\n%s\n' "$JHEAD" "$JBEGIN" "$JCELL" >"$TMP/k.json.journal"
+cp "$TMP/k.json.journal" "$TMP/k.journal.orig"
+run merge "$TMP/k.json" -o -
+expect "merge reads the journal" 0 "$TMP/k.json: with 1 cell from its journal (a run that was stopped)"
+[[ "$out" == *'"col_values": [128, 256, 512]'* ]] && [[ "$out" == *'"samples_us": [20, 20.5]'* ]] && ok ||
+    bad "merge: the journal's cell is not in the output"
+printf '%s' '{"case": "softmax", "dtype": "flo' >>"$TMP/k.json.journal"
+run merge "$TMP/k.json" -o "$TMP/kk.json"
+expect "merge, torn last journal line" 0 "warning: $TMP/k.json.journal:4: the last line is incomplete (no newline)"
+cp "$TMP/k.journal.orig" "$TMP/k.json.journal"
+run run --case softmax --quick --out "$TMP/k.json"
+expect "run over a stopped run's journal" 2 "$TMP/k.json.journal: the journal of a run that was stopped before it finished (its cells are not in $TMP/k.json); continue that run with --resume $TMP/k.json, or move the journal away"
+cp $M/shard_a.json "$TMP/k2.json"
+cp "$TMP/k.journal.orig" "$TMP/k2.json.journal"
+run run --case softmax --resume "$TMP/k.json" --out "$TMP/k2.json"
+expect "resume into another run's journal" 2 "$TMP/k2.json.journal: the journal of a run that was stopped"
+printf '%s\n%s\n%s\n%s\n' "$JHEAD" '{"case": 1, "cell": {}}' "$JBEGIN" "$JCELL" >"$TMP/k2.json.journal"
+run run --case softmax --resume "$TMP/k2.json"
+expect "resume, bad journal line" 3 "$TMP/k2.json.journal:2: case: expected a string, got 1"
+printf '%s\n%s\n%s\n' "$JHEAD" "$JBEGIN" "${JCELL/524288/1}" >"$TMP/k2.json.journal"
+run run --case softmax --resume "$TMP/k2.json"
+expect "resume, another program in the journal" 2 "$TMP/k2.json: case 'softmax' float32 dim0=128 dim1=512: the file's cell has ideal_bytes 1, but"
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    # good input gets as far as the GPU, and nothing is written before it
+    run run --case softmax --resume "$TMP/k.json"
+    expect "resume with a journal" 77 "no usable GPU"
+    cmp -s "$TMP/k.json" $M/shard_a.json && cmp -s "$TMP/k.json.journal" "$TMP/k.journal.orig" && ok ||
+        bad "resume with a journal: a file was changed before the GPU"
+    printf '%s' '{"case": "softmax", "dtype": "flo' >>"$TMP/k.json.journal"
+    run run --case softmax --resume "$TMP/k.json"
+    expect "resume, torn last journal line" 77 "warning: $TMP/k.json.journal:4: the last line is incomplete (no newline)"
+    cp "$TMP/k.journal.orig" "$TMP/k.json.journal"
+    rm "$TMP/k.json"
+    run run --case softmax --resume "$TMP/k.json"
+    expect "resume from the journal alone" 77 "no usable GPU"
+fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -180,6 +180,19 @@ static void test_validation(void)
         {"cases/0/dtypes/0/cells/0/variants/softmax.fused/time_ms", "[]",
          "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].time_ms: expected an object, got an array"},
         {"cases/0/dtypes/0/cells/0/variants/", "{\"status\": \"ok\"}", "cases[0].dtypes[0].cells[0].variants: a variant with an empty name"},
+        /* the timing samples (optional): every sample of time_ms, as times */
+        {"cases/0/dtypes/0/cells/0/variants/eager/samples_us", "{}",
+         "cases[0].dtypes[0].cells[0].variants.eager.samples_us: expected an array, got an object"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/samples_us", "[17.5, null]",
+         "cases[0].dtypes[0].cells[0].variants.eager.samples_us[1]: expected a non-negative number (a time in microseconds), got null"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/samples_us", "[17.5, -1.25]",
+         "cases[0].dtypes[0].cells[0].variants.eager.samples_us[1]: expected a non-negative number (a time in microseconds), got -1.25"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/samples_us", "[17.5, 18]",
+         "cases[0].dtypes[0].cells[0].variants.eager.samples_us: 2 samples, but time_ms.n is 62"},
+        {"cases/0/dtypes/0/cells/1/variants/softmax.fused/samples_us", "[5.5]",
+         "cases[0].dtypes[0].cells[1].variants[\"softmax.fused\"].samples_us: 1 sample, but no time_ms.n to hold it against"},
+        {"cases/0/dtypes/0/cells/0/sol/samples_us", "[\"4.5\"]",
+         "cases[0].dtypes[0].cells[0].sol.samples_us[0]: expected a non-negative number (a time in microseconds), got the string '4.5'"},
         /* the case list */
         {"cases/1", "{\"name\": \"softmax\", \"rows\": \"n\", \"row_values\": [1], \"variants\": [\"eager\"], \"baseline\": \"eager\", \"dtypes\": []}",
          "cases[1].name: case 'softmax' is already cases[0]"},
@@ -248,6 +261,67 @@ static void test_validation(void)
     CHECK(fb_result_parse(extra, strlen(extra), "x.json", &root) == FB_OK);
     CHECK(json_is_array(json_object_get(root, "note")));
     json_decref(root);
+}
+
+/* The timing samples: kept in the order taken, in microseconds to 1 ns, and
+ * printed on one line; a document with them reads back the same. */
+static void test_samples(const char *dir)
+{
+    const double ms[] = {0.0163524, 0.01638, 0.0152, 0.0163526, 1234.5678901};
+    json_t *a = fb_samples_to_json(ms, 5);
+    char *text = json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    CHECK_STR(text, "[16.352,16.38,15.2,16.353,1234567.89]"); /* not sorted; rounded to 0.001 us */
+    free(text);
+    json_decref(a);
+    const double nan_ms[] = {0.01, NAN}, neg_ms[] = {0.01, -0.001};
+    CHECK(fb_samples_to_json(nan_ms, 2) == NULL);
+    CHECK(fb_samples_to_json(neg_ms, 2) == NULL);
+    CHECK(fb_samples_to_json(ms, 0) == NULL);
+
+    /* as many as time_ms.n: valid, on a variant and on the speed-of-light copy */
+    json_t *root = parse_base();
+    if (!root) return;
+    json_t *cell = fb_result_cell(fb_result_dtype(fb_result_case(root, "softmax"), "float32"), 128, 128);
+    double eager_ms[62], sol_ms[500];
+    for (int i = 0; i < 62; i++) eager_ms[i] = 0.0175 + 1e-6 * (i % 7);
+    for (int i = 0; i < 500; i++) sol_ms[i] = 0.0045 + 1e-6 * (i % 3);
+    json_t *eager = json_object_get(json_object_get(cell, "variants"), "eager");
+    json_object_set_new(eager, "samples_us", fb_samples_to_json(eager_ms, 62));
+    json_object_set_new(json_object_get(cell, "sol"), "samples_us", fb_samples_to_json(sol_ms, 500));
+    CHECK(fb_result_check(root, "s.json") == FB_OK);
+    char path[512];
+    snprintf(path, sizeof path, "%s/samples.json", dir);
+    CHECK(fb_result_write(root, path) == FB_OK);
+    json_t *back = NULL;
+    CHECK(fb_result_read(path, &back) == FB_OK);
+    CHECK(back && json_equal(root, back));
+    /* the 62 samples are one line of the file */
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    int lines_with_samples = 0;
+    while (f && getline(&line, &cap, f) > 0)
+        if (strstr(line, "\"samples_us\": [17.5, 17.501, ") && strstr(line, "17.505]")) lines_with_samples++;
+    CHECK(lines_with_samples == 1);
+    free(line);
+    if (f) fclose(f);
+    remove(path);
+    json_decref(back);
+    json_decref(root);
+
+    /* the layout: jansson's one-space indent, arrays of scalars on one line */
+    json_error_t je;
+    json_t *doc = json_loads("{\"a\": [1, 2.5, \"x\"], \"b\": {\"c\": [{\"d\": null}], \"e\": {}}, \"f\": [], "
+                             "\"g\": [[1]], \"h\\n\": true}", 0, &je);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    CHECK(fb_result_print(m, doc) == 0);
+    fclose(m);
+    CHECK_STR(buf, "{\n \"a\": [1, 2.5, \"x\"],\n \"b\": {\n  \"c\": [\n   {\n    \"d\": null\n   }\n  ],\n  \"e\": {}\n },\n"
+                   " \"f\": [],\n \"g\": [\n  [1]\n ],\n \"h\\n\": true\n}\n");
+    free(buf);
+    json_decref(doc);
 }
 
 /* Every result this project has published, and the test fixtures, are valid. */
@@ -634,6 +708,7 @@ int main(void)
     CHECK(mkdtemp(dir) != NULL);
     test_validation();
     test_real_files_valid();
+    test_samples(dir);
     test_files(dir);
     test_check_resume();
     test_todo_and_store();
