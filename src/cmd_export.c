@@ -4,11 +4,13 @@
  * Reads the file (validated as strictly as for --resume: exit 3 if it is bad),
  * builds the typed model, and hands it to the printer (export.h). Writes to
  * stdout, or with -o to FILE through FILE.tmp.PID and a rename, so a failed
- * export never leaves half a file. */
+ * export never leaves half a file (a FILE that is a device, FIFO or symbolic
+ * link, such as /dev/stdout, is written in place). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -92,8 +94,37 @@ static fb_status export_to(FILE *out, const char *name, const fb_rs_doc *doc, co
     return s;
 }
 
+/* Into a device, FIFO or symbolic link (-o /dev/stdout, a pipe, a link to a
+ * file): written in place, since a rename would replace the node or link
+ * itself with a regular file. */
+static fb_status export_in_place(const char *path, const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fb_error("%s: cannot write: %s", fb_qpath(path), strerror(errno));
+        return FB_E_IO;
+    }
+    errno = 0;
+    fb_status s = export_to(f, fb_qpath(path), doc, o, p);
+    if (fclose(f) != 0 && s == FB_OK) {
+        fb_error("%s: cannot write: %s", fb_qpath(path), strerror(errno));
+        s = FB_E_IO;
+    }
+    return s;
+}
+
 static fb_status export_file(const char *path, const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p)
 {
+    /* lstat: a rename replaces a symbolic link itself (/dev/stdout is one), not
+     * what it points to; so a link is written through, in place, like a device */
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fb_error("%s: cannot write: is a directory", fb_qpath(path));
+            return FB_E_IO;
+        }
+        if (!S_ISREG(st.st_mode)) return export_in_place(path, doc, o, p);
+    }
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp) {
