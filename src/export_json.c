@@ -2,7 +2,9 @@
  * flat objects, one per case x dtype x grid point x variant (the speed-of-light
  * copy as variant "sol"), with the same keys as the csv's columns
  * (fb_field_names) in the same order: numbers as numbers, absent values as null,
- * check_passed as true/false/null. For jq, pandas.read_json and dashboards; the
+ * check_passed as true/false/null, and one key more: samples_us, the
+ * measurement's timing samples in microseconds in the order taken (null when
+ * the file has none). For jq, pandas.read_json and dashboards; the
  * validated document itself is the result file (nothing to convert).
  *
  * Written with jansson, one record at a time, so the output is always valid
@@ -53,6 +55,14 @@ static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cel
         json_t *v = field_json(&f[i]);
         if (!v || json_object_set_new(rec, fb_field_names[i], v) != 0) goto nomem;
     }
+    /* json only: the timing samples themselves (csv has no place for a list) */
+    json_t *samples = c->v->n_samples ? json_array() : json_null();
+    for (int i = 0; samples && i < c->v->n_samples; i++)
+        if (json_array_append_new(samples, json_real(c->v->samples_us[i])) != 0) {
+            json_decref(samples);
+            samples = NULL;
+        }
+    if (!samples || json_object_set_new(rec, "samples_us", samples) != 0) goto nomem;
     char *text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
     json_decref(rec);
     rec = NULL;

@@ -171,7 +171,10 @@ for name, rows in (("small", 25 + 3 + 6), ("softmax", 300)):  # toy float32, bfl
                 except ValueError: fails.append(f"{name}.csv: {recs[0][i]} = {r[i]!r} is not a number")
     js = json.load(open(f"{tmp}/{name}.json"))
     check(len(js) == rows, f"{name}.json: {len(js)} records, want {rows}")
-    check(all(list(j) == recs[0] for j in js), f"{name}.json: keys differ from the csv's columns")
+    check(all(list(j) == recs[0] + ["samples_us"] for j in js), f"{name}.json: keys differ from the csv's columns")
+    with_samples = [j for j in js if j["samples_us"] is not None]
+    check(len(with_samples) == (3 if name == "small" else 0), f"{name}.json: {len(with_samples)} records with samples")
+    check(all(len(j["samples_us"]) == j["n"] for j in with_samples), f"{name}.json: samples_us and n disagree")
     check(all((j["median_us"] is None) == (r[recs[0].index("median_us")] == "") for j, r in zip(js, recs[1:])),
           f"{name}.json: absent medians differ from the csv's")
 
