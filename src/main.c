@@ -30,6 +30,7 @@ static const struct cmd_struct commands[] = {
     {"selftest", fb_cmd_selftest, "check every variant and dtype on small and odd shapes, and the timer"},
     {"env", fb_cmd_env, "print device facts and the measured copy bandwidth"},
     {"merge", fb_cmd_merge, "join result files of one device (shards, dtypes, cases) into one"},
+    {"export", fb_cmd_export, "print a result file as csv, markdown, svg heatmaps, an html page or json"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 

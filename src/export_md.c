@@ -1,0 +1,180 @@
+/* export_md.c — `export --format md`: the grids as markdown tables, one per
+ * case x dtype x variant (the grids `run` prints for --show), in the seed
+ * study's layout: the terminal grid's header line as the heading, rows dim0,
+ * columns dim1, cells like "251.0%" and the same marks (OOM, FAIL, BFAIL, ERR,
+ * UNCHK, -), with a line saying what the marks in that table mean.
+ *
+ *   ### softmax · float32 · NVIDIA H100 80GB HBM3 · softmax.fused vs eager (t_eager / t_softmax.fused)
+ *
+ *   | dim0\dim1 |    128 |    256 |
+ *   |:----------|-------:|-------:|
+ *   | 128       | 329.6% | 325.3% |
+ *
+ * Columns are padded so the source reads as a grid too. Names from the file
+ * are escaped (| \ ` * [ ] as \X, < > & as entities): a table cell or heading
+ * cannot be broken, nor raw HTML injected, by a case or variant name. */
+#include "export.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A markdown-safe copy of s into buf (cut to fit, never mid-escape). */
+static const char *md_escape(const char *s, char *buf, size_t n)
+{
+    size_t used = 0;
+    for (const char *p = s ? s : ""; *p; p++) {
+        char tmp[8];
+        if (strchr("|\\`*[]", *p)) snprintf(tmp, sizeof tmp, "\\%c", *p);
+        else if (*p == '<') snprintf(tmp, sizeof tmp, "&lt;");
+        else if (*p == '>') snprintf(tmp, sizeof tmp, "&gt;");
+        else if (*p == '&') snprintf(tmp, sizeof tmp, "&amp;");
+        else if (*p == '\n' || *p == '\r' || *p == '\t') snprintf(tmp, sizeof tmp, " ");
+        else snprintf(tmp, sizeof tmp, "%c", *p);
+        size_t len = strlen(tmp);
+        if (used + len + 1 > n) break;
+        memcpy(buf + used, tmp, len);
+        used += len;
+    }
+    if (n) buf[used] = 0;
+    return buf;
+}
+
+#define NAME_MAX_MD 512
+
+typedef struct md_state {
+    char (*text)[FB_EXPORT_TEXT]; /* the grid's cells, rows x cols */
+    size_t cap;
+    bool seen[6]; /* the marks present in this grid, in mark_legend's order */
+} md_state;
+
+static const struct { const char *mark, *meaning; } mark_legend[] = {
+    {"FAIL", "failed its check"}, {"BFAIL", "the baseline failed its check"}, {"OOM", "out of device memory"},
+    {"ERR", "runtime error"},     {"UNCHK", "not checked against the reference"}, {"-", "not measured"},
+};
+
+static fb_status begin_doc(fb_export *x)
+{
+    if (!(x->state = calloc(1, sizeof(md_state)))) {
+        fb_error("out of host memory writing the md export");
+        return FB_E_NOMEM;
+    }
+    const fb_rs_doc *d = x->doc;
+    char a[NAME_MAX_MD], b[NAME_MAX_MD], c[NAME_MAX_MD], t[NAME_MAX_MD];
+    fprintf(x->out, "fusionbench %s (%s) · %s · timer %s", md_escape(d->version ? d->version : "?", a, sizeof a),
+            md_escape(d->git ? d->git : "unknown commit", b, sizeof b),
+            md_escape(d->device_name ? d->device_name : "unknown device", c, sizeof c),
+            md_escape(d->timer ? d->timer : "unknown", t, sizeof t));
+    if (d->started) fprintf(x->out, " · %s", md_escape(d->started, a, sizeof a));
+    fputs("\n\n", x->out);
+    return FB_OK;
+}
+
+static fb_status begin_grid(fb_export *x, const fb_export_grid *g)
+{
+    md_state *st = x->state;
+    size_t need = (size_t)g->n_rows * (size_t)g->n_cols;
+    if (need > st->cap) {
+        void *more = realloc(st->text, (need ? need : 1) * sizeof *st->text);
+        if (!more) {
+            fb_error("out of host memory writing the md export");
+            return FB_E_NOMEM;
+        }
+        st->text = more;
+        st->cap = need;
+    }
+    memset(st->seen, 0, sizeof st->seen);
+    return FB_OK;
+}
+
+static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cell *c)
+{
+    md_state *st = x->state;
+    const char *t = c->text[g->show];
+    snprintf(st->text[(size_t)c->r * (size_t)g->n_cols + (size_t)c->c], FB_EXPORT_TEXT, "%s", t);
+    for (size_t i = 0; c->mark[g->show] && i < sizeof mark_legend / sizeof mark_legend[0]; i++)
+        if (strcmp(c->mark[g->show], mark_legend[i].mark) == 0) st->seen[i] = true;
+    return FB_OK;
+}
+
+static int max_i(int a, int b) { return a > b ? a : b; }
+
+static fb_status end_grid(fb_export *x, const fb_export_grid *g)
+{
+    md_state *st = x->state;
+    FILE *f = x->out;
+    char a[NAME_MAX_MD], b[NAME_MAX_MD], c[NAME_MAX_MD], desc[3 * NAME_MAX_MD], esc[3 * NAME_MAX_MD];
+    fb_export_describe(g, g->show, desc, sizeof desc);
+    fprintf(f, "### %s · %s · %s · %s\n\n", md_escape(g->cs->name, a, sizeof a), md_escape(g->dt->dtype, b, sizeof b),
+            md_escape(g->doc->device_name ? g->doc->device_name : "unknown device", c, sizeof c),
+            md_escape(desc, esc, sizeof esc));
+
+    /* widths: the label column left-aligned, value columns right-aligned, at least 3 dashes */
+    /* "dim0\dim1": the names escaped, the backslash between them kept (GFM shows a
+     * backslash before a letter as it is; axis names are identifiers) */
+    char corner[2 * NAME_MAX_MD + 2], label[64];
+    snprintf(corner, sizeof corner, "%s%s%s", md_escape(g->cs->rows, a, sizeof a), g->cs->cols ? "\\" : "",
+             g->cs->cols ? md_escape(g->cs->cols, b, sizeof b) : "");
+    int lw = max_i(3, (int)strlen(corner));
+    for (int r = 0; r < g->n_rows; r++) {
+        snprintf(label, sizeof label, "%lld", (long long)g->cs->row_values[r]);
+        lw = max_i(lw, (int)strlen(label));
+    }
+    int *cw = calloc((size_t)g->n_cols + 1, sizeof *cw);
+    if (!cw) {
+        fb_error("out of host memory writing the md export");
+        return FB_E_NOMEM;
+    }
+    for (int k = 0; k < g->n_cols; k++) {
+        cw[k] = max_i(3, (int)strlen(fb_export_col_label(g, k, g->show, label, sizeof label)));
+        for (int r = 0; r < g->n_rows; r++)
+            cw[k] = max_i(cw[k], (int)strlen(st->text[(size_t)r * (size_t)g->n_cols + (size_t)k]));
+    }
+
+    fprintf(f, "| %-*s |", lw, corner);
+    for (int k = 0; k < g->n_cols; k++)
+        fprintf(f, " %*s |", cw[k], md_escape(fb_export_col_label(g, k, g->show, label, sizeof label), a, sizeof a));
+    fputs("\n|:", f);
+    for (int i = 0; i < lw + 1; i++) fputc('-', f);
+    fputc('|', f);
+    for (int k = 0; k < g->n_cols; k++) {
+        for (int i = 0; i < cw[k] + 1; i++) fputc('-', f);
+        fputs(":|", f);
+    }
+    fputc('\n', f);
+    for (int r = 0; r < g->n_rows; r++) {
+        snprintf(label, sizeof label, "%lld", (long long)g->cs->row_values[r]);
+        fprintf(f, "| %-*s |", lw, label);
+        for (int k = 0; k < g->n_cols; k++)
+            fprintf(f, " %*s |", cw[k], st->text[(size_t)r * (size_t)g->n_cols + (size_t)k]);
+        fputc('\n', f);
+    }
+    free(cw);
+
+    bool any = false;
+    for (size_t i = 0; i < sizeof mark_legend / sizeof mark_legend[0]; i++) {
+        if (!st->seen[i]) continue;
+        fprintf(f, "%s%s: %s", any ? " · " : "\n", strcmp(mark_legend[i].mark, "-") ? mark_legend[i].mark : "\\-",
+                mark_legend[i].meaning);
+        any = true;
+    }
+    fputs(any ? "\n\n" : "\n", f);
+    return FB_OK;
+}
+
+static void release(fb_export *x)
+{
+    md_state *st = x->state;
+    if (st) free(st->text);
+    free(st);
+    x->state = NULL;
+}
+
+const fb_printer fb_printer_md = {
+    .name = "md",
+    .walk = FB_WALK_SHOWN,
+    .begin_doc = begin_doc,
+    .begin_grid = begin_grid,
+    .cell = cell,
+    .end_grid = end_grid,
+    .release = release,
+};

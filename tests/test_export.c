@@ -1,0 +1,345 @@
+/* test_export.c — `fusionbench export`'s printers (export.h): every format of
+ * results/export/small.json against a golden file in golden/export/, the grids
+ * against report.c's terminal grid on the same cells, the walk's choice of
+ * grids, --case/--dtype/--variant refusals, and the shared writers.
+ *
+ * results/export/small.json is hand-made: softmax-like 'toy' on a 3x3 float32
+ * grid whose cells cover ok, slower, a failed check, an unchecked variant, OOM,
+ * error, a failed baseline, both OOM and a missing cell, a variant named
+ * 'toy.<i>odd</i>&"name"' and a device 'Test GPU <rev "A"> & co' (escaping),
+ * timing samples on one cell; a bfloat16 dtype with one cell; and a one-axis
+ * case 'line'. Run from tests/ (meson's workdir).
+ *
+ * To regenerate the golden files after an intended change:
+ *   FB_UPDATE_GOLDEN=1 ../build/tests/test_export   — then read the diff. */
+#include <stdlib.h>
+
+#include "export.h"
+#include "report.h"
+#include "result.h"
+#include "resultset.h"
+#include "testing.h"
+
+#define SMALL "results/export/small.json"
+#define SOFTMAX "../results/h100/softmax-f5148a1.json"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, n, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+static void check_golden(const char *got, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "golden/export/%s", name);
+    if (getenv("FB_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fputs(got, f);
+            fclose(f);
+        }
+        return;
+    }
+    char *want = read_text(path);
+    CHECK(want != NULL);
+    if (want && strcmp(got, want) != 0) {
+        /* the first differing line, not the whole file */
+        const char *g = got, *w = want;
+        int line = 1;
+        while (*g && *g == *w) line += *g++ == '\n', w++;
+        fprintf(stderr, "%s differs from the export at line %d\n", path, line);
+    }
+    if (want) CHECK(strcmp(got, want) == 0);
+    free(want);
+}
+
+/* Runs one export into memory; the text (caller frees) and the status. */
+static char *export_text(const fb_rs_doc *d, const char *format, fb_export_opts o, fb_status *st)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *st = fb_export_doc(f, d, &o, fb_printer_find(format));
+    fclose(f);
+    return buf;
+}
+
+static void test_golden(const fb_rs_doc *d)
+{
+    static const struct {
+        const char *format, *file;
+        fb_export_opts o;
+    } cases[] = {
+        {"csv", "small.csv", {FB_SHOW_SPEEDUP}},
+        {"json", "small.json", {FB_SHOW_SPEEDUP}},
+        {"md", "small.md", {FB_SHOW_SPEEDUP}},
+        {"md", "small-sol.md", {FB_SHOW_SOL}},
+        {"md", "small-time-line.md", {FB_SHOW_TIME, "line"}},
+        {"svg", "small.svg", {FB_SHOW_SPEEDUP}},
+        {"svg", "small-sol-toy-float32.svg", {FB_SHOW_SOL, "toy", "float32", "toy.fused"}},
+        {"html", "small.html", {FB_SHOW_SPEEDUP}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fb_status st;
+        char *got = export_text(d, cases[i].format, cases[i].o, &st);
+        if (st != FB_OK) fprintf(stderr, "%s: %s\n", cases[i].file, fb_last_error());
+        CHECK(st == FB_OK);
+        check_golden(got, cases[i].file);
+        free(got);
+    }
+}
+
+/* ---- the grids agree with the terminal grid ------------------------------------- */
+
+/* The cells of every "| a | b |" row but the heading and rule, as one
+ * space-separated line per row, from markdown. */
+static void md_cells(const char *md, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    int row = 0;
+    for (const char *line = md; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (line[0] != '|') {
+            row = 0;
+            continue;
+        }
+        if (row++ < 2) continue; /* heading, rule */
+        const char *end = strchr(line, '\n');
+        for (const char *p = line; p < end;) {
+            while (p < end && (*p == '|' || *p == ' ')) p++;
+            const char *q = p;
+            while (q < end && *q != '|') q++;
+            const char *r = q;
+            while (r > p && r[-1] == ' ') r--;
+            if (r > p) used += (size_t)snprintf(out + used, used < n ? n - used : 0, "%.*s ", (int)(r - p), p);
+            p = q;
+        }
+        used += (size_t)snprintf(out + used, used < n ? n - used : 0, "\n");
+    }
+}
+
+/* The same from report.c's grid: every line after the header and column line. */
+static void grid_cells(const char *grid, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    int line_no = 0;
+    for (const char *line = grid; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (line_no++ < 2 || *line == '\n') continue;
+        const char *end = strchr(line, '\n');
+        for (const char *p = line; p < end;) {
+            while (p < end && *p == ' ') p++;
+            const char *q = p;
+            while (q < end && *q != ' ') q++;
+            if (q > p) used += (size_t)snprintf(out + used, used < n ? n - used : 0, "%.*s ", (int)(q - p), p);
+            p = q;
+        }
+        used += (size_t)snprintf(out + used, used < n ? n - used : 0, "\n");
+    }
+}
+
+static void check_same_as_report(const char *path, const fb_rs_doc *d, const char *cs, const char *dt,
+                                 const char *variant, fb_show show)
+{
+    json_t *root = NULL;
+    CHECK(fb_result_read(path, &root) == FB_OK);
+    char *term = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&term, &len);
+    CHECK(fb_report_grid(f, root, cs, dt, variant, NULL, show) == FB_OK);
+    fclose(f);
+    fb_status st;
+    char *md = export_text(d, "md", (fb_export_opts){show, cs, dt, variant}, &st);
+    CHECK(st == FB_OK);
+    static char a[1 << 16], b[1 << 16];
+    grid_cells(term, a, sizeof a);
+    md_cells(md, b, sizeof b);
+    CHECK(strlen(a) > 10);
+    if (strcmp(a, b) != 0) fprintf(stderr, "%s %s %s show %d: terminal\n%s\nmd\n%s\n", cs, dt, variant, show, a, b);
+    CHECK_STR(a, b);
+    free(term);
+    free(md);
+    json_decref(root);
+}
+
+static void test_same_as_report(const fb_rs_doc *small)
+{
+    fb_rs_doc soft;
+    CHECK(fb_rs_load(SOFTMAX, &soft) == FB_OK);
+    for (int s = 0; s < FB_NSHOW; s++) {
+        check_same_as_report(SOFTMAX, &soft, "softmax", "float32", "softmax.fused", (fb_show)s);
+        check_same_as_report(SMALL, small, "toy", "float32", "toy.fused", (fb_show)s);
+        check_same_as_report(SMALL, small, "line", "float32", "line.fused", (fb_show)s);
+    }
+    check_same_as_report(SMALL, small, "toy", "float32", "eager", FB_SHOW_TIME);
+    fb_rs_free(&soft);
+}
+
+/* ---- the walk ----------------------------------------------------------------------- */
+
+typedef struct counter {
+    int grids, cells, measured;
+    char names[1024];
+} counter;
+
+static counter g_count;
+
+static fb_status count_grid(fb_export *x, const fb_export_grid *g)
+{
+    g_count.grids++;
+    size_t n = strlen(g_count.names);
+    snprintf(g_count.names + n, sizeof g_count.names - n, "%s/%s/%s%s ", g->cs->name, g->dt->dtype, g->variant,
+             g->show == FB_SHOW_SOL && x->opts->show != FB_SHOW_SOL ? "(sol)" : "");
+    return FB_OK;
+}
+
+static fb_status count_cell(fb_export *x, const fb_export_grid *g, const fb_export_cell *c)
+{
+    g_count.cells++;
+    g_count.measured += c->v != NULL;
+    return FB_OK;
+}
+
+static const char *walk_names(const fb_rs_doc *d, fb_export_walk walk, fb_export_opts o)
+{
+    fb_printer p = {.name = "count", .walk = walk, .begin_grid = count_grid, .cell = count_cell};
+    memset(&g_count, 0, sizeof g_count);
+    FILE *f = fopen("/dev/null", "w");
+    fb_status st = fb_export_doc(f, d, &o, &p);
+    fclose(f);
+    CHECK(st == FB_OK);
+    return g_count.names;
+}
+
+static void test_walk(const fb_rs_doc *d)
+{
+    /* as run prints them: no baseline grid, no grid of a variant a dtype never ran */
+    CHECK_STR(walk_names(d, FB_WALK_SHOWN, (fb_export_opts){FB_SHOW_SPEEDUP}),
+              "toy/float32/toy.fused toy/float32/toy.<i>odd</i>&\"name\" toy/bfloat16/toy.fused line/float32/line.fused ");
+    CHECK(g_count.cells == 9 + 9 + 9 + 2);
+    CHECK_STR(walk_names(d, FB_WALK_SHOWN, (fb_export_opts){FB_SHOW_TIME, "line"}),
+              "line/float32/eager line/float32/line.fused ");
+    /* the baseline alone: its % of speed of light, as run shows it */
+    CHECK_STR(walk_names(d, FB_WALK_SHOWN, (fb_export_opts){FB_SHOW_SPEEDUP, "toy", "bf16", "eager"}),
+              "toy/bfloat16/eager(sol) ");
+    CHECK_STR(walk_names(d, FB_WALK_VARIANTS, (fb_export_opts){FB_SHOW_SPEEDUP, "toy"}),
+              "toy/float32/eager toy/float32/toy.fused toy/float32/toy.<i>odd</i>&\"name\" toy/bfloat16/eager "
+              "toy/bfloat16/toy.fused ");
+    CHECK_STR(walk_names(d, FB_WALK_MEASURED, (fb_export_opts){FB_SHOW_SPEEDUP, NULL, "float32"}),
+              "toy/float32/eager toy/float32/toy.fused toy/float32/toy.<i>odd</i>&\"name\" toy/float32/sol "
+              "line/float32/eager line/float32/line.fused line/float32/sol ");
+    /* toy float32: 8 cells x (eager, fused) - 0 + odd 2 + sol 7; line: 2 x 3 */
+    CHECK(g_count.measured == 8 + 8 + 2 + 7 + 6);
+    CHECK_STR(walk_names(d, FB_WALK_MEASURED, (fb_export_opts){FB_SHOW_SPEEDUP, NULL, NULL, "sol"}),
+              "toy/float32/sol toy/bfloat16/sol line/float32/sol ");
+}
+
+static void test_selection(const fb_rs_doc *d)
+{
+    fb_status st;
+    char *t = export_text(d, "md", (fb_export_opts){FB_SHOW_SPEEDUP, "toyy"}, &st);
+    CHECK(st == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), SMALL ": no case 'toyy' in the result (have: toy, line)");
+    free(t);
+    t = export_text(d, "csv", (fb_export_opts){FB_SHOW_SPEEDUP, "line", "bf16"}, &st);
+    CHECK(st == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), SMALL ": no dtype 'bf16' in the result for case line (have: float32)");
+    free(t);
+    t = export_text(d, "svg", (fb_export_opts){FB_SHOW_SPEEDUP, NULL, NULL, "sol"}, &st);
+    CHECK(st == FB_E_USAGE); /* the sol copy is a csv/json row, not a grid */
+    CHECK_STR(fb_last_error(), SMALL ": no variant 'sol' in the result (have: eager, toy.fused, toy.<i>odd</i>&\"name\", line.fused)");
+    free(t);
+    /* a selection that exists: nothing else printed */
+    t = export_text(d, "csv", (fb_export_opts){FB_SHOW_SPEEDUP, "line", NULL, "line.fused"}, &st);
+    CHECK(st == FB_OK);
+    int lines = 0;
+    for (const char *p = t; *p; p++) lines += *p == '\n';
+    CHECK(lines == 3); /* the header and two cells */
+    CHECK(strstr(t, "\nline,float32,n,1024,,,line.fused,eager,ok,,2.5,") != NULL);
+    free(t);
+}
+
+/* ---- the records -------------------------------------------------------------------- */
+
+static void test_records(const fb_rs_doc *d)
+{
+    fb_status st;
+    char *csv = export_text(d, "csv", (fb_export_opts){FB_SHOW_SPEEDUP, "toy", "float32"}, &st);
+    CHECK(st == FB_OK);
+    /* header, then 8 eager + 8 fused + 2 odd + 7 sol rows; the device is quoted (it holds a quote) */
+    int lines = 0;
+    for (const char *p = csv; *p; p++) lines += *p == '\n';
+    CHECK(lines == 1 + 8 + 8 + 2 + 7);
+    CHECK(strncmp(csv, "case,dtype,row_axis,row,col_axis,col,variant,baseline,status,reason,median_us,", 78) == 0);
+    /* a fast cell: 16 us / 5 us = 3.2; sol_pct 80 */
+    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,toy.fused,eager,ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,") !=
+          NULL);
+    /* the failed check: its time kept, no speedup, the check columns say why */
+    CHECK(strstr(csv, "toy.fused,eager,fail,17 of 32768 elements outside atol 1e-06 + rtol 1e-05,9,") != NULL);
+    CHECK(strstr(csv, ",full,false,0.75,0.5,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
+    /* the unchecked variant: a number, and the reason it is not checked */
+    CHECK(strstr(csv, ",none,,,,,,no float64 reference for this op,") != NULL);
+    /* the sol rows: speedup of the copy against the baseline (16 / 4) */
+    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
+    free(csv);
+}
+
+static void test_writers(void)
+{
+    char b[64];
+    CHECK(fb_format_number(34359738368.0, b, sizeof b) && strcmp(b, "34359738368") == 0);
+    CHECK(fb_format_number(16.767999199999998, b, sizeof b) && strcmp(b, "16.7679992") == 0);
+    CHECK(fb_format_number(1.13139832e-08, b, sizeof b) && strcmp(b, "1.13139832e-08") == 0);
+    CHECK(!fb_format_number(NAN, b, sizeof b) && b[0] == 0);
+    CHECK(!fb_format_number(INFINITY, b, sizeof b));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fb_put_xml(f, "a<b>&\"c\"'d'\x01\ttab");
+    fclose(f);
+    CHECK_STR(buf, "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;\xEF\xBF\xBD\ttab");
+    free(buf);
+    CHECK(fb_printer_find("csv") == &fb_printer_csv);
+    CHECK(fb_printer_find("html") == &fb_printer_html);
+    CHECK(fb_printer_find("xlsx") == NULL);
+}
+
+/* A write error is an I/O error, not a silent truncation. */
+static void test_write_error(const fb_rs_doc *d)
+{
+    FILE *f = fopen("/dev/full", "w");
+    if (!f) return; /* not on this system */
+    setvbuf(f, NULL, _IONBF, 0);
+    fb_export_opts o = {FB_SHOW_SPEEDUP};
+    CHECK(fb_export_doc(f, d, &o, &fb_printer_csv) == FB_E_IO);
+    fclose(f);
+}
+
+int main(void)
+{
+    fb_rs_doc small;
+    fb_status st = fb_rs_load(SMALL, &small);
+    if (st != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return fb_t_report("export");
+    test_golden(&small);
+    test_same_as_report(&small);
+    test_walk(&small);
+    test_selection(&small);
+    test_records(&small);
+    test_writers();
+    test_write_error(&small);
+    fb_rs_free(&small);
+    return fb_t_report("export");
+}
