@@ -28,6 +28,7 @@ static const struct cmd_struct commands[] = {
     {"validate", fb_cmd_validate, "check case files (no GPU needed)"},
     {"selftest", fb_cmd_selftest, "check every variant and dtype on small and odd shapes, and the timer"},
     {"env", fb_cmd_env, "print device facts and the measured copy bandwidth"},
+    {"compare", fb_cmd_compare, "hold two result files (or two variants of one run) against each other: the regression gate"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
