@@ -16,19 +16,29 @@
  * the threshold is for: a verdict needs the whole interval beyond T (5%), not merely
  * away from 1, so run-to-run drift smaller than T reads SAME rather than SLOWER.
  *
- * The bootstrap, made cheap and reproducible:
- *  - each set is sorted once; a resample of n indices drawn uniformly from 0..n-1 has,
- *    because the data are sorted, its median at sorted[median of the indices], found
- *    from a histogram of the indices in O(n) — no sort per resample. Even n takes the
- *    mean of the two middle order statistics, as fb_quantile_sorted does;
- *  - the random indices come from a counter-based generator (splitmix64's finalizer,
- *    the one fb_random.h uses) keyed by (seed, side, resample, position): no state, so
- *    the draws do not depend on the order anything is computed in;
- *  - the interval is the percentile interval of the resampled ratios (numpy's linear
+ * The bootstrap, exact and cheap. Resampling n sorted values with replacement and taking
+ * the median is a draw of one order statistic: with m (odd) draws, the resample's median
+ * is x_(j) with
+ *     P(median <= x_(j)) = P(Binomial(m, j/n) >= (m+1)/2)
+ * (at least half the draws land at or below x_(j)). So each side's distribution of
+ * resample medians is computed once (a cumulative table over j, O(n sqrt n) at most,
+ * far less where the tails vanish), and each resample is one uniform number and a
+ * binary search: O(log n), not the O(n) of drawing n indices. That is what makes 10000
+ * resamples of 3000 samples take well under a millisecond (the naive way took 60 ms a
+ * comparison, and a full run has thousands). It is the same distribution the naive
+ * bootstrap samples, not an approximation of it — with one choice: for even n the
+ * resamples have m = n - 1 draws, so that a resample's median is one order statistic
+ * (the interpolated median of n draws has no such closed form); that widens the
+ * resampled spread by one part in 2n. The point estimate stays the ratio of the
+ * samples' own medians (fb_quantile_sorted, interpolated).
+ *  - The uniform numbers come from a counter-based generator (splitmix64's finalizer,
+ *    the one fb_random.h uses) keyed by (seed, side, resample): no state, so the draws
+ *    do not depend on the order anything is computed in. The table uses lgamma, exp and
+ *    log: bit-for-bit equal wherever the C library is; a draw could differ elsewhere
+ *    only by landing within an ulp of a table entry.
+ *  - The interval is the percentile interval of the resampled ratios (numpy's linear
  *    quantiles), which is invariant under the log transform: the interval of old/new
- *    is the reciprocal of the interval of new/old.
- * Cost: about 3n operations per resample and side; 2000 resamples of 500 samples take a
- * few milliseconds. */
+ *    is the reciprocal of the interval of new/old. */
 #include "compare_stats.h"
 
 #include <math.h>
@@ -59,7 +69,7 @@ const char *fb_ci_method_name(fb_ci_method m)
 
 fb_compare_opts fb_compare_defaults(void)
 {
-    return (fb_compare_opts){.threshold = 0.05, .confidence = 0.95, .resamples = 2000, .seed = 1};
+    return (fb_compare_opts){.threshold = 0.05, .confidence = 0.95, .resamples = 10000, .seed = 1};
 }
 
 fb_verdict fb_verdict_of(double lo, double hi, double threshold)
@@ -79,13 +89,11 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* A uniform index in [0, n) for draw `i` of resample `r` on `side`. The top 32 bits
- * scaled by n (Lemire's multiply-shift): a bias of at most n / 2^32, nothing next to
- * the bootstrap's own error. */
-static int draw_index(uint64_t key, int r, int i, int n)
+/* A uniform number in [0, 1) for resample `r` of a side. */
+static double draw_uniform(uint64_t key, int r)
 {
-    uint64_t bits = mix64(key ^ mix64(((uint64_t)(uint32_t)r << 32) | (uint32_t)i));
-    return (int)(((bits >> 32) * (uint64_t)n) >> 32);
+    uint64_t bits = mix64(key ^ mix64((uint64_t)(uint32_t)r + 0x9E3779B97F4A7C15ull));
+    return (double)(bits >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static uint64_t side_key(uint64_t seed, int side)
@@ -99,26 +107,62 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of resample `r` of sorted[0..n), using counts[0..n) as scratch. */
-static double resample_median(const double *sorted, int n, uint64_t key, int r, int *counts)
+/* P(Binomial(m, p) >= k), summing the probabilities from k outward on the side of the
+ * mean that is the tail (so the terms shrink and the sum stops once they are below the
+ * last bit), as 1 - P(< k) when k is at or below the mean. */
+static double binomial_upper(int m, double p, int k)
 {
-    memset(counts, 0, (size_t)n * sizeof *counts);
-    for (int i = 0; i < n; i++) counts[draw_index(key, r, i, n)]++;
-    /* order statistics lo_k and hi_k (0-based) of the resample: equal for odd n */
-    int lo_k = (n - 1) / 2, hi_k = n / 2;
-    double lo_v = 0;
-    int seen = 0, have_lo = 0;
-    for (int j = 0; j < n; j++) {
-        if (!counts[j]) continue;
-        int next = seen + counts[j];
-        if (!have_lo && lo_k < next) {
-            lo_v = sorted[j];
-            have_lo = 1;
-        }
-        if (hi_k < next) return 0.5 * (lo_v + sorted[j]);
-        seen = next;
+    if (k <= 0) return 1.0;
+    if (k > m || p <= 0) return 0.0;
+    if (p >= 1) return 1.0;
+    double lp = log(p), lq = log1p(-p), lm = lgamma(m + 1.0), odds = p / (1 - p);
+    int upward = k > m * p;
+    int i = upward ? k : k - 1;
+    double term = exp(lm - lgamma(i + 1.0) - lgamma(m - i + 1.0) + i * lp + (m - i) * lq), sum = 0;
+    while (term > 0 && i >= 0 && i <= m) {
+        sum += term;
+        if (term < sum * 1e-17) break;
+        if (upward) term *= (double)(m - i) / (i + 1) * odds, i++;
+        else term *= (double)i / (m - i + 1) / odds, i--;
     }
-    return lo_v; /* not reached: the counts add up to n */
+    if (sum > 1) sum = 1;
+    return upward ? sum : 1.0 - sum;
+}
+
+/* cdf[j-1] = P(resample median <= x_(j)), j = 1..n, for a resample of m draws (n odd: m =
+ * n; even: n - 1). Computed outward from the middle until the lower tail is below 2^-60
+ * (the uniforms are multiples of 2^-53) and the upper one rounds to 1; beyond that they
+ * are set, not computed. */
+static void median_cdf(int n, double *cdf)
+{
+    int m = n % 2 ? n : n - 1, k = (m + 1) / 2;
+    int mid = (n + 1) / 2;
+    for (int j = mid; j >= 1; j--) {
+        cdf[j - 1] = binomial_upper(m, (double)j / n, k);
+        if (cdf[j - 1] < 0x1p-60) { /* below any uniform the generator draws but 0 */
+            for (int i = 1; i <= j; i++) cdf[i - 1] = 0;
+            break;
+        }
+    }
+    for (int j = mid + 1; j <= n; j++) {
+        cdf[j - 1] = j == n ? 1.0 : binomial_upper(m, (double)j / n, k);
+        if (cdf[j - 1] >= 1) {
+            for (int i = j; i <= n; i++) cdf[i - 1] = 1;
+            break;
+        }
+    }
+}
+
+/* The smallest j (1-based) with cdf[j-1] > u: the order statistic a uniform u draws. */
+static int draw_order_stat(const double *cdf, int n, double u)
+{
+    int lo = 0, hi = n - 1; /* cdf[n-1] = 1 > u */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (cdf[mid] > u) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo + 1;
 }
 
 static double *sorted_copy(const double *x, int n)
@@ -134,18 +178,23 @@ static double *sorted_copy(const double *x, int n)
 static fb_status bootstrap_sorted(const double *sb, int n_base, const double *sn, int n_new,
                                   const fb_compare_opts *o, double *ratios)
 {
-    int *counts = malloc((size_t)(n_base > n_new ? n_base : n_new) * sizeof *counts);
-    if (!counts) {
+    double *cb = malloc((size_t)n_base * sizeof *cb), *cn = malloc((size_t)n_new * sizeof *cn);
+    if (!cb || !cn) {
+        free(cb);
+        free(cn);
         fb_error("out of memory for the bootstrap of %d and %d samples", n_base, n_new);
         return FB_E_NOMEM;
     }
+    median_cdf(n_base, cb);
+    median_cdf(n_new, cn);
     uint64_t kb = side_key(o->seed, 0), kn = side_key(o->seed, 1);
     for (int r = 0; r < o->resamples; r++) {
-        double mb = resample_median(sb, n_base, kb, r, counts);
-        double mn = resample_median(sn, n_new, kn, r, counts);
+        double mb = sb[draw_order_stat(cb, n_base, draw_uniform(kb, r)) - 1];
+        double mn = sn[draw_order_stat(cn, n_new, draw_uniform(kn, r)) - 1];
         ratios[r] = mn / mb;
     }
-    free(counts);
+    free(cb);
+    free(cn);
     return FB_OK;
 }
 

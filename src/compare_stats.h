@@ -4,8 +4,8 @@
  *
  * The interval (see compare_stats.c for why this one):
  *  - with samples in both: a seeded percentile bootstrap of the ratio of medians, each
- *    sample set resampled on its own (2000 resamples by default, 95%); deterministic: the
- *    same inputs give the same interval on every machine;
+ *    sample set resampled on its own (10000 resamples by default, 95%); deterministic: the
+ *    same inputs give the same interval on every run;
  *  - without (result files written before samples were kept): the ratio of the two runs'
  *    central ranges, [p20_new / p80_base, p80_new / p20_base] — wider than a confidence
  *    interval of the median, so it errs toward NOISY, never toward a false SLOWER.
@@ -56,11 +56,11 @@ const char *fb_ci_method_name(fb_ci_method m);
 typedef struct fb_compare_opts {
     double threshold;  /* T: 0.05 for 5%                     */
     double confidence; /* of the interval: 0.95              */
-    int resamples;     /* bootstrap resamples: 2000          */
+    int resamples;     /* bootstrap resamples: 10000         */
     uint64_t seed;     /* of the bootstrap's counter-based RNG */
 } fb_compare_opts;
 
-/* threshold 5%, 95%, 2000 resamples, seed 1 */
+/* threshold 5%, 95%, 10000 resamples, seed 1 */
 fb_compare_opts fb_compare_defaults(void);
 
 typedef struct fb_compare_result {

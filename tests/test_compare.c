@@ -207,22 +207,80 @@ static void test_resampler_distribution(void)
     CHECK_NEAR(count[4] / 20000.0, 0.25952, 0.012);
     CHECK_NEAR(count[5] / 20000.0, 0.05792, 0.012);
 
-    /* even n: the median is the mean of the two middle order statistics, so every draw
-     * is a half-sum of two values of {1, 2, 4, 8} and never below 1 or above 8 */
+    /* even n: resamples of n - 1 draws (compare_stats.c says why), so each draw is one of
+     * the values, x_(j) with P(median <= x_(j)) = P(Bin(3, j/4) >= 2):
+     * 0.15625, 0.5, 0.84375, 1 -> 0.15625, 0.34375, 0.34375, 0.15625 */
     double four[4] = {1, 2, 4, 8}, ones4[4] = {1, 1, 1, 1};
-    o.resamples = 2000;
     CHECK(fb_compare_bootstrap_draws(ones4, 4, four, 4, &o, d) == FB_OK);
-    int bad = 0, mixed = 0;
+    int c4[9] = {0}, bad = 0;
     for (int r = 0; r < o.resamples; r++) {
-        int ok = 0;
-        for (int i = 0; i < 4; i++)
-            for (int j = i; j < 4; j++)
-                if (d[r] == 0.5 * (four[i] + four[j])) ok = 1, mixed += i != j;
-        bad += !ok;
+        int v = (int)d[r];
+        if (d[r] != v || (v != 1 && v != 2 && v != 4 && v != 8)) bad++;
+        else c4[v]++;
     }
     CHECK(bad == 0);
-    CHECK(mixed > 0);
+    CHECK_NEAR(c4[1] / 20000.0, 0.15625, 0.012);
+    CHECK_NEAR(c4[2] / 20000.0, 0.34375, 0.012);
+    CHECK_NEAR(c4[4] / 20000.0, 0.34375, 0.012);
+    CHECK_NEAR(c4[8] / 20000.0, 0.15625, 0.012);
     free(d);
+}
+
+/* The exact sampler against the bootstrap done the slow way: n indices drawn with
+ * replacement, the median of what they pick. Over 101 skewed samples, the two
+ * distributions of resample medians must agree (Kolmogorov-Smirnov distance of two
+ * samples of 20000 and 4000: 0.035 is beyond the 0.1% level). */
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_against_naive_bootstrap(void)
+{
+    enum { n = 101, FAST = 20000, SLOW = 4000 };
+    double x[n], ones[n], pick[n];
+    rng_state = 99;
+    for (int i = 0; i < n; i++) {
+        x[i] = 10.0 + (i % 7 == 0 ? 4.0 : 0.0) + uniform01() * uniform01() * 3.0; /* skewed, bimodal */
+        ones[i] = 1.0;
+    }
+    fb_compare_opts o = fb_compare_defaults();
+    o.resamples = FAST;
+    double *fast = malloc(sizeof(double) * FAST), *slow = malloc(sizeof(double) * SLOW);
+    CHECK(fb_compare_bootstrap_draws(ones, n, x, n, &o, fast) == FB_OK);
+    for (int r = 0; r < SLOW; r++) {
+        for (int i = 0; i < n; i++) pick[i] = x[(int)(uniform01() * n)];
+        qsort(pick, n, sizeof *pick, cmp_dbl);
+        slow[r] = pick[n / 2];
+    }
+    qsort(fast, FAST, sizeof *fast, cmp_dbl);
+    qsort(slow, SLOW, sizeof *slow, cmp_dbl);
+    double ks = 0;
+    for (int i = 0, j = 0; i < FAST || j < SLOW;) {
+        double v = i < FAST && (j >= SLOW || fast[i] <= slow[j]) ? fast[i] : slow[j];
+        while (i < FAST && fast[i] <= v) i++;
+        while (j < SLOW && slow[j] <= v) j++;
+        double dd = fabs((double)i / FAST - (double)j / SLOW);
+        if (dd > ks) ks = dd;
+    }
+    CHECK(ks < 0.035);
+    free(fast);
+    free(slow);
+}
+
+/* Large sets stay fast: 10000 resamples of 5000 and 4000 samples. */
+static void test_large(void)
+{
+    enum { NB = 5000, NN = 4000 };
+    double *b = malloc(sizeof(double) * NB), *n = malloc(sizeof(double) * NN);
+    fake_run(b, NB, 100.0, 0.01, 21);
+    fake_run(n, NN, 100.5, 0.01, 22);
+    fb_compare_result r = cmp(b, NB, n, NN);
+    CHECK(r.verdict == FB_VERDICT_SAME);
+    CHECK(r.lo > 1.0 && r.hi < 1.01); /* 0.5% is seen with this many samples */
+    free(b);
+    free(n);
 }
 
 static void test_verdict_of(void)
@@ -293,6 +351,8 @@ int main(void)
     test_too_few_and_bad();
     test_deterministic();
     test_resampler_distribution();
+    test_against_naive_bootstrap();
+    test_large();
     test_verdict_of();
     test_quantile_rule();
     return fb_t_report("test_compare");
