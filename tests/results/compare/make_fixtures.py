@@ -22,6 +22,7 @@ import json
 import math
 import os
 import random
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CELLS = [(128, 256), (1024, 4096)]
@@ -113,9 +114,11 @@ def strip_samples(node):
 
 
 def write(name, doc):
+    text = json.dumps(doc, indent=1)
+    # arrays of numbers (samples_us, grid values) on one line, as fusionbench writes them
+    text = re.sub(r"\[\s+([-0-9.e+,\s]+?)\s+\]", lambda m: "[" + ", ".join(m.group(1).split(",\n")).replace(" ", "").replace(",", ", ") + "]", text)
     with open(os.path.join(HERE, name), "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
+        f.write(text + "\n")
 
 
 def main():
