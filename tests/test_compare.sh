@@ -62,7 +62,7 @@ $2" <<<"$out" 2>"$TMP/py"; then ok; else bad "$1: $(cat "$TMP/py")"; fi
 }
 
 # ---- the fixtures are valid result files (fb_result_read's validation, through compare)
-for f in base same slower noisy fail partial h200 old; do
+for f in base same slower noisy fail partial h200 old oom rows_a rows_b; do
     run compare "$R/$f.json" "$R/$f.json" --format json
     expect "$f.json is valid" "$([ $f = fail ] && echo 1 || echo 0)"
 done
@@ -129,6 +129,26 @@ expect "partial" 0
 has "partial" "only in BASE: softmax float32 dim0=1024 dim1=4096 (the whole cell)"
 has "partial" "only in NEW: softmax float16 (the whole dtype)"
 count_lines "partial: compared" '^SAME ' 2
+
+# ---- a variant out of memory in NEW: listed as not compared, not a failure
+run compare "$R/base.json" "$R/oom.json"
+expect "oom" 0
+count_lines "oom" '^UNTIMED +softmax +float32 +dim0=1024 dim1=4096 +softmax\.fused .*not compared: BASE ok, NEW oom' 1
+has "oom" "1 not compared (untimed)"
+
+# ---- a one-axis grid: the point is the row alone, no col anywhere
+run compare "$R/rows_a.json" "$R/rows_b.json"
+expect "one axis" 1 "2 SLOWER"
+count_lines "one axis" '^SLOWER +softmax +float32 +dim0=(128|1024) +softmax\.fused ' 2
+run compare "$R/rows_a.json" "$R/rows_b.json" --format json
+json_check "one axis json" '
+assert all(c["cols"] is None and c["col"] is None and c["row"] in (128, 1024) for c in d["comparisons"])
+'
+run compare "$R/rows_a.json" "$R/rows_b.json" --format bench-json
+json_check "one axis bench-json" '
+assert sorted(e["name"] for e in d) == ["softmax/float32/dim0=1024/eager", "softmax/float32/dim0=1024/softmax.fused",
+                                        "softmax/float32/dim0=128/eager", "softmax/float32/dim0=128/softmax.fused"]
+'
 
 # ---- old files (no samples): the p20/p80 rule, and the report says so
 run compare "$R/old.json" "$R/same.json"

@@ -15,6 +15,9 @@ microseconds, in the order taken, length time_ms.n) and time_ms computed from th
   partial.json   same.json less the 1024 x 4096 cell, plus a float16 grid      -> only in ...
   h200.json      same.json measured on another device                          -> refused
   old.json       base.json as written before samples were kept (no samples_us) -> p20/p80 rule
+  oom.json       same.json with softmax.fused out of memory at 1024 x 4096     -> not compared
+  rows_a.json, rows_b.json  a one-axis grid (dim0 only: no cols, no col), softmax.fused 10%
+                 slower in b                                                   -> SLOWER
   bad.json       not a result file (cases is an object)                        -> exit 3
 """
 import copy
@@ -64,7 +67,7 @@ def variant(rng, median_us, rel, kernels, ideal, passed=True):
 
 
 def run(seed, fused_scale=1.0, fused_rel=0.005, device="NVIDIA H100 80GB HBM3", fail_at=None,
-        cells=CELLS, extra_dtype=False):
+        cells=CELLS, extra_dtype=False, oom_at=None, one_axis=False):
     rng = random.Random(seed)
     dtypes = []
     for dt in (["float32", "float16"] if extra_dtype else ["float32"]):
@@ -75,7 +78,7 @@ def run(seed, fused_scale=1.0, fused_rel=0.005, device="NVIDIA H100 80GB HBM3", 
                 e_us, f_us, s_us = e_us / 2, f_us / 2, s_us / 2
             ideal = r * c * (8 if dt == "float32" else 4)
             sol_stats, sol_samples = measurement(rng, s_us, 0.005)
-            out.append({
+            cell = {
                 "row": r, "col": c, "point": {"dim0": r, "dim1": c},
                 "ideal_bytes": ideal, "flops": 5 * r * c,
                 "sol": {"status": "ok", "time_ms": sol_stats, "samples_us": sol_samples,
@@ -84,11 +87,17 @@ def run(seed, fused_scale=1.0, fused_rel=0.005, device="NVIDIA H100 80GB HBM3", 
                     "eager": variant(rng, e_us, 0.005, 5, ideal),
                     "softmax.fused": variant(rng, f_us * fused_scale, fused_rel, 1, ideal,
                                              passed=(r, c) != fail_at),
-                }})
+                }}
+            if (r, c) == oom_at:
+                cell["variants"]["softmax.fused"] = {"status": "oom", "reason": "out of device memory"}
+            if one_axis:
+                del cell["col"]
+                cell["point"] = {"dim0": r}
+            out.append(cell)
         dtypes.append({"dtype": dt, "cells": out})
     rows = sorted({r for r, _ in cells})
     cols = sorted({c for _, c in cells})
-    return {
+    doc = {
         "fusionbench": {"version": "0.1.0", "git": "%010x" % (0xabc0000000 + seed), "schema": 1},
         "started": "2026-12-01T08:00:00Z", "finished": "2026-12-01T08:01:00Z", "host": "gpu-node-1",
         "command": "fusionbench run --case softmax --dim0 128,1024 --dim1 256,4096",
@@ -101,6 +110,9 @@ def run(seed, fused_scale=1.0, fused_rel=0.005, device="NVIDIA H100 80GB HBM3", 
                    "row_values": rows, "col_values": cols,
                    "variants": ["eager", "softmax.fused"], "baseline": "eager", "dtypes": dtypes}],
     }
+    if one_axis:
+        del doc["cases"][0]["cols"], doc["cases"][0]["col_values"]
+    return doc
 
 
 def strip_samples(node):
@@ -133,6 +145,10 @@ def main():
     old = copy.deepcopy(base)
     strip_samples(old)
     write("old.json", old)
+    write("oom.json", run(2, oom_at=(1024, 4096)))
+    rows = [(128, 256), (1024, 4096)]  # one axis: the col only picks the fake times
+    write("rows_a.json", run(5, cells=rows, one_axis=True))
+    write("rows_b.json", run(6, cells=rows, one_axis=True, fused_scale=1.10))
     bad = run(1)
     bad["cases"] = {"softmax": bad["cases"][0]}
     write("bad.json", bad)
