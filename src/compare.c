@@ -74,8 +74,9 @@ static int dtype_listed(const fb_strlist *l, const char *dtype)
     return 0;
 }
 
-/* Names for "did you mean", gathered over the docs' cases (at most 256; more are
- * not needed for a suggestion). what: 0 case names, 1 variant names. */
+/* Names for "did you mean", gathered over the docs' cases (the first MAX_NAMES distinct
+ * ones: enough for a suggestion; whether a name exists is asked of the docs themselves).
+ * what: 0 case names, 1 variant names. */
 enum { MAX_NAMES = 256 };
 static int gather(const fb_rs_doc *const *docs, int n_docs, int what, const char **names)
 {
@@ -94,6 +95,17 @@ static int gather(const fb_rs_doc *const *docs, int n_docs, int what, const char
     return n;
 }
 
+/* Does a doc have a case of this name (what 0), or a case listing this variant (what 1)? */
+static int exists(const fb_rs_doc *const *docs, int n_docs, int what, const char *name)
+{
+    for (int d = 0; d < n_docs; d++)
+        for (int c = 0; c < docs[d]->n_cases; c++) {
+            const fb_rs_case *k = &docs[d]->cases[c];
+            if (what == 0 ? strcmp(k->name, name) == 0 : fb_rs_case_variant_index(k, name) >= 0) return 1;
+        }
+    return 0;
+}
+
 /* "BASE or NEW", or "the run" */
 static const char *sides_name(int n_docs) { return n_docs == 1 ? "the run" : "BASE or NEW"; }
 
@@ -102,10 +114,10 @@ static fb_status check_filter(const fb_cmp_filter *f, const fb_rs_doc *const *do
     const char *names[MAX_NAMES];
     char q[256], sg[160];
     if (f->cases) {
-        int n = gather(docs, n_docs, 0, names);
         for (int i = 0; i < f->cases->n; i++) {
             const char *want = f->cases->item[i];
-            if (!listed(&(fb_strlist){n, (char **)names}, want)) {
+            if (!exists(docs, n_docs, 0, want)) {
+                int n = gather(docs, n_docs, 0, names);
                 fb_error("--case: no case '%s' in %s%s", fb_opt_quote(want, q, sizeof q), sides_name(n_docs),
                          fb_suggest("", want, names, n, sg, sizeof sg));
                 return FB_E_USAGE;
@@ -135,10 +147,10 @@ static fb_status check_filter(const fb_cmp_filter *f, const fb_rs_doc *const *do
         }
     }
     if (check_variants && f->variants) {
-        int n = gather(docs, n_docs, 1, names);
         for (int i = 0; i < f->variants->n; i++) {
             const char *want = f->variants->item[i];
-            if (!listed(&(fb_strlist){n, (char **)names}, want)) {
+            if (!exists(docs, n_docs, 1, want)) {
+                int n = gather(docs, n_docs, 1, names);
                 fb_error("--variants: no variant '%s' in %s%s", fb_opt_quote(want, q, sizeof q), sides_name(n_docs),
                          fb_suggest("", want, names, n, sg, sizeof sg));
                 return FB_E_USAGE;
@@ -387,11 +399,11 @@ fb_status fb_compare_variants(const fb_rs_doc *run, const char *a, const char *b
         fb_error("--variants: give two different variants, A,B (got '%s' twice)", fb_opt_quote(a, q, sizeof q));
         return FB_E_USAGE;
     }
-    const char *names[MAX_NAMES];
-    int n_names = gather(docs, 1, 1, names);
     const char *ab[2] = {a, b};
     for (int i = 0; i < 2; i++)
-        if (!listed(&(fb_strlist){n_names, (char **)names}, ab[i])) {
+        if (!exists(docs, 1, 1, ab[i])) {
+            const char *names[MAX_NAMES];
+            int n_names = gather(docs, 1, 1, names);
             char q[256], sg[160];
             fb_error("--variants: no variant '%s' in %s%s", fb_opt_quote(ab[i], q, sizeof q), fb_qpath(run->path),
                      fb_suggest("", ab[i], names, n_names, sg, sizeof sg));
