@@ -12,6 +12,7 @@ fb_status fb_cmd_selftest(int argc, char **argv);
 fb_status fb_cmd_env(int argc, char **argv);
 fb_status fb_cmd_merge(int argc, char **argv);
 fb_status fb_cmd_export(int argc, char **argv);
+fb_status fb_cmd_compare(int argc, char **argv);
 
 /* True when argv holds -h or --help. */
 int fb_wants_help(int argc, char **argv);

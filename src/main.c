@@ -31,6 +31,7 @@ static const struct cmd_struct commands[] = {
     {"env", fb_cmd_env, "print device facts and the measured copy bandwidth"},
     {"merge", fb_cmd_merge, "join result files of one device (shards, dtypes, cases) into one"},
     {"export", fb_cmd_export, "print a result file as csv, markdown, svg heatmaps, an html page or json"},
+    {"compare", fb_cmd_compare, "hold two result files (or two variants of one run) against each other: the regression gate"},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 
