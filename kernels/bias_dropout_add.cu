@@ -18,6 +18,10 @@
 //       bias_gelu 94.9-97.4% of SOL one-shot vs 82.1-88.7% persistent; bias_dropout_add
 //       95.0-98.0% vs 89.2-92.8%. The persistent grid's deep per-thread stride lost ~8 points on
 //       every large cell, so .fused launches one-shot (each thread its packs, then retires).
+//   bias_dropout_add.fused uses default-policy loads and stores (Triton's), measured 2-5% faster than
+//       evict-first (.cs) on every cell of >= 16 MB (NOTES.md, issue 6 round 2), and one 16-byte pack
+//       per thread when U packs per thread would not fill one wave.
+//   bias_dropout_add.stream  .fused with evict-first (.cs) loads and stores: the measured alternative.
 //   bias_dropout_add.persistent  The same kernel as a persistent grid-stride loop over the resident
 //       capacity: kept as the measured alternative.
 //   bias_dropout_add.scalar    One element per access: .fused's fallback for tensors that are

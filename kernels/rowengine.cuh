@@ -28,8 +28,10 @@
 //            a warp computes each row from shared memory; 16-byte stores of the tile.
 //   K_GROUP  rows of <= 32 elements per lane x 32 lanes: G lanes per row, R rows per group;
 //            16-byte units, peeled per row (scalar head + tail) for odd widths.
-//   K_CTA    one CTA per row (c = 1) or a cluster of c <= 8 CTAs per row exchanging partials
-//            over DSMEM: 32 fp32 values per thread, shared by the NIN inputs.
+//   K_CTA    one CTA per row (c = 1, up to 1024 threads when one CTA can hold the row: each
+//            cluster-wide reduction costs long rows points of SOL, NOTES.md) or a cluster of
+//            c <= 8 CTAs of <= 512 threads per row exchanging one partial per CTA over DSMEM: 32
+//            fp32 values per thread, shared by the NIN inputs.
 //   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
 //            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
 // softmax.cu keeps its own tuned kernels; its planners are the ones used here.
