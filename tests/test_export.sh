@@ -22,31 +22,7 @@ trap 'rm -rf "$TMP"' EXIT
 SMALL=results/export/small.json
 SOFTMAX=../results/h100/softmax-f5148a1.json
 
-ok() { passed=$((passed + 1)); }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL: $*" >&2
-}
-
-# run ARGS...: sets $out, $err, $rc
-run() {
-    "$FB" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-    out=$(cat "$TMP/out")
-    err=$(cat "$TMP/err")
-}
-
-# expect NAME WANT_RC [STDERR_SUBSTRING]
-expect() {
-    local name=$1 want_rc=$2 want_err=${3-}
-    if [ "$rc" != "$want_rc" ]; then
-        bad "$name: exit $rc, want $want_rc (stderr: $err)"
-    elif [ -n "$want_err" ] && [[ "$err" != *"$want_err"* ]]; then
-        bad "$name: stderr lacks '$want_err'; got: $err"
-    else
-        ok
-    fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # ---- usage and input errors
 run export --help
