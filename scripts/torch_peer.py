@@ -20,9 +20,9 @@
 
 Timing (the procedure of src/bench.c, events mode): per measurement one untimed run; an estimate
 from 1 sample (5 if short); warm-up of --warmup ms without the flush; then samples in batches.
-A sample is: zero a buffer of max(2 x L2, 256 MiB) (bench.c's memset flush: every sample starts
-with a cold, dirty L2), record the start event, run, record the end event; the flush is never
-inside a sample. While a batch is queued the stream is held by a spin kernel (torch.cuda._sleep,
+A sample is: zero a buffer of max(2 x L2, 256 MiB) (bench.c's --flush write, its default: every
+sample starts with a cold, dirty L2), record the start event, run, record the end event; the flush
+is never inside a sample. While a batch is queued the stream is held by a spin kernel (torch.cuda._sleep,
 sized from the measured host enqueue time) so a chain of small kernels is timed as the GPU runs it,
 not as fast as Python launches it (bench.c's blocking kernel). Stop after --rep ms worth of
 samples (10..2000), or earlier once the median's relative noise (1.4826 MAD x 1.2533 / sqrt n)
@@ -1210,7 +1210,8 @@ class Timer:
     def settings(self):
         return {"timer": "events", "warmup_ms": self.warmup_ms, "rep_ms": self.rep_ms,
                 "max_noise_pct": self.max_noise_pct, "max_wall_s": self.max_wall_s,
-                "flush_bytes": self.flush_bytes, "flush": "zero_() of a uint8 buffer before every sample",
+                "flush_bytes": self.flush_bytes, "flush": "write",
+                "flush_how": "zero_() of a uint8 buffer before every sample",
                 "hold": "torch.cuda._sleep while a batch is queued" if self.cycles_per_ms else "none"}
 
     def batch(self, fn, n, flush=True):

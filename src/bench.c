@@ -1,8 +1,12 @@
 /* bench.c — the timer: how fusionbench turns "run this variant" into a time.
  *
  * One SAMPLE is, on the timer's stream:
- *     memset(flush buffer)      only when opts.flush; >= 2x L2 (256 MiB at least),
- *                               so every sample starts with a cold L2
+ *     flush(flush buffer)       per opts.flush; the buffer is >= 2x L2 (256 MiB at
+ *                               least), so every sample starts with a cold L2:
+ *                               write = cudaMemsetAsync over it (do_bench's; leaves
+ *                               L2 full of dirty lines the sample then writes back),
+ *                               clean = a read-only sweep kernel over it (leaves
+ *                               clean lines, as ncu's cache control), none = nothing
  *     record(start[i])
  *     run(self, stream)         the variant: one or many kernel launches
  *     record(end[i])
@@ -32,7 +36,7 @@
  *  synchronises inside run()), its batch is still timed sample by sample; the
  *  timer warns once on stderr.
  *
- * GRAPH mode: K samples (flush memset, external event record, run, external
+ * GRAPH mode: K samples (flush memset or sweep, external event record, run, external
  * event record) are captured into one CUDA graph, instantiated once and replayed
  * until the same stopping rules hold; each replay yields K samples. Unlike
  * do_bench_cudagraph, the flush is inside the graph, between samples, so replays
@@ -44,7 +48,8 @@
  *
  * Self-check (fb_timer_selfcheck): a spin kernel's event-timed median must agree
  * with the kernel's own %globaltimer duration (2% + 5 us launch allowance), and
- * a 16 MiB working set must time slower with the flush than without it. */
+ * a 16 MiB working set must time slower with each flush (write, clean) than
+ * without one. */
 #include "bench.h"
 
 #include <math.h>
@@ -62,14 +67,16 @@
 #define GRAPH_K_MAX 64               /* samples per captured graph                    */
 #define BLOCK_TIMEOUT_NS 2000000000ull
 #define MIN_FLUSH_BYTES ((size_t)256 << 20)
+#define SWEEP_KEY 0xffffffffu /* never the fold of a zeroed flush buffer (timing.h) */
 
 struct fb_timer {
     fb_device_info dev;
     fb_timer_opts opts;
     cudaStream_t stream;
-    void *flush_buf;
+    void *flush_buf;   /* holds zeros only: the clean sweep relies on it */
     size_t flush_bytes;
-    double flush_ms; /* GPU time of one flush, to size batches */
+    unsigned *sweep_sink; /* the clean sweep's never-written word */
+    double flush_ms[3];   /* GPU time of one flush, by fb_flush_mode, to size batches */
     cudaEvent_t start[EV_PAIRS], end[EV_PAIRS];
     int n_events;
     volatile int32_t *h_sync; /* [0] release flag, [1] timed-out flag: pinned, host-mapped */
@@ -100,6 +107,27 @@ int fb_timer_mode_from_name(const char *s, fb_timer_mode *out)
     return -1;
 }
 
+const char *fb_flush_mode_name(fb_flush_mode m)
+{
+    switch (m) {
+    case FB_FLUSH_NONE: return "none";
+    case FB_FLUSH_WRITE: return "write";
+    case FB_FLUSH_CLEAN: return "clean";
+    }
+    return "?";
+}
+
+int fb_flush_mode_from_name(const char *s, fb_flush_mode *out)
+{
+    static const fb_flush_mode modes[] = {FB_FLUSH_NONE, FB_FLUSH_WRITE, FB_FLUSH_CLEAN};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (s && strcmp(s, fb_flush_mode_name(modes[i])) == 0) {
+            *out = modes[i];
+            return 0;
+        }
+    return -1;
+}
+
 void fb_timer_opts_default(fb_timer_opts *o)
 {
     o->mode = FB_TIMER_EVENTS;
@@ -109,15 +137,18 @@ void fb_timer_opts_default(fb_timer_opts *o)
     o->max_wall_s = 5;
     o->min_samples = 10;
     o->max_samples = 2000;
-    o->flush = true;
+    o->flush = FB_FLUSH_WRITE;
 }
 
 static fb_status check_opts(const fb_timer_opts *o)
 {
     if (!(o->rep_ms > 0) || !(o->warmup_ms >= 0) || !(o->max_wall_s > 0) || !(o->max_noise_pct >= 0) ||
-        o->min_samples < 1 || o->max_samples < o->min_samples) {
-        fb_error("timer: invalid options (rep %g ms, warm-up %g ms, max wall %g s, max noise %g%%, samples %d..%d)",
-                 o->rep_ms, o->warmup_ms, o->max_wall_s, o->max_noise_pct, o->min_samples, o->max_samples);
+        o->min_samples < 1 || o->max_samples < o->min_samples ||
+        (o->flush != FB_FLUSH_NONE && o->flush != FB_FLUSH_WRITE && o->flush != FB_FLUSH_CLEAN)) {
+        fb_error("timer: invalid options (rep %g ms, warm-up %g ms, max wall %g s, max noise %g%%, samples %d..%d, "
+                 "flush %d)",
+                 o->rep_ms, o->warmup_ms, o->max_wall_s, o->max_noise_pct, o->min_samples, o->max_samples,
+                 (int)o->flush);
         return FB_E_USAGE;
     }
     return FB_OK;
@@ -132,11 +163,21 @@ static double now_s(void)
 
 /* ---- create / destroy ---------------------------------------------------- */
 
+/* One flush of L2, as `mode` does it (nothing for FB_FLUSH_NONE). */
+static fb_status enqueue_flush(fb_timer *t, fb_flush_mode mode)
+{
+    if (mode == FB_FLUSH_WRITE) FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
+    else if (mode == FB_FLUSH_CLEAN)
+        FB_CUDA(fb_launch_l2_sweep(t->flush_buf, t->flush_bytes, SWEEP_KEY, t->sweep_sink, t->stream));
+    return FB_OK;
+}
+
 static fb_status timer_init(fb_timer *t)
 {
     size_t fb = 2 * t->dev.l2_bytes;
-    t->flush_bytes = fb > MIN_FLUSH_BYTES ? fb : MIN_FLUSH_BYTES;
+    t->flush_bytes = (fb > MIN_FLUSH_BYTES ? fb : MIN_FLUSH_BYTES) & ~(size_t)15; /* the sweep reads 16 B at a time */
     FB_TRY(fb_dmalloc(&t->flush_buf, t->flush_bytes));
+    FB_TRY(fb_dmalloc((void **)&t->sweep_sink, 16));
     for (; t->n_events < EV_PAIRS; t->n_events++) {
         FB_CUDA(cudaEventCreate(&t->start[t->n_events]));
         fb_status s = fb_cuda_status(cudaEventCreate(&t->end[t->n_events]), "cudaEventCreate(&t->end[i])",
@@ -155,16 +196,20 @@ static fb_status timer_init(fb_timer *t)
     FB_CUDA(cudaHostGetDevicePointer(&d, h, 0));
     t->d_sync = (int32_t *)d;
 
-    /* Time one flush (after an untimed one) so batches can be sized by the GPU
-     * time they will really take. */
+    /* The first memset also zeroes the buffer, which the clean sweep relies on.
+     * Time one flush of each kind (after an untimed one) so batches can be sized
+     * by the GPU time they will really take, whichever mode a measurement uses. */
     FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
-    FB_CUDA(cudaEventRecord(t->start[0], t->stream));
-    FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
-    FB_CUDA(cudaEventRecord(t->end[0], t->stream));
-    FB_CUDA(cudaEventSynchronize(t->end[0]));
-    float ms = 0;
-    FB_CUDA(cudaEventElapsedTime(&ms, t->start[0], t->end[0]));
-    t->flush_ms = ms;
+    for (fb_flush_mode m = FB_FLUSH_WRITE; m <= FB_FLUSH_CLEAN; m++) {
+        FB_TRY(enqueue_flush(t, m));
+        FB_CUDA(cudaEventRecord(t->start[0], t->stream));
+        FB_TRY(enqueue_flush(t, m));
+        FB_CUDA(cudaEventRecord(t->end[0], t->stream));
+        FB_CUDA(cudaEventSynchronize(t->end[0]));
+        float ms = 0;
+        FB_CUDA(cudaEventElapsedTime(&ms, t->start[0], t->end[0]));
+        t->flush_ms[m] = ms;
+    }
     return FB_OK;
 }
 
@@ -200,6 +245,7 @@ void fb_timer_destroy(fb_timer *t)
     }
     if (t->h_sync) cudaFreeHost((void *)t->h_sync);
     fb_dfree(t->flush_buf);
+    fb_dfree(t->sweep_sink);
     free(t);
 }
 
@@ -209,7 +255,7 @@ size_t fb_timer_flush_bytes(const fb_timer *t) { return t ? t->flush_bytes : 0; 
 
 static fb_status enqueue_sample(fb_timer *t, const fb_runnable *r, int i, bool capturing)
 {
-    if (t->opts.flush) FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
+    FB_TRY(enqueue_flush(t, t->opts.flush));
     if (capturing) FB_CUDA(cudaEventRecordWithFlags(t->start[i], t->stream, cudaEventRecordExternal));
     else FB_CUDA(cudaEventRecord(t->start[i], t->stream));
     FB_TRY(r->run(r->self, t->stream));
@@ -296,7 +342,7 @@ static int batch_size(const fb_timer *t, const fb_runnable *r, double est_ms, in
 {
     int launches = r->launches > 0 ? r->launches : 1;
     int per_sample = launches + (t->opts.flush ? 1 : 0) + 2;
-    double gpu_ms = est_ms + (t->opts.flush ? t->flush_ms : 0);
+    double gpu_ms = est_ms + t->flush_ms[t->opts.flush];
     int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : EV_PAIRS;
     int b = imin(imin(remaining, EV_PAIRS), imin(QUEUE_BUDGET / per_sample, by_time));
     return b < 1 ? 1 : b;
@@ -395,7 +441,7 @@ static fb_status measure_graph_with(fb_timer *t, const fb_runnable *r, sampling 
     S->n_rep = clamp_count(t->opts.rep_ms / e, t->opts.min_samples, imin(t->opts.max_samples, S->cap));
     /* The queue budget of events mode does not apply to a graph (one launch);
      * the GPU time per replay is still bounded, for the stopping rules. */
-    double gpu_ms = e + (t->opts.flush ? t->flush_ms : 0);
+    double gpu_ms = e + t->flush_ms[t->opts.flush];
     int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : GRAPH_K_MAX;
     int k = imax(1, imin(imin(S->n_rep, GRAPH_K_MAX), by_time));
     FB_TRY(capture(t, r, k, gk));
@@ -506,7 +552,7 @@ static fb_status copy_run(void *self, cudaStream_t stream)
 }
 
 /* Measure with temporarily different options; the timer's own are restored. */
-static fb_status measure_with(fb_timer *t, const fb_runnable *r, bool flush, double rep_ms, fb_stats *st)
+static fb_status measure_with(fb_timer *t, const fb_runnable *r, fb_flush_mode flush, double rep_ms, fb_stats *st)
 {
     fb_timer_opts saved = t->opts;
     t->opts.flush = flush;
@@ -561,7 +607,7 @@ static fb_status check_spin(fb_timer *t, char *report, size_t n, bool *ok)
                            __LINE__);
     fb_stats st;
     fb_runnable r = {spin_run, &j, 1};
-    if (s == FB_OK) s = measure_with(t, &r, false, 0, &st);
+    if (s == FB_OK) s = measure_with(t, &r, FB_FLUSH_NONE, 0, &st);
     if (s == FB_OK)
         s = fb_cuda_status(cudaMemcpy(h, j.log, log_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(log)", __FILE__,
                            __LINE__);
@@ -589,7 +635,9 @@ static fb_status check_spin(fb_timer *t, char *report, size_t n, bool *ok)
     return s;
 }
 
-/* Check 2: the flush must make a working set that fits in L2 slower. */
+/* Check 2: each flush (write and clean) must make a working set that fits in L2
+ * slower. The clean flush's time beside the write flush's says what the dirty
+ * lines a memset leaves cost (reported, not judged: it is a measurement). */
 static fb_status check_flush(fb_timer *t, char *report, size_t n, bool *ok)
 {
     const size_t half = (size_t)8 << 20; /* 8 MiB read + 8 MiB written: 16 MiB in L2 */
@@ -600,15 +648,21 @@ static fb_status check_flush(fb_timer *t, char *report, size_t n, bool *ok)
         s = fb_cuda_status(cudaMemsetAsync((void *)j.src, 1, half, t->stream), "cudaMemsetAsync(src)", __FILE__,
                            __LINE__);
     fb_runnable r = {copy_run, &j, 1};
-    fb_stats cold, warm;
-    if (s == FB_OK) s = measure_with(t, &r, true, 50, &cold);
-    if (s == FB_OK) s = measure_with(t, &r, false, 50, &warm);
-    if (s == FB_OK) {
-        *ok = cold.median > warm.median;
-        appendf(report, n, "timer: flush 16 MiB working set %.2f us flushed vs %.2f us unflushed (%.2fx): %s\n",
-                cold.median * 1e3, warm.median * 1e3, cold.median / warm.median,
-                *ok ? "ok" : "FAIL (the flush does not cool L2)");
+    static const fb_flush_mode modes[] = {FB_FLUSH_WRITE, FB_FLUSH_CLEAN};
+    fb_stats cold[2], warm;
+    if (s == FB_OK) s = measure_with(t, &r, FB_FLUSH_NONE, 50, &warm);
+    for (int m = 0; m < 2 && s == FB_OK; m++) s = measure_with(t, &r, modes[m], 50, &cold[m]);
+    *ok = s == FB_OK;
+    for (int m = 0; m < 2 && s == FB_OK; m++) {
+        bool slower = cold[m].median > warm.median;
+        *ok &= slower;
+        appendf(report, n, "timer: flush %s: 16 MiB working set %.2f us flushed vs %.2f us unflushed (%.2fx): %s\n",
+                fb_flush_mode_name(modes[m]), cold[m].median * 1e3, warm.median * 1e3, cold[m].median / warm.median,
+                slower ? "ok" : "FAIL (the flush does not cool L2)");
     }
+    if (s == FB_OK)
+        appendf(report, n, "timer: flush clean / write on that working set: %.3f (the write flush's dirty lines cost %+.1f%%)\n",
+                cold[1].median / cold[0].median, (cold[0].median / cold[1].median - 1) * 100);
     fb_dfree((void *)j.src);
     fb_dfree(j.dst);
     return s;
@@ -650,7 +704,8 @@ fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, bool use_kernel, do
         s = fb_cuda_status(cudaMemsetAsync((void *)j.src, 1, bytes, t->stream), "cudaMemsetAsync(src)", __FILE__,
                            __LINE__);
     fb_runnable r = {copy_run, &j, 1};
-    if (s == FB_OK) s = measure_with(t, &r, true, 0, st);
+    /* always flushed: the timer's own kind, or the default where it has none */
+    if (s == FB_OK) s = measure_with(t, &r, t->opts.flush ? t->opts.flush : FB_FLUSH_WRITE, 0, st);
     if (s == FB_OK) *gbps = 2.0 * (double)bytes / (st->median * 1e-3) / 1e9;
     fb_dfree(j.dst);
     fb_dfree((void *)j.src);

@@ -13,6 +13,18 @@ typedef enum fb_timer_mode { FB_TIMER_EVENTS, FB_TIMER_GRAPH, FB_TIMER_CUPTI } f
 const char *fb_timer_mode_name(fb_timer_mode m);
 int fb_timer_mode_from_name(const char *s, fb_timer_mode *out);
 
+/* How the L2 is flushed before each sample (never inside it). NONE is 0, so
+ * `if (opts.flush)` still reads "flushes at all". */
+typedef enum fb_flush_mode {
+    FB_FLUSH_NONE = 0,  /* no flush: the sample sees what the previous one left in L2       */
+    FB_FLUSH_WRITE = 1, /* cudaMemsetAsync over the flush buffer (do_bench's): L2 left full
+                           of dirty lines the measured kernel must write back              */
+    FB_FLUSH_CLEAN = 2, /* a read-only sweep over the same buffer: L2 left full of clean
+                           lines (Nsight Compute's --cache-control all)                    */
+} fb_flush_mode;
+const char *fb_flush_mode_name(fb_flush_mode m);                /* "none", "write", "clean" */
+int fb_flush_mode_from_name(const char *s, fb_flush_mode *out); /* 0, or -1 when unknown   */
+
 typedef struct fb_timer_opts {
     fb_timer_mode mode;
     double warmup_ms;     /* do_bench default 25  */
@@ -21,7 +33,7 @@ typedef struct fb_timer_opts {
     double max_wall_s;    /* wall-time cap per measurement (default 5) */
     int min_samples;      /* default 10 */
     int max_samples;      /* default 2000 */
-    bool flush;           /* flush L2 before each sample (default true) */
+    fb_flush_mode flush;  /* how L2 is flushed before each sample (default FB_FLUSH_WRITE) */
 } fb_timer_opts;
 
 void fb_timer_opts_default(fb_timer_opts *o);
@@ -58,7 +70,7 @@ fb_timer_mode fb_timer_set_mode(fb_timer *t, fb_timer_mode mode);
 
 /* Timer self-checks that can fail (selftest runs them):
  *  1. a spin kernel of a known cycle count measures within 2% of cycles / measured clock;
- *  2. a 16 MB working set read with the flush is slower than without it.
+ *  2. a 16 MB working set is slower after each flush (write, then clean) than without one.
  * Writes a human report (one line per check) into `report`; FB_E_CHECK if one fails. */
 fb_status fb_timer_selfcheck(fb_timer *t, char *report, size_t n);
 

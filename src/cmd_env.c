@@ -99,8 +99,9 @@ static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, con
     json_t *copy = json_pack("{s:I, s:o, s:o, s:o, s:o}", "bytes", (json_int_t)r->bytes, "gbps", fb_json_real(r->gbps),
                              "gbps_p20", fb_json_real(r->gbps_p20), "gbps_p80", fb_json_real(r->gbps_p80),
                              "time_ms", fb_stats_to_json(&r->st));
-    json_t *timer = json_pack("{s:s, s:f, s:f, s:I}", "timer", fb_timer_mode_name(o->mode), "warmup_ms", o->warmup_ms,
-                              "rep_ms", o->rep_ms, "flush_bytes", (json_int_t)r->flush_bytes);
+    json_t *timer = json_pack("{s:s, s:f, s:f, s:s, s:I}", "timer", fb_timer_mode_name(o->mode), "warmup_ms",
+                              o->warmup_ms, "rep_ms", o->rep_ms, "flush", fb_flush_mode_name(o->flush),
+                              "flush_bytes", (json_int_t)r->flush_bytes);
     if (copy) json_object_set_new(copy, "kernel_gbps", fb_json_real(r->kernel_gbps));
     json_t *root = (dev && copy && timer) ? json_pack("{s:o, s:o, s:o}", "device", dev, "settings", timer, "copy", copy)
                                           : NULL;

@@ -63,17 +63,21 @@ typedef struct run_opts {
     const char *out;
     const char *resume;
     fb_show show;
-    int timer_mode, show_mode; /* the enums, as the parser writes them */
+    int timer_mode, show_mode, flush_mode; /* the enums, as the parser writes them */
     int64_t seed_arg;
 } run_opts;
 
 /* ---- argument parsing ------------------------------------------------------ */
 static const fb_opt_choice timer_modes[] = {
     {"events", FB_TIMER_EVENTS}, {"graph", FB_TIMER_GRAPH}, {"cupti", FB_TIMER_CUPTI}};
+static const fb_opt_choice flush_modes[] = {
+    {"write", FB_FLUSH_WRITE}, {"clean", FB_FLUSH_CLEAN}, {"none", FB_FLUSH_NONE}};
 static const fb_opt_choice show_modes[] = {
     {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME}, {"gbps", FB_SHOW_GBPS}};
 
-/* The option table, writing into o; returns its length (at most 16). */
+#define RUN_MAX_OPTS 24 /* room in the option table */
+
+/* The option table, writing into o; returns its length (at most RUN_MAX_OPTS). */
 static int run_table(run_opts *o, fb_opt *t)
 {
     int n = 0;
@@ -95,6 +99,11 @@ static int run_table(run_opts *o, fb_opt *t)
     t[n++] = (fb_opt){.name = "timer", .kind = FB_OPT_ENUM, .dst = &o->timer_mode, .arg = "MODE",
                       .choices = timer_modes, .n_choices = 3,
                       .help = "events (default) or graph (CUDA graph replay, flush inside)"};
+    t[n++] = (fb_opt){.name = "flush", .kind = FB_OPT_ENUM, .dst = &o->flush_mode, .arg = "HOW",
+                      .choices = flush_modes, .n_choices = 3,
+                      .help = "the L2 flush before every sample: write (default; a memset of >= 2x L2,\n"
+                              "as do_bench), clean (a read-only sweep of it: no dirty lines, as\n"
+                              "Nsight Compute), none (no flush: warm L2)"};
     t[n++] = (fb_opt){.name = "warmup", .kind = FB_OPT_DOUBLE, .dst = &o->timer.warmup_ms, .arg = "MS",
                       .lo = 0, .hi = MAX_WARMUP_MS, .help = "warm-up time per measurement (default 25, at most 10000)"};
     t[n++] = (fb_opt){.name = "rep", .kind = FB_OPT_DOUBLE, .dst = &o->timer.rep_ms, .arg = "MS",
@@ -122,16 +131,17 @@ static int run_table(run_opts *o, fb_opt *t)
 static void run_usage(FILE *f)
 {
     run_opts dummy = {0};
-    fb_opt t[16];
+    fb_opt t[RUN_MAX_OPTS];
     int n = run_table(&dummy, t);
     fputs("usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
           "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph]\n"
-          "                       [--warmup MS] [--rep MS] [--max-noise PCT] [--max-time S] [--seed N]\n"
-          "                       [--out FILE] [--resume FILE] [--show speedup|sol|time|gbps]\n"
+          "                       [--flush write|clean|none] [--warmup MS] [--rep MS] [--max-noise PCT]\n"
+          "                       [--max-time S] [--seed N] [--out FILE] [--resume FILE]\n"
+          "                       [--show speedup|sol|time|gbps]\n"
           "\n"
           "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
           "result against the float64 reference, times them with the L2 flushed before every\n"
-          "sample, and prints one grid per dtype and variant: t_baseline / t_variant.\n"
+          "sample (--flush), and prints one grid per dtype and variant: t_baseline / t_variant.\n"
           "\n",
           f);
     static const char *const axis_help[] = {
@@ -201,8 +211,9 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     fb_timer_opts_default(&o->timer);
     o->seed_arg = 1;
     o->timer_mode = (int)o->timer.mode;
+    o->flush_mode = (int)o->timer.flush;
     o->show_mode = FB_SHOW_SPEEDUP;
-    fb_opt t[16];
+    fb_opt t[RUN_MAX_OPTS];
     fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(o, t), .keep_unknown = true};
     fb_status s = fb_opts_parse(&cl, argc, argv);
     /* unknown options wait for the cases: only then is it known which are grid axes */
@@ -214,6 +225,7 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     FB_TRY(s);
 
     o->timer.mode = (fb_timer_mode)o->timer_mode;
+    o->timer.flush = (fb_flush_mode)o->flush_mode;
     o->show = (fb_show)o->show_mode;
     o->seed = (uint64_t)o->seed_arg;
     if (o->timer.mode == FB_TIMER_CUPTI) {
@@ -408,7 +420,7 @@ static fb_status parse_overrides(run_opts *o, const case_plan *plans, int n_plan
         for (int k = 0; k < n_axes; k++)
             if (!strcmp(axes[k], uo->name)) axis = axes[k];
         if (!axis) {
-            fb_opt t[16];
+            fb_opt t[RUN_MAX_OPTS];
             run_opts dummy = {0};
             fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(&dummy, t)};
             s = fb_opts_unknown(&cl, uo->name, axes, n_axes, "grid axes of the selected cases");

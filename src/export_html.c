@@ -251,6 +251,7 @@ static void put_header(FILE *f, const fb_rs_doc *d, const fb_export_opts *opts)
     fact_number(f, &one, "rep %g ms", d->rep_ms);
     fact_number(f, &one, "max noise %g%%", d->max_noise_pct);
     fact_number(f, &one, "max wall %g s", d->max_wall_s);
+    fact_text(f, &one, "flush", d->flush);
     fact_bytes(f, &one, "L2 flush", d->flush_bytes);
     if (d->seed >= 0) fact_number(f, &one, "seed %.0f", (double)d->seed);
     if (one) fputs("not recorded", f);

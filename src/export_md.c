@@ -64,6 +64,7 @@ static fb_status begin_doc(fb_export *x)
             md_escape(d->git ? d->git : "unknown commit", b, sizeof b),
             md_escape(d->device_name ? d->device_name : "unknown device", c, sizeof c),
             md_escape(d->timer ? d->timer : "unknown", t, sizeof t));
+    if (d->flush) fprintf(x->out, " · flush %s", md_escape(d->flush, a, sizeof a));
     if (d->started) fprintf(x->out, " · %s", md_escape(d->started, a, sizeof a));
     fputs("\n\n", x->out);
     return FB_OK;

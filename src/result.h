@@ -15,7 +15,10 @@
  *   "resumed": [{"at": "...", "command": "..."}],   (one entry per --resume)
  *   "device": {"name", "cc", "sms", "l2_bytes", "mem_bytes", "sm_clock_mhz", "mem_clock_mhz",
  *              "bus_width_bits", "driver", "runtime", "cublas", "cudnn"},
- *   "settings": {"timer", "warmup_ms", "rep_ms", "max_noise_pct", "max_wall_s", "flush_bytes", "seed"},
+ *   "settings": {"timer", "warmup_ms", "rep_ms", "max_noise_pct", "max_wall_s",
+ *                "flush": "write" | "clean" | "none",  (absent in older files: they always wrote;
+ *                                     any text is read: older torch-peer files hold a sentence)
+ *                "flush_bytes", "seed"},
  *   "cases": [
  *     {"name": "softmax", "summary": "...", "file": "cases/softmax.json",
  *      "rows": "dim0", "cols": "dim1",            (cols absent for a 1-axis grid)

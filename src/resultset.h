@@ -100,6 +100,8 @@ typedef struct fb_rs_doc {
     double max_wall_s;           /* settings.max_wall_s */
     double sm_clock_mhz, mem_clock_mhz, bus_width_bits; /* device */
     int n_resumed;               /* how many times the run was resumed */
+    const char *flush;           /* settings.flush: write|clean|none; NULL in files written before
+                                    it (those always flushed with a memset: write) */
     char **owned;                /* private: strings the doc made (path, numbers as text) */
     int n_owned;
 } fb_rs_doc;

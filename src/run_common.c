@@ -95,6 +95,7 @@ json_t *fb_run_new_result(const fb_run_env *env, int argc, char **argv, uint64_t
     json_object_set_new(st, "rep_ms", json_real(env->opts.rep_ms));
     json_object_set_new(st, "max_noise_pct", json_real(env->opts.max_noise_pct));
     json_object_set_new(st, "max_wall_s", json_real(env->opts.max_wall_s));
+    json_object_set_new(st, "flush", json_string(fb_flush_mode_name(env->opts.flush)));
     json_object_set_new(st, "flush_bytes", json_integer((json_int_t)fb_timer_flush_bytes(env->timer)));
     json_object_set_new(st, "seed", json_integer((json_int_t)seed));
     json_object_set_new(root, "settings", st);

@@ -173,6 +173,12 @@ run run --case softmax --dtype float64
 expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
 run run --case softmax --timer cupti
 expect "run cupti" 2 "--timer cupti: not available in this build"
+run run --case softmax --flush dirty
+expect "run unknown flush" 2 "--flush: unknown value 'dirty' (expected write, clean or none)"
+run run --case softmax --flush
+expect "run flush without a value" 2 "--flush needs a value (HOW)"
+run run --help
+if [[ "$out" == *"--flush HOW"*"clean (a read-only sweep"* ]]; then ok; else bad "run --help lacks --flush"; fi
 run run --case softmax --rep -1
 expect "run negative rep" 2 "--rep: expected a number from 0.001 to 100000, got '-1'"
 run run --case softmax --dim0 4294967296 --dim1 4294967296
@@ -507,6 +513,10 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect "each case takes its own axes" 77 "no usable GPU"
     run run --case softmax --out=--odd-name.json
     expect "--out=VALUE starting with --" 77 "no usable GPU"
+    for how in write clean none; do
+        run run --case softmax --flush "$how" --flush=$how
+        expect "--flush $how reaches the device" 77 "no usable GPU"
+    done
     run env --bytes 512MiB
     expect "env --bytes 512MiB" 77 "no usable GPU"
     run selftest --case "$long/softmax_long.json" --no-timer

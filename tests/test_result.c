@@ -115,6 +115,8 @@ static void test_validation(void)
         {"device", "\"H100\"", "device: expected an object, got the string 'H100'"},
         {"device/name", "false", "device.name: expected a string, got false"},
         {"settings", "[]", "settings: expected an object, got an array"},
+        {"settings", "{\"flush\": \"\"}", "settings.flush: expected a non-empty string, got the string ''"},
+        {"settings", "{\"flush\": true}", "settings.flush: expected a non-empty string, got true"},
         {"resumed", "{}", "resumed: expected an array, got an object"},
         {"resumed", "[{\"at\": \"x\"}, 3]", "resumed[1]: expected an object, got 3"},
         /* a case */

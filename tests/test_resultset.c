@@ -35,6 +35,7 @@ static void test_published_softmax(void)
     CHECK_NEAR(d.rep_ms, 100, 0);
     CHECK_NEAR(d.max_noise_pct, 0.5, 0);
     CHECK_NEAR(d.flush_bytes, 268435456, 0);
+    CHECK(d.flush == NULL); /* written before --flush: no "flush" key */
     CHECK(d.seed == 1);
     CHECK(d.n_resumed == 0);
     CHECK(d.json != NULL);
@@ -126,7 +127,7 @@ static const char synthetic[] =
     " \"command\": \"fusionbench run --case toy\",\n"
     " \"resumed\": [{\"at\": \"2026-01-01T00:00:00Z\", \"command\": \"fusionbench run --resume x\"}],\n"
     " \"device\": {\"name\": \"Toy <GPU> & \\\"co\\\"\", \"sms\": \"many\", \"cublas\": \"12.4\"},\n"
-    " \"settings\": {\"timer\": \"graph\", \"seed\": 7},\n"
+    " \"settings\": {\"timer\": \"graph\", \"flush\": \"clean\", \"seed\": 7},\n"
     " \"cases\": [{\"name\": \"toy\", \"summary\": \"a toy\", \"rows\": \"n\", \"cols\": \"m\",\n"
     "   \"row_values\": [256, 128], \"col_values\": [64],\n"
     "   \"variants\": [\"toy.fused\", \"eager\"], \"baseline\": \"eager\",\n"
@@ -166,6 +167,7 @@ static void test_synthetic(void)
     CHECK_STR(d.cublas, "12.4");
     CHECK(d.cudnn == NULL && d.cc == NULL && d.started == NULL && d.host == NULL);
     CHECK_STR(d.timer, "graph");
+    CHECK_STR(d.flush, "clean");
     CHECK(d.seed == 7);
     CHECK(isnan(d.warmup_ms) && isnan(d.l2_bytes));
     CHECK(d.n_resumed == 1);
