@@ -1,0 +1,302 @@
+/* clocks.c — NVML loaded at run time, the readings as JSON, and the throttle
+ * detector (clocks.h).
+ *
+ * NVML (the NVIDIA Management Library) ships with the driver as
+ * libnvidia-ml.so.1; its header (nvml.h) is not part of the CUDA toolkit on the
+ * build machine, so the few types, constants and entry points used here are
+ * declared below from the NVML API reference, and the library is opened with
+ * dlopen: a machine without it still runs, without clocks. */
+#include "clocks.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the NVML API (nvml.h), as much as is used ----------------------------------- */
+
+typedef int nvmlReturn_t;                   /* enum nvmlReturn_t: NVML_SUCCESS = 0         */
+typedef struct nvmlDevice_st *nvmlDevice_t; /* an opaque handle                            */
+#define NVML_SUCCESS 0
+#define NVML_CLOCK_SM 1          /* nvmlClockType_t: NVML_CLOCK_GRAPHICS 0, SM 1, MEM 2, VIDEO 3 */
+#define NVML_CLOCK_MEM 2
+#define NVML_TEMPERATURE_GPU 0   /* nvmlTemperatureSensors_t */
+
+typedef nvmlReturn_t (*nvmlInit_v2_t)(void);
+typedef nvmlReturn_t (*nvmlShutdown_t)(void);
+typedef const char *(*nvmlErrorString_t)(nvmlReturn_t result);
+typedef nvmlReturn_t (*nvmlDeviceGetHandleByPciBusId_v2_t)(const char *pciBusId, nvmlDevice_t *device);
+typedef nvmlReturn_t (*nvmlDeviceGetClockInfo_t)(nvmlDevice_t device, int type, unsigned int *clock);
+typedef nvmlReturn_t (*nvmlDeviceGetTemperature_t)(nvmlDevice_t device, int sensorType, unsigned int *temp);
+typedef nvmlReturn_t (*nvmlDeviceGetPowerUsage_t)(nvmlDevice_t device, unsigned int *milliwatts);
+
+struct fb_nvml {
+    void *lib;
+    char library[512];
+    nvmlDevice_t dev;
+    nvmlShutdown_t shutdown;
+    nvmlDeviceGetClockInfo_t clock_info;
+    nvmlDeviceGetTemperature_t temperature;
+    nvmlDeviceGetPowerUsage_t power_usage;
+};
+
+/* ---- readings ------------------------------------------------------------------------ */
+
+void fb_clock_reading_clear(fb_clock_reading *r)
+{
+    r->sm_mhz = r->mem_mhz = r->temp_c = r->power_w = NAN;
+}
+
+double fb_clocks_sm_drop(const fb_clock_reading *before, const fb_clock_reading *after)
+{
+    if (!before || !after) return NAN;
+    double b = before->sm_mhz, a = after->sm_mhz;
+    if (!(b > 0) || !(a > 0) || !isfinite(b) || !isfinite(a)) return NAN;
+    return (b - a) / b;
+}
+
+bool fb_clocks_throttled(const fb_clock_reading *before, const fb_clock_reading *after)
+{
+    double drop = fb_clocks_sm_drop(before, after);
+    return drop > FB_THROTTLE_DROP; /* NaN compares false: a missing reading never flags */
+}
+
+static void add_part(char *buf, size_t n, size_t *used, const char *fmt, double b, double a, const char *unit)
+{
+    if (!isfinite(b) && !isfinite(a)) return;
+    if (*used >= n) return;
+    char x[32] = "?", y[32] = "?";
+    if (isfinite(b)) snprintf(x, sizeof x, "%.0f", b);
+    if (isfinite(a)) snprintf(y, sizeof y, "%.0f", a);
+    int w = snprintf(buf + *used, n - *used, "%s%s %s -> %s %s", *used ? ", " : "", fmt, x, y, unit);
+    if (w > 0) *used = *used + (size_t)w < n ? *used + (size_t)w : n;
+}
+
+const char *fb_clocks_describe(const fb_clock_reading *before, const fb_clock_reading *after, char *buf, size_t n)
+{
+    if (!n) return buf;
+    buf[0] = 0;
+    size_t used = 0;
+    add_part(buf, n, &used, "SM clock", before->sm_mhz, after->sm_mhz, "MHz");
+    double drop = fb_clocks_sm_drop(before, after);
+    if (isfinite(drop) && used < n) {
+        int w = snprintf(buf + used, n - used, " (%+.1f%%)", -drop * 100.0);
+        if (w > 0) used = used + (size_t)w < n ? used + (size_t)w : n;
+    }
+    add_part(buf, n, &used, "memory", before->mem_mhz, after->mem_mhz, "MHz");
+    add_part(buf, n, &used, "temperature", before->temp_c, after->temp_c, "C");
+    add_part(buf, n, &used, "power", before->power_w, after->power_w, "W");
+    if (!buf[0]) snprintf(buf, n, "no clock readings");
+    return buf;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static const char *const reading_keys[4] = {"sm_clock_mhz", "mem_clock_mhz", "temp_c", "power_w"};
+
+static double *reading_field(fb_clock_reading *r, int i)
+{
+    double *f[4] = {&r->sm_mhz, &r->mem_mhz, &r->temp_c, &r->power_w};
+    return f[i];
+}
+
+json_t *fb_clock_reading_to_json(const fb_clock_reading *r)
+{
+    json_t *j = json_object();
+    fb_clock_reading c = *r;
+    for (int i = 0; i < 4; i++) {
+        double v = *reading_field(&c, i);
+        if (!isfinite(v)) continue;
+        /* whole numbers as integers (NVML's MHz and degrees are), watts to the milliwatt */
+        if (v == floor(v) && fabs(v) < 1e15) json_object_set_new(j, reading_keys[i], json_integer((json_int_t)v));
+        else json_object_set_new(j, reading_keys[i], json_real(round(v * 1000.0) / 1000.0));
+    }
+    return j;
+}
+
+void fb_clock_reading_from_json(const json_t *j, fb_clock_reading *r)
+{
+    fb_clock_reading_clear(r);
+    for (int i = 0; i < 4; i++) {
+        const json_t *v = json_object_get(j, reading_keys[i]);
+        if (json_is_number(v)) *reading_field(r, i) = json_number_value(v);
+    }
+}
+
+static bool reading_empty(const fb_clock_reading *r)
+{
+    return !isfinite(r->sm_mhz) && !isfinite(r->mem_mhz) && !isfinite(r->temp_c) && !isfinite(r->power_w);
+}
+
+json_t *fb_clocks_to_json(const fb_clock_reading *before, const fb_clock_reading *after)
+{
+    if (reading_empty(before) && reading_empty(after)) return NULL;
+    json_t *j = json_object();
+    json_object_set_new(j, "before", fb_clock_reading_to_json(before));
+    json_object_set_new(j, "after", fb_clock_reading_to_json(after));
+    return j;
+}
+
+void fb_clocks_from_json(const json_t *clocks, fb_clock_reading *before, fb_clock_reading *after)
+{
+    fb_clock_reading_from_json(json_object_get(clocks, "before"), before);
+    fb_clock_reading_from_json(json_object_get(clocks, "after"), after);
+}
+
+bool fb_clocks_json_throttled(const json_t *clocks)
+{
+    if (!clocks) return false;
+    fb_clock_reading b, a;
+    fb_clocks_from_json(clocks, &b, &a);
+    return fb_clocks_throttled(&b, &a);
+}
+
+/* ---- NVML ------------------------------------------------------------------------------- */
+
+static void *sym(fb_nvml *n, const char *name, char *missing, size_t len)
+{
+    void *p = dlsym(n->lib, name);
+    if (!p && !missing[0]) snprintf(missing, len, "%s", name);
+    return p;
+}
+
+fb_status fb_nvml_open(const char *pci_bus_id, fb_nvml **out)
+{
+    *out = NULL;
+    fb_nvml *n = calloc(1, sizeof *n);
+    if (!n) {
+        fb_error("NVML: out of host memory");
+        return FB_E_NOMEM;
+    }
+    const char *env = getenv("FB_NVML_LIB");
+    const char *name = env && env[0] ? env : "libnvidia-ml.so.1";
+    snprintf(n->library, sizeof n->library, "%s", name);
+    n->lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!n->lib) {
+        const char *why = dlerror();
+        fb_error("NVML not found: dlopen(\"%s\")%s: %s", name, env && env[0] ? " ($FB_NVML_LIB)" : "",
+                 why ? why : "failed");
+        free(n);
+        return FB_E_UNSUPPORTED;
+    }
+    char missing[96] = "";
+    nvmlInit_v2_t init = (nvmlInit_v2_t)sym(n, "nvmlInit_v2", missing, sizeof missing);
+    nvmlErrorString_t errstr = (nvmlErrorString_t)sym(n, "nvmlErrorString", missing, sizeof missing);
+    nvmlDeviceGetHandleByPciBusId_v2_t by_bus =
+        (nvmlDeviceGetHandleByPciBusId_v2_t)sym(n, "nvmlDeviceGetHandleByPciBusId_v2", missing, sizeof missing);
+    n->shutdown = (nvmlShutdown_t)sym(n, "nvmlShutdown", missing, sizeof missing);
+    n->clock_info = (nvmlDeviceGetClockInfo_t)sym(n, "nvmlDeviceGetClockInfo", missing, sizeof missing);
+    n->temperature = (nvmlDeviceGetTemperature_t)sym(n, "nvmlDeviceGetTemperature", missing, sizeof missing);
+    n->power_usage = (nvmlDeviceGetPowerUsage_t)sym(n, "nvmlDeviceGetPowerUsage", missing, sizeof missing);
+    if (missing[0]) {
+        fb_error("NVML: %s has no %s", name, missing);
+        dlclose(n->lib);
+        free(n);
+        return FB_E_UNSUPPORTED;
+    }
+    nvmlReturn_t r = init();
+    if (r != NVML_SUCCESS) {
+        const char *why = errstr(r);
+        fb_error("NVML: nvmlInit_v2 failed (%s) in %s", why ? why : "unknown error", name);
+        dlclose(n->lib);
+        free(n);
+        return FB_E_UNSUPPORTED;
+    }
+    r = by_bus(pci_bus_id, &n->dev);
+    if (r != NVML_SUCCESS) {
+        const char *why = errstr(r);
+        fb_error("NVML: no device at PCI bus id %s (%s)", pci_bus_id, why ? why : "unknown error");
+        n->shutdown();
+        dlclose(n->lib);
+        free(n);
+        return FB_E_UNSUPPORTED;
+    }
+    *out = n;
+    return FB_OK;
+}
+
+fb_status fb_nvml_open_cuda(int ordinal, fb_nvml **out)
+{
+    *out = NULL;
+    char bus[64] = "";
+    cudaError_t e = cudaDeviceGetPCIBusId(bus, (int)sizeof bus, ordinal);
+    if (e != cudaSuccess) {
+        fb_error("NVML: cudaDeviceGetPCIBusId(device %d): %s", ordinal, cudaGetErrorString(e));
+        return FB_E_UNSUPPORTED;
+    }
+    return fb_nvml_open(bus, out);
+}
+
+void fb_nvml_read(fb_nvml *n, fb_clock_reading *r)
+{
+    fb_clock_reading_clear(r);
+    if (!n) return;
+    unsigned v = 0;
+    if (n->clock_info(n->dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) r->sm_mhz = v;
+    if (n->clock_info(n->dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) r->mem_mhz = v;
+    if (n->temperature(n->dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS) r->temp_c = v;
+    if (n->power_usage(n->dev, &v) == NVML_SUCCESS) r->power_w = v / 1000.0;
+}
+
+const char *fb_nvml_library(const fb_nvml *n) { return n ? n->library : NULL; }
+
+void fb_nvml_close(fb_nvml *n)
+{
+    if (!n) return;
+    n->shutdown();
+    dlclose(n->lib);
+    free(n);
+}
+
+/* ---- watching a run's cells ---------------------------------------------------------------- */
+
+void fb_clock_watch_init(fb_clock_watch *w, fb_nvml *nvml)
+{
+    memset(w, 0, sizeof *w);
+    w->nvml = nvml;
+    fb_clock_reading_clear(&w->before);
+}
+
+void fb_clock_watch_open(fb_clock_watch *w, int ordinal, FILE *note)
+{
+    fb_nvml *n = NULL;
+    if (fb_nvml_open_cuda(ordinal, &n) != FB_OK && note)
+        fprintf(note, "fusionbench: note: clocks, temperature and power are not recorded: %s\n", fb_last_error());
+    fb_clock_watch_init(w, n);
+}
+
+void fb_clock_watch_before(fb_clock_watch *w) { fb_nvml_read(w->nvml, &w->before); }
+
+json_t *fb_clock_watch_after(fb_clock_watch *w, bool *throttled, char *why, size_t n)
+{
+    *throttled = false;
+    if (why && n) why[0] = 0;
+    if (!w->nvml) return NULL;
+    fb_clock_reading after;
+    fb_nvml_read(w->nvml, &after);
+    *throttled = fb_clocks_throttled(&w->before, &after);
+    if (*throttled) {
+        w->throttled++;
+        if (why && n) fb_clocks_describe(&w->before, &after, why, n);
+    }
+    json_t *j = fb_clocks_to_json(&w->before, &after);
+    fb_clock_reading_clear(&w->before);
+    return j;
+}
+
+void fb_clock_watch_report(const fb_clock_watch *w, FILE *f)
+{
+    if (!w->throttled) return;
+    fprintf(f,
+            "fusionbench: warning: %d cell%s throttled: the SM clock fell more than %.0f%% while %s ran (marked ! in "
+            "the grids); %s times are not comparable with the others\n",
+            w->throttled, w->throttled > 1 ? "s" : "", FB_THROTTLE_DROP * 100, w->throttled > 1 ? "they" : "it",
+            w->throttled > 1 ? "their" : "its");
+}
+
+void fb_clock_watch_close(fb_clock_watch *w)
+{
+    fb_nvml_close(w->nvml);
+    w->nvml = NULL;
+}

@@ -1,0 +1,117 @@
+/* clocks.h — the GPU's clocks, temperature and power, read through NVML (loaded
+ * at run time: the library ships with the driver, not the toolkit), recorded
+ * before and after each cell of `run`, and the throttle detector that flags a
+ * cell whose SM clock fell during it.
+ *
+ * A throttled cell's times were measured at a lower clock than its neighbours':
+ * they are real, but not comparable. Such a cell keeps its numbers and gets a
+ * mark ("!" after the number in the grids and exports) and the run ends with a
+ * warning that counts them, as nvbench's throttle detection does.
+ *
+ * In the result file each cell may carry (absent where NVML was not available;
+ * a reading NVML refused is left out of its object):
+ *   "clocks": {"before": READING, "after": READING}
+ *   READING = {"sm_clock_mhz": 1980, "mem_clock_mhz": 2619, "temp_c": 41, "power_w": 112.5}
+ */
+#ifndef FB_CLOCKS_H
+#define FB_CLOCKS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One reading; NaN where it was not (or could not be) read. */
+typedef struct fb_clock_reading {
+    double sm_mhz;  /* SM clock, MHz (NVML_CLOCK_SM, current)           */
+    double mem_mhz; /* memory clock, MHz (NVML_CLOCK_MEM, current)      */
+    double temp_c;  /* GPU die temperature, degrees C                   */
+    double power_w; /* board power draw, W (NVML reports milliwatts)    */
+} fb_clock_reading;
+
+/* A cell is throttled when its SM clock fell by more than this fraction. */
+#define FB_THROTTLE_DROP 0.10
+
+/* Every field NaN. */
+void fb_clock_reading_clear(fb_clock_reading *r);
+
+/* ---- the detector: pure functions of two readings ---- */
+
+/* How far the SM clock fell from `before` to `after`, as a fraction of before
+ * (0.11 = fell 11%; negative when it rose); NaN when either reading lacks a
+ * positive SM clock. */
+double fb_clocks_sm_drop(const fb_clock_reading *before, const fb_clock_reading *after);
+/* Throttled: the SM clock fell by more than FB_THROTTLE_DROP. A missing reading
+ * is never throttled (nothing says it fell). */
+bool fb_clocks_throttled(const fb_clock_reading *before, const fb_clock_reading *after);
+/* "SM clock 1980 -> 1605 MHz (-18.9%), memory 2619 -> 2619 MHz, 45 -> 71 C, 310 -> 699 W":
+ * the parts that were read, for warnings and tooltips. */
+const char *fb_clocks_describe(const fb_clock_reading *before, const fb_clock_reading *after, char *buf, size_t n);
+
+/* ---- JSON ---- */
+
+/* READING as above: only the finite fields. */
+json_t *fb_clock_reading_to_json(const fb_clock_reading *r);
+/* A missing member, or one that is not a number, reads as NaN. */
+void fb_clock_reading_from_json(const json_t *j, fb_clock_reading *r);
+/* {"before": .., "after": ..}; NULL when neither reading has anything. */
+json_t *fb_clocks_to_json(const fb_clock_reading *before, const fb_clock_reading *after);
+/* A cell's "clocks" object read back (NULL: both readings NaN). */
+void fb_clocks_from_json(const json_t *clocks, fb_clock_reading *before, fb_clock_reading *after);
+/* Whether a cell's "clocks" object (may be NULL) says it was throttled. */
+bool fb_clocks_json_throttled(const json_t *clocks);
+
+/* ---- NVML ---- */
+
+typedef struct fb_nvml fb_nvml;
+
+/* NVML for the device with this PCI bus id ("0000:3b:00.0", as
+ * cudaDeviceGetPCIBusId writes it). The library is $FB_NVML_LIB when set (a
+ * file path), else libnvidia-ml.so.1. FB_E_UNSUPPORTED with a message naming what
+ * was tried when the library is absent, lacks a function, fails to initialise or
+ * does not know the device. */
+fb_status fb_nvml_open(const char *pci_bus_id, fb_nvml **out);
+/* The same for CUDA device `ordinal` (its PCI bus id asked of the CUDA runtime,
+ * so CUDA_VISIBLE_DEVICES is honoured). */
+fb_status fb_nvml_open_cuda(int ordinal, fb_nvml **out);
+/* A reading now; what NVML refuses stays NaN. */
+void fb_nvml_read(fb_nvml *n, fb_clock_reading *r);
+/* The library that was loaded (its dlopen name or $FB_NVML_LIB). */
+const char *fb_nvml_library(const fb_nvml *n);
+void fb_nvml_close(fb_nvml *n);
+
+/* ---- watching the cells of a run ---- */
+
+#define FB_THROTTLE_WARNINGS 5 /* cells named on stderr; past that, only the count at the end */
+
+typedef struct fb_clock_watch {
+    fb_nvml *nvml;           /* NULL: clocks are not recorded */
+    fb_clock_reading before; /* of the cell in flight */
+    int throttled;           /* cells flagged so far */
+} fb_clock_watch;
+
+/* Opens NVML for CUDA device `ordinal`; when it cannot, writes one note to
+ * `note` (say why, and that clocks are not recorded) and watches nothing: never
+ * an error. */
+void fb_clock_watch_open(fb_clock_watch *w, int ordinal, FILE *note);
+/* Watch with an NVML handle already open (or NULL); the watch owns it. */
+void fb_clock_watch_init(fb_clock_watch *w, fb_nvml *nvml);
+/* Before a cell: read the clocks. */
+void fb_clock_watch_before(fb_clock_watch *w);
+/* After it: the cell's "clocks" object (NULL when nothing is watched) and
+ * whether it was throttled (then counted, and `why` holds fb_clocks_describe's
+ * text; the caller names the first FB_THROTTLE_WARNINGS such cells). */
+json_t *fb_clock_watch_after(fb_clock_watch *w, bool *throttled, char *why, size_t n);
+/* The end-of-run line when any cell was throttled (nothing otherwise). */
+void fb_clock_watch_report(const fb_clock_watch *w, FILE *f);
+void fb_clock_watch_close(fb_clock_watch *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,288 @@
+/* test_clocks.c — the clocks (clocks.h) without a GPU: the throttle detector on
+ * injected readings (a 9% drop passes, 11% is flagged, a missing reading never
+ * is), the readings as JSON, the NVML loader against a missing library, a
+ * library that is not NVML, and tests/fake_nvml.c (path in argv[1]) standing in
+ * for libnvidia-ml.so.1, and the watch run puts around each cell. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "clocks.h"
+#include "testing.h"
+
+static fb_clock_reading reading(double sm, double mem, double temp, double power)
+{
+    return (fb_clock_reading){sm, mem, temp, power};
+}
+
+/* ---- the detector -------------------------------------------------------------- */
+
+static void test_detector(void)
+{
+    fb_clock_reading b = reading(1000, 2619, 40, 100);
+    static const struct { double after; bool throttled; } steps[] = {
+        {1000, false}, {1100, false}, /* the same, or faster: fine */
+        {910, false},                 /* -9%: within the allowance */
+        {900, false},                 /* -10% exactly: "more than 10%" it is not */
+        {899, true},  {890, true},    /* -10.1%, -11% */
+        {345, true},                  /* an idle clock */
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        fb_clock_reading a = reading(steps[i].after, 2619, 80, 700);
+        if (fb_clocks_throttled(&b, &a) != steps[i].throttled)
+            fprintf(stderr, "detector: 1000 -> %g MHz: want %s\n", steps[i].after,
+                    steps[i].throttled ? "throttled" : "not throttled");
+        CHECK(fb_clocks_throttled(&b, &a) == steps[i].throttled);
+    }
+    fb_clock_reading a = reading(890, 2619, 80, 700);
+    CHECK_NEAR(fb_clocks_sm_drop(&b, &a), 0.11, 1e-12);
+
+    /* a missing reading is never flagged: nothing says the clock fell */
+    fb_clock_reading none;
+    fb_clock_reading_clear(&none);
+    CHECK(isnan(none.sm_mhz) && isnan(none.mem_mhz) && isnan(none.temp_c) && isnan(none.power_w));
+    CHECK(!fb_clocks_throttled(&none, &a));
+    CHECK(!fb_clocks_throttled(&b, &none));
+    CHECK(!fb_clocks_throttled(&none, &none));
+    CHECK(isnan(fb_clocks_sm_drop(&b, &none)));
+    fb_clock_reading zero = reading(0, 2619, 40, 100), neg = reading(-5, 0, 0, 0), inf = reading(INFINITY, 0, 0, 0);
+    CHECK(!fb_clocks_throttled(&zero, &a) && !fb_clocks_throttled(&b, &zero));
+    CHECK(!fb_clocks_throttled(&neg, &a) && !fb_clocks_throttled(&inf, &a) && !fb_clocks_throttled(&b, &inf));
+    CHECK(!fb_clocks_throttled(NULL, &a) && !fb_clocks_throttled(&b, NULL));
+    /* only the SM clock counts: the memory clock falling is not throttling of the SMs */
+    fb_clock_reading mem_down = reading(1000, 1000, 40, 100);
+    CHECK(!fb_clocks_throttled(&b, &mem_down));
+
+    char buf[256];
+    fb_clock_reading hot = reading(1605, 2619, 71, 699.5);
+    fb_clock_reading cool = reading(1980, 2619, 45, 310.25);
+    CHECK_STR(fb_clocks_describe(&cool, &hot, buf, sizeof buf),
+              "SM clock 1980 -> 1605 MHz (-18.9%), memory 2619 -> 2619 MHz, temperature 45 -> 71 C, power 310 -> 700 W");
+    fb_clock_reading part = reading(1980, NAN, NAN, NAN);
+    CHECK_STR(fb_clocks_describe(&part, &none, buf, sizeof buf), "SM clock 1980 -> ? MHz");
+    CHECK_STR(fb_clocks_describe(&none, &none, buf, sizeof buf), "no clock readings");
+    char tiny[12];
+    fb_clocks_describe(&cool, &hot, tiny, sizeof tiny); /* cut, never overflows */
+    CHECK(strlen(tiny) == sizeof tiny - 1);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static void test_json(void)
+{
+    fb_clock_reading r = reading(1980, 2619, 41, 112.3456);
+    json_t *j = fb_clock_reading_to_json(&r);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    CHECK_STR(s, "{\"sm_clock_mhz\":1980,\"mem_clock_mhz\":2619,\"temp_c\":41,\"power_w\":112.346}");
+    free(s);
+    fb_clock_reading back;
+    fb_clock_reading_from_json(j, &back);
+    CHECK(back.sm_mhz == 1980 && back.mem_mhz == 2619 && back.temp_c == 41);
+    CHECK_NEAR(back.power_w, 112.346, 1e-12);
+    json_decref(j);
+
+    /* what was not read is left out, and reads back as NaN */
+    fb_clock_reading some = reading(1755, NAN, 60, NAN);
+    j = fb_clock_reading_to_json(&some);
+    s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    CHECK_STR(s, "{\"sm_clock_mhz\":1755,\"temp_c\":60}");
+    free(s);
+    fb_clock_reading_from_json(j, &back);
+    CHECK(back.sm_mhz == 1755 && isnan(back.mem_mhz) && back.temp_c == 60 && isnan(back.power_w));
+    json_decref(j);
+
+    /* a member of the wrong type reads as absent, never as a number */
+    j = json_pack("{s:s, s:n, s:b, s:f}", "sm_clock_mhz", "1980", "mem_clock_mhz", "temp_c", 1, "power_w", 90.5);
+    fb_clock_reading_from_json(j, &back);
+    CHECK(isnan(back.sm_mhz) && isnan(back.mem_mhz) && isnan(back.temp_c) && back.power_w == 90.5);
+    json_decref(j);
+    fb_clock_reading_from_json(NULL, &back);
+    CHECK(isnan(back.sm_mhz));
+
+    /* a cell's clocks */
+    fb_clock_reading none, b = reading(1980, 2619, 45, 300), a = reading(1600, 2619, 80, 700);
+    fb_clock_reading_clear(&none);
+    CHECK(fb_clocks_to_json(&none, &none) == NULL);
+    json_t *c = fb_clocks_to_json(&b, &a);
+    s = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    CHECK_STR(s, "{\"before\":{\"sm_clock_mhz\":1980,\"mem_clock_mhz\":2619,\"temp_c\":45,\"power_w\":300},"
+                 "\"after\":{\"sm_clock_mhz\":1600,\"mem_clock_mhz\":2619,\"temp_c\":80,\"power_w\":700}}");
+    free(s);
+    CHECK(fb_clocks_json_throttled(c));
+    fb_clock_reading b2, a2;
+    fb_clocks_from_json(c, &b2, &a2);
+    CHECK(b2.sm_mhz == 1980 && a2.sm_mhz == 1600 && a2.power_w == 700);
+    json_decref(c);
+    json_t *half = fb_clocks_to_json(&b, &none); /* the after reading failed */
+    CHECK(half != NULL && !fb_clocks_json_throttled(half));
+    json_decref(half);
+    CHECK(!fb_clocks_json_throttled(NULL));
+    json_t *ok = json_pack("{s:{s:i}, s:{s:i}}", "before", "sm_clock_mhz", 1980, "after", "sm_clock_mhz", 1800);
+    CHECK(!fb_clocks_json_throttled(ok)); /* -9.1% */
+    json_decref(ok);
+}
+
+/* ---- NVML ------------------------------------------------------------------------- */
+
+#define FAIL_INIT 1
+#define FAIL_HANDLE 2
+#define FAIL_POWER 32
+
+typedef void (*fake_set_t)(unsigned, unsigned, unsigned, unsigned, int);
+typedef void (*fake_counts_t)(int *, int *);
+
+static void test_nvml(const char *fake)
+{
+    fb_nvml *n = (fb_nvml *)1;
+    setenv("FB_NVML_LIB", "/no/such/libnvidia-ml.so.1", 1);
+    CHECK(fb_nvml_open("00000000:01:00.0", &n) == FB_E_UNSUPPORTED);
+    CHECK(n == NULL);
+    CHECK(strstr(fb_last_error(), "NVML not found: dlopen(\"/no/such/libnvidia-ml.so.1\") ($FB_NVML_LIB): ") ==
+          fb_last_error());
+
+    /* a library that is not NVML */
+    setenv("FB_NVML_LIB", "libm.so.6", 1);
+    CHECK(fb_nvml_open("00000000:01:00.0", &n) == FB_E_UNSUPPORTED);
+    CHECK_STR(fb_last_error(), "NVML: libm.so.6 has no nvmlInit_v2");
+
+    if (!fake) {
+        fprintf(stderr, "test_clocks: no fake NVML library given (argv[1]); its checks are skipped\n");
+        CHECK(!"fake NVML path");
+        return;
+    }
+    void *lib = dlopen(fake, RTLD_NOW | RTLD_LOCAL);
+    CHECK(lib != NULL);
+    if (!lib) {
+        fprintf(stderr, "dlopen %s: %s\n", fake, dlerror());
+        return;
+    }
+    fake_set_t set = (fake_set_t)dlsym(lib, "fake_nvml_set");
+    fake_counts_t counts = (fake_counts_t)dlsym(lib, "fake_nvml_counts");
+    CHECK(set && counts);
+    if (!set || !counts) return;
+    setenv("FB_NVML_LIB", fake, 1);
+
+    set(1980, 2619, 40, 100000, FAIL_INIT);
+    CHECK(fb_nvml_open("00000000:01:00.0", &n) == FB_E_UNSUPPORTED);
+    CHECK(strstr(fb_last_error(), "NVML: nvmlInit_v2 failed (Driver Not Loaded) in ") == fb_last_error());
+    set(1980, 2619, 40, 100000, 0);
+    CHECK(fb_nvml_open("0000:3b:00.0", &n) == FB_E_UNSUPPORTED);
+    CHECK_STR(fb_last_error(), "NVML: no device at PCI bus id 0000:3b:00.0 (Not Found)");
+    int inits, shutdowns;
+    counts(&inits, &shutdowns);
+    CHECK(inits == 1 && shutdowns == 1); /* a failed open leaves NVML as it found it */
+
+    CHECK(fb_nvml_open("00000000:01:00.0", &n) == FB_OK);
+    CHECK(n != NULL);
+    if (!n) return;
+    CHECK_STR(fb_nvml_library(n), fake);
+    fb_clock_reading r;
+    fb_nvml_read(n, &r);
+    CHECK(r.sm_mhz == 1980 && r.mem_mhz == 2619 && r.temp_c == 40 && r.power_w == 100);
+    set(1755, 2619, 77, 654321, FAIL_POWER);
+    fb_nvml_read(n, &r);
+    CHECK(r.sm_mhz == 1755 && r.temp_c == 77 && isnan(r.power_w));
+    fb_nvml_read(NULL, &r);
+    CHECK(isnan(r.sm_mhz));
+
+    /* the watch around each cell */
+    fb_clock_watch w;
+    fb_clock_watch_init(&w, n);
+    char why[256];
+    bool thr = true;
+    set(1980, 2619, 45, 310000, 0);
+    fb_clock_watch_before(&w);
+    set(1980, 2619, 60, 650000, 0);
+    json_t *c = fb_clock_watch_after(&w, &thr, why, sizeof why);
+    CHECK(c != NULL && !thr && why[0] == 0 && w.throttled == 0);
+    char *s = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    CHECK_STR(s, "{\"before\":{\"sm_clock_mhz\":1980,\"mem_clock_mhz\":2619,\"temp_c\":45,\"power_w\":310},"
+                 "\"after\":{\"sm_clock_mhz\":1980,\"mem_clock_mhz\":2619,\"temp_c\":60,\"power_w\":650}}");
+    free(s);
+    json_decref(c);
+
+    fb_clock_watch_before(&w);
+    set(1782, 2619, 70, 699000, 0); /* -10.0%: not more than 10% */
+    c = fb_clock_watch_after(&w, &thr, why, sizeof why);
+    CHECK(!thr && w.throttled == 0);
+    json_decref(c);
+
+    set(1980, 2619, 45, 310000, 0);
+    fb_clock_watch_before(&w);
+    set(1762, 2619, 83, 700000, 0); /* -11.0% */
+    c = fb_clock_watch_after(&w, &thr, why, sizeof why);
+    CHECK(thr && w.throttled == 1);
+    CHECK_STR(why, "SM clock 1980 -> 1762 MHz (-11.0%), memory 2619 -> 2619 MHz, temperature 45 -> 83 C, "
+                   "power 310 -> 700 W");
+    CHECK(fb_clocks_json_throttled(c));
+    json_decref(c);
+
+    /* after without a before (a reading that failed): not throttled */
+    set(1000, 2619, 45, 310000, 0);
+    c = fb_clock_watch_after(&w, &thr, why, sizeof why);
+    CHECK(!thr && w.throttled == 1);
+    json_decref(c);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fb_clock_watch_report(&w, f);
+    fclose(f);
+    CHECK_STR(text, "fusionbench: warning: 1 cell throttled: the SM clock fell more than 10% while it ran (marked ! "
+                    "in the grids); its times are not comparable with the others\n");
+    free(text);
+    w.throttled = 3;
+    text = NULL;
+    f = open_memstream(&text, &len);
+    fb_clock_watch_report(&w, f);
+    fclose(f);
+    CHECK(strstr(text, "3 cells throttled") && strstr(text, "while they ran") && strstr(text, "their times"));
+    free(text);
+    fb_clock_watch_close(&w); /* closes n */
+    CHECK(w.nvml == NULL);
+    counts(&inits, &shutdowns);
+    CHECK(inits == 2 && shutdowns == 2);
+
+    /* no NVML: nothing watched, nothing fails, nothing reported */
+    fb_clock_watch_init(&w, NULL);
+    fb_clock_watch_before(&w);
+    CHECK(fb_clock_watch_after(&w, &thr, why, sizeof why) == NULL && !thr);
+    text = NULL;
+    f = open_memstream(&text, &len);
+    fb_clock_watch_report(&w, f);
+    fclose(f);
+    CHECK(len == 0);
+    free(text);
+    fb_clock_watch_close(&w);
+    dlclose(lib);
+}
+
+/* The watch run opens: without a GPU (or NVML) it says once why there are no
+ * clocks and watches nothing; with them (on the GPU machine) it says nothing. */
+static void test_watch_open(void)
+{
+    unsetenv("FB_NVML_LIB");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fb_clock_watch w;
+    fb_clock_watch_open(&w, 0, f);
+    fclose(f);
+    if (w.nvml) {
+        CHECK(len == 0);
+    } else {
+        CHECK(strstr(text, "fusionbench: note: clocks, temperature and power are not recorded: NVML") == text);
+        CHECK(len > 0 && strchr(text, '\n') == text + len - 1); /* one line */
+    }
+    free(text);
+    fb_clock_watch_close(&w);
+}
+
+int main(int argc, char **argv)
+{
+    test_detector();
+    test_json();
+    test_nvml(argc > 1 ? argv[1] : NULL);
+    test_watch_open();
+    return fb_t_report("clocks");
+}
