@@ -22,6 +22,7 @@
 #include "bench.h"
 #include "case.h"
 #include "cell.h"
+#include "clocks.h"
 #include "commands.h"
 #include "journal.h"
 #include "report.h"
@@ -641,6 +642,9 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         json_decref(root);
         return s;
     }
+    /* SM/memory clocks, temperature, power around each cell (one note if NVML is absent) */
+    fb_clock_watch clocks;
+    fb_clock_watch_open(&clocks, env.ctx.dev.ordinal, stderr);
     if (!root) root = fb_run_new_result(&env, argc, argv, o.seed);
     else fb_run_note_resume(root, argc, argv);
 
@@ -650,6 +654,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     s = fb_journal_start(out, root, &journal);
     if (s != FB_OK) {
         json_decref(root);
+        fb_clock_watch_close(&clocks);
         fb_run_env_close(&env);
         return s;
     }
@@ -687,8 +692,15 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                     int n_todo = fb_result_cell_todo(old, p->variants, p->n_variants, todo);
                     if (n_todo == 0) continue;
                     json_t *cell = json_object();
-                    bool failed = false;
+                    bool failed = false, throttled = false;
+                    char why[256];
+                    fb_clock_watch_before(&clocks);
                     s = fb_cell_run(&cenv, c, p->dtypes[di], &pt, todo, n_todo, cell, &failed);
+                    json_t *clk = fb_clock_watch_after(&clocks, &throttled, why, sizeof why);
+                    if (clk) json_object_set_new(cell, "clocks", clk);
+                    if (throttled && clocks.throttled <= FB_THROTTLE_WARNINGS)
+                        fprintf(stderr, "%sfusionbench: warning: %s %s %s throttled: %s\n", tty ? "\r\033[K" : "",
+                                c->name, fb_dtype_name(p->dtypes[di]), pts, why);
                     if (failed) failed_cells++;
                     json_t *vars = json_object_get(cell, "variants");
                     const char *k;
@@ -734,6 +746,8 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     if (unchecked_cells)
         fprintf(stderr, "fusionbench: warning: %d cell%s not checked against the reference (marked UNCHK)\n",
                 unchecked_cells, unchecked_cells > 1 ? "s" : "");
+    fb_clock_watch_report(&clocks, stderr);
+    fb_clock_watch_close(&clocks);
     json_decref(root);
     fb_run_env_close(&env);
 

@@ -11,6 +11,7 @@
  * uses it, and a resumed run only adds: a cell keeps its finished variants, a
  * case keeps the grid values and variants of earlier runs. */
 #include "result.h"
+#include "clocks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -602,6 +603,11 @@ void fb_result_store_cell(json_t *dtype_obj, json_t *old, json_t *fresh)
     json_t *new_sol = json_object_get(fresh, "sol");
     if (new_sol && !(old_sol && strcmp(json_string_value(json_object_get(old_sol, "status")) ?: "", "ok") == 0))
         json_object_set(old, "sol", new_sol);
+    /* one "clocks" per cell: the old one stays, unless the fresh one is throttled
+     * (a throttled cell stays marked, whichever of its runs it was) */
+    json_t *new_clocks = json_object_get(fresh, "clocks");
+    if (new_clocks && fb_clocks_json_throttled(new_clocks) && !fb_clocks_json_throttled(json_object_get(old, "clocks")))
+        json_object_set(old, "clocks", new_clocks);
     json_object_foreach(fresh, key, v)
         if (!json_object_get(old, key)) json_object_set(old, key, v);
     json_decref(fresh);

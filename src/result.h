@@ -29,6 +29,7 @@
  *         "cells": [                               (one per (row, col))
  *           {"row": 128, "col": 256, "point": {"dim0": 128, "dim1": 256},
  *            "ideal_bytes": 262144, "flops": 163840,
+ *            "clocks": {"before": CLOCKS, "after": CLOCKS},  (absent without NVML; clocks.h)
  *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5, "samples_us": SAMPLES},
  *            "variants": {
  *              "eager": {"status": "ok" | "oom" | "fail" | "error" | "skipped",
@@ -46,6 +47,10 @@
  *                                              (written by merge: one entry per input)
  * }
  * STATS = {"min", "p20", "median", "p80", "max", "mean", "stdev", "n"}
+ * CLOCKS = {"sm_clock_mhz", "mem_clock_mhz", "temp_c", "power_w"}: read before and
+ *   after the cell; a member NVML refused is absent. The cell is throttled when the
+ *   SM clock fell by more than 10% (fb_clocks_throttled). Optional and additive. On a
+ *   resume the cell keeps its first clocks unless a later run's are throttled.
  * SAMPLES = [16.352, 16.38, ...]: every timing sample of that measurement, in
  *   microseconds rounded to 0.001 (1 ns), in the order they were taken (not
  *   sorted); as many as time_ms.n. Optional (files written before it have none;

@@ -335,6 +335,28 @@ static fb_status check_measurement(const char *path, const char *where, const js
     return check_check(path, m, where);
 }
 
+/* A cell's "clocks" (clocks.h), when present: {"before": READING, "after": READING},
+ * each reading's members numbers; a reading NVML refused is simply absent. */
+static fb_status check_clocks(const char *path, const json_t *cell, const char *where)
+{
+    static const char *const readings[] = {"before", "after"};
+    static const char *const members[] = {"sm_clock_mhz", "mem_clock_mhz", "temp_c", "power_w"};
+    json_t *clk;
+    TRY(field(path, cell, where, "clocks", K_OBJECT, false, &clk));
+    if (!clk) return FB_OK;
+    char w[WHERE_MAX], wr[WHERE_MAX];
+    at_key(w, where, "clocks");
+    for (size_t r = 0; r < sizeof readings / sizeof readings[0]; r++) {
+        json_t *rd;
+        TRY(field(path, clk, w, readings[r], K_OBJECT, false, &rd));
+        if (!rd) continue;
+        at_key(wr, w, readings[r]);
+        for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+            TRY(field(path, rd, wr, members[i], K_NUMBER, false, NULL));
+    }
+    return FB_OK;
+}
+
 /* ---- cells ---------------------------------------------------------------------- */
 
 static fb_status check_cell(const char *path, const char *where, const json_t *cell, bool two_axes)
@@ -367,6 +389,7 @@ static fb_status check_cell(const char *path, const char *where, const json_t *c
     }
     TRY(field(path, cell, where, "ideal_bytes", K_NUMBER, false, NULL));
     TRY(field(path, cell, where, "flops", K_NUMBER, false, NULL));
+    TRY(check_clocks(path, cell, where));
     json_t *sol;
     TRY(field(path, cell, where, "sol", K_OBJECT, false, &sol));
     if (sol) {

@@ -148,6 +148,10 @@ static fb_status read_cell(const char *path, const char *where, const fb_rs_case
     c->col = cs->cols ? int_at(j, "col") : -1;
     c->ideal_bytes = num_at(j, "ideal_bytes");
     c->flops = num_at(j, "flops");
+    const json_t *clocks = json_object_get(j, "clocks");
+    c->has_clocks = json_is_object(clocks);
+    fb_clocks_from_json(clocks, &c->clock_before, &c->clock_after);
+    c->throttled = fb_clocks_throttled(&c->clock_before, &c->clock_after);
     char w[512];
     const json_t *sol = json_object_get(j, "sol");
     if (sol) {

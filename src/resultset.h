@@ -16,7 +16,8 @@
  *   - the cell's speed-of-light copy ("sol") is an fb_rs_variant named "sol"
  *     (has_sol says whether the file has one);
  *   - samples_us: every timing sample in the order taken, microseconds; NULL and
- *     n_samples 0 when the file has none (files written before samples existed).
+ *     n_samples 0 when the file has none (files written before samples existed);
+ *   - a cell's clocks: NaN readings and throttled 0 when the file has none.
  *
  * Ownership: fb_rs_load / fb_rs_from_json fill a caller-provided fb_rs_doc;
  * fb_rs_free releases everything it holds (and is safe on a zeroed doc). */
@@ -26,6 +27,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "clocks.h"
 #include "fb.h"
 #include "stats.h"
 
@@ -59,6 +61,11 @@ typedef struct fb_rs_cell {
     int has_sol;
     fb_rs_variant *variants;
     int n_variants;
+    /* the clocks read before and after the cell (clocks.h): NaN where the file has
+     * none (no NVML, or written before clocks were kept) */
+    fb_clock_reading clock_before, clock_after;
+    int has_clocks; /* the file has a "clocks" object for the cell */
+    int throttled;  /* its SM clock fell more than 10% (fb_clocks_throttled) */
 } fb_rs_cell;
 
 typedef struct fb_rs_dtype {

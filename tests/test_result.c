@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "clocks.h"
 #include "result.h"
 #include "testing.h"
 
@@ -163,6 +164,14 @@ static void test_validation(void)
         {"cases/0/dtypes/0/cells/0/sol/status", "\"fine\"",
          "cases[0].dtypes[0].cells[0].sol.status: unknown status 'fine' (expected ok, oom, fail, error or skipped)"},
         {"cases/0/dtypes/0/cells/0/sol/time_ms", "0.0045", "cases[0].dtypes[0].cells[0].sol.time_ms: expected an object, got 0.0045"},
+        /* the clocks around a cell (optional, and each reading's members too) */
+        {"cases/0/dtypes/0/cells/0/clocks", "[]", "cases[0].dtypes[0].cells[0].clocks: expected an object, got an array"},
+        {"cases/0/dtypes/0/cells/0/clocks", "{\"before\": 1980}",
+         "cases[0].dtypes[0].cells[0].clocks.before: expected an object, got 1980"},
+        {"cases/0/dtypes/0/cells/1/clocks", "{\"before\": {\"sm_clock_mhz\": 1980}, \"after\": {\"sm_clock_mhz\": \"fast\"}}",
+         "cases[0].dtypes[0].cells[1].clocks.after.sm_clock_mhz: expected a number (or null), got the string 'fast'"},
+        {"cases/0/dtypes/0/cells/0/clocks", "{\"after\": {\"power_w\": true}}",
+         "cases[0].dtypes[0].cells[0].clocks.after.power_w: expected a number (or null), got true"},
         /* a variant's measurement */
         {"cases/0/dtypes/0/cells/0/variants/eager", "\"ok\"", "cases[0].dtypes[0].cells[0].variants.eager: expected an object, got the string 'ok'"},
         {"cases/0/dtypes/0/cells/0/variants/eager/status", NULL, "cases[0].dtypes[0].cells[0].variants.eager: missing key 'status'"},
@@ -550,6 +559,28 @@ static void test_todo_and_store(void)
     fb_result_store_cell(dt, done, fresh_cell(128, 128, three, 3, 0.5));
     CHECK(json_equal(done, before));
     json_decref(before);
+
+    /* one "clocks" per cell: kept from the first run, unless a later run's are throttled */
+    static const char *const row_smem[] = {"softmax.row_smem"};
+    json_t *cool = json_pack("{s:{s:i}, s:{s:i}}", "before", "sm_clock_mhz", 1980, "after", "sm_clock_mhz", 1980);
+    json_t *hot = json_pack("{s:{s:i}, s:{s:i}}", "before", "sm_clock_mhz", 1980, "after", "sm_clock_mhz", 1500);
+    json_object_set(half, "clocks", cool);
+    json_t *fresh = fresh_cell(128, 256, row_smem, 1, 0.007);
+    json_object_set_new(fresh, "clocks", json_pack("{s:{s:i}, s:{s:i}}", "before", "sm_clock_mhz", 1000, "after",
+                                                   "sm_clock_mhz", 1000));
+    fb_result_store_cell(dt, half, fresh); /* not throttled: the cell's own clocks stay */
+    CHECK(json_object_get(half, "clocks") == cool);
+    fresh = fresh_cell(128, 256, row_smem, 1, 0.007);
+    json_object_set(fresh, "clocks", hot);
+    fb_result_store_cell(dt, half, fresh); /* throttled: its clocks mark the cell */
+    CHECK(json_equal(json_object_get(half, "clocks"), hot) && fb_clocks_json_throttled(json_object_get(half, "clocks")));
+    fresh = fresh_cell(128, 256, row_smem, 1, 0.007);
+    json_object_set(fresh, "clocks", cool);
+    fb_result_store_cell(dt, half, fresh); /* and it stays marked */
+    CHECK(json_equal(json_object_get(half, "clocks"), hot));
+    json_decref(cool);
+    json_decref(hot);
+    CHECK(fb_result_check(root, "after.json") == FB_OK);
 
     /* a new point is appended */
     fb_result_store_cell(dt, NULL, fresh_cell(256, 128, both, 2, 0.02));

@@ -109,6 +109,7 @@ static void test_published_softmax(void)
     CHECK(e->samples_us == NULL && e->n_samples == 0); /* written before samples were kept */
     CHECK(isnan(cell->sol.sol_pct) && cell->sol.kernels == -1 && cell->sol.check_mode == NULL);
     CHECK(cell->sol.check_passed == -1);
+    CHECK(!cell->has_clocks && !cell->throttled && isnan(cell->clock_after.sm_mhz)); /* written before clocks */
     CHECK_NEAR(fb_rs_speedup(f, e), 0.0167679992 / 0.00508800009, 1e-9);
 
     const fb_rs_cell *big = fb_rs_find_cell(dt, 65536, 65536);
@@ -133,6 +134,8 @@ static const char synthetic[] =
     "   \"variants\": [\"toy.fused\", \"eager\"], \"baseline\": \"eager\",\n"
     "   \"dtypes\": [{\"dtype\": \"float16\", \"cells\": [\n"
     "     {\"row\": 256, \"col\": 64, \"ideal_bytes\": 65536, \"flops\": null,\n"
+    "      \"clocks\": {\"before\": {\"sm_clock_mhz\": 1980, \"mem_clock_mhz\": 2619, \"temp_c\": 45, \"power_w\": 310.5},\n"
+    "                  \"after\": {\"sm_clock_mhz\": 1755, \"temp_c\": 80}},\n"
     "      \"sol\": {\"status\": \"ok\", \"time_ms\": {\"median\": 0.002, \"n\": 3}, \"samples_us\": [2.1, 2.0, 1.9]},\n"
     "      \"variants\": {\"eager\": {\"status\": \"ok\", \"time_ms\": {\"median\": 0.010, \"n\": 4},\n"
     "                               \"samples_us\": [10.5, 9.75, 10.0, 10.25],\n"
@@ -214,7 +217,15 @@ static void test_synthetic(void)
     CHECK(isnan(fb_rs_speedup(f, e))); /* a failed check has no speedup */
     CHECK_NEAR(fb_rs_speedup(e, e), 1.0, 0);
 
+    /* the clocks: read as written, and 1980 -> 1755 MHz (-11.4%) is throttled */
+    CHECK(a->has_clocks && a->throttled);
+    CHECK(a->clock_before.sm_mhz == 1980 && a->clock_before.mem_mhz == 2619 && a->clock_before.temp_c == 45);
+    CHECK(a->clock_before.power_w == 310.5);
+    CHECK(a->clock_after.sm_mhz == 1755 && a->clock_after.temp_c == 80);
+    CHECK(isnan(a->clock_after.mem_mhz) && isnan(a->clock_after.power_w));
+
     const fb_rs_cell *b = fb_rs_find_cell(h, 128, 64);
+    CHECK(!b->has_clocks && !b->throttled && isnan(b->clock_before.sm_mhz) && isnan(b->clock_after.temp_c));
     CHECK(!b->has_sol && isnan(b->ideal_bytes));
     CHECK_STR(fb_rs_find_variant(b, "eager")->status, "oom");
     CHECK_STR(fb_rs_find_variant(b, "toy.fused")->reason, "launch failed");
