@@ -36,6 +36,9 @@ typedef struct fb_clock_reading {
 
 /* A cell is throttled when its SM clock fell by more than this fraction. */
 #define FB_THROTTLE_DROP 0.10
+/* What the mark means, under a grid (terminal, markdown) that shows one. */
+#define FB_THROTTLE_MARK "!"
+#define FB_THROTTLE_NOTE "! throttled: the SM clock fell more than 10% during the cell (number kept, not comparable)"
 
 /* Every field NaN. */
 void fb_clock_reading_clear(fb_clock_reading *r);

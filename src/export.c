@@ -65,6 +65,7 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         c->v = g->is_sol ? (c->cell->has_sol ? &c->cell->sol : NULL) : fb_rs_find_variant(c->cell, g->variant);
         c->base = fb_rs_find_variant(c->cell, g->baseline);
     }
+    c->throttled = c->cell && c->cell->throttled;
     const char *own = marker(c->v, false);
     for (int s = 0; s < FB_NSHOW; s++) {
         const char *mark = own;
@@ -77,6 +78,8 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         else if (s == FB_SHOW_SOL) snprintf(c->text[s], FB_EXPORT_TEXT, "%.1f%%", c->value[s]);
         else if (s == FB_SHOW_TIME) snprintf(c->text[s], FB_EXPORT_TEXT, "%.1f", c->value[s]);
         else snprintf(c->text[s], FB_EXPORT_TEXT, "%.0f", c->value[s]);
+        size_t len = strlen(c->text[s]);
+        if (!mark && c->throttled && len + 1 < FB_EXPORT_TEXT) memcpy(c->text[s] + len, FB_THROTTLE_MARK, 2);
     }
 }
 
@@ -317,6 +320,8 @@ const char *const fb_field_names[FB_N_FIELDS] = {
     "speedup", "sol_pct", "gbps", "tflops",
     "ideal_bytes", "flops", "kernels", "footprint_bytes", "peak_bytes",
     "check_mode", "check_passed", "max_abs", "max_rel", "rows_checked", "rows_total", "unchecked",
+    "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
+    "temp_before_c", "temp_after_c", "power_before_w", "power_after_w", "throttled",
     "device", "commit",
 };
 
@@ -358,6 +363,17 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = count(v->rows_checked);
     f[i++] = count(v->rows_total);
     f[i++] = text(v->unchecked);
+    /* the cell's clocks (every measurement of a cell shares them) */
+    const fb_rs_cell *cell = c->cell;
+    f[i++] = number(cell->clock_before.sm_mhz);
+    f[i++] = number(cell->clock_after.sm_mhz);
+    f[i++] = number(cell->clock_before.mem_mhz);
+    f[i++] = number(cell->clock_after.mem_mhz);
+    f[i++] = number(cell->clock_before.temp_c);
+    f[i++] = number(cell->clock_after.temp_c);
+    f[i++] = number(cell->clock_before.power_w);
+    f[i++] = number(cell->clock_after.power_w);
+    f[i++] = (fb_field){.kind = FB_FIELD_BOOL, .boolean = cell->has_clocks ? cell->throttled : -1};
     f[i++] = text(g->doc->device_name);
     f[i++] = text(g->doc->git);
 }

@@ -37,7 +37,9 @@
  * reference), "-" (skipped, not measured); then, for the speedup only, the
  * baseline's BFAIL, OOM, ERR, UNCHK, "-". A failed or unchecked kernel never
  * reads as a number in a grid (csv and json carry the raw measurements, with the
- * status and check columns beside them). */
+ * status and check columns beside them). A number measured in a throttled cell
+ * (its SM clock fell more than 10%, clocks.h) keeps its value, and its text ends
+ * in "!" ("312.5%!"), as in report.c's grid. */
 #ifndef FB_EXPORT_H
 #define FB_EXPORT_H
 
@@ -87,7 +89,9 @@ typedef struct fb_export_cell {
     const fb_rs_variant *base; /* the baseline here, or NULL */
     double value[FB_NSHOW];    /* by fb_show; NaN where mark is set */
     const char *mark[FB_NSHOW];
-    char text[FB_NSHOW][FB_EXPORT_TEXT]; /* the mark, or the value as the grid prints it */
+    char text[FB_NSHOW][FB_EXPORT_TEXT]; /* the mark, or the value as the grid prints it
+                                            (with FB_THROTTLE_MARK after it when throttled) */
+    bool throttled;            /* the cell's SM clock fell more than 10% while it ran */
 } fb_export_cell;
 
 /* The walk's context, handed to every hook. */
@@ -152,7 +156,7 @@ typedef struct fb_field {
     double number;    /* FB_FIELD_NUMBER: NaN when absent */
     int boolean;      /* FB_FIELD_BOOL: 1, 0, or -1 when absent */
 } fb_field;
-#define FB_N_FIELDS 36
+#define FB_N_FIELDS 45
 extern const char *const fb_field_names[FB_N_FIELDS];
 /* The record of a measured cell (c->v != NULL) into f[FB_N_FIELDS]; strings point
  * into the doc. */

@@ -400,6 +400,23 @@ static void table_row(FILE *f, const fb_export_grid *g, const fb_export_cell *c)
     td_number(f, v->tflops, "%.3g", 1);
     td_number(f, v->kernels >= 0 ? v->kernels : NAN, "%.0f", 1);
     td_number(f, v->peak_bytes, "%.4g", 1.0 / (1024 * 1024));
+    /* the SM clock before -> after the cell, sorted by the after reading; "!" and
+     * the warning colour when it fell more than 10% (clocks.h) */
+    const fb_clock_reading *cb = &c->cell->clock_before, *ca = &c->cell->clock_after;
+    if (!isfinite(cb->sm_mhz) && !isfinite(ca->sm_mhz)) {
+        fputs("<td data-v=\"\">–</td>", f);
+    } else {
+        char num[64] = "";
+        fb_format_number(ca->sm_mhz, num, sizeof num);
+        fprintf(f, "<td data-v=\"%s\"%s>", num, c->throttled ? " class=\"warn\"" : "");
+        if (isfinite(cb->sm_mhz)) fprintf(f, "%.0f", cb->sm_mhz);
+        else fputs("?", f);
+        fputs(" → ", f);
+        if (isfinite(ca->sm_mhz)) fprintf(f, "%.0f", ca->sm_mhz);
+        else fputs("?", f);
+        if (c->throttled) fputs(FB_THROTTLE_MARK, f);
+        fputs("</td>", f);
+    }
     /* the check: passed (mode), FAILED, or why it was not checked */
     char check[256];
     const char *cls = NULL;
@@ -465,7 +482,8 @@ static fb_status end_dtype(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype
         fputs("</th>", f);
     }
     fputs("<th class=\"t\">variant</th><th class=\"t\">status</th><th>median us</th><th>speedup</th>"
-          "<th>% SOL</th><th>GB/s</th><th>TFLOP/s</th><th>kernels</th><th>peak MiB</th><th class=\"t\">check</th>"
+          "<th>% SOL</th><th>GB/s</th><th>TFLOP/s</th><th>kernels</th><th>peak MiB</th><th>SM MHz</th>"
+          "<th class=\"t\">check</th>"
           "<th>max rel err</th><th class=\"t\">reason</th></tr></thead>\n<tbody>\n",
           f);
     fwrite(st->rows, 1, st->rows_len, f);

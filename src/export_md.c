@@ -2,7 +2,8 @@
  * case x dtype x variant (the grids `run` prints for --show), in the seed
  * study's layout: the terminal grid's header line as the heading, rows dim0,
  * columns dim1, cells like "251.0%" and the same marks (OOM, FAIL, BFAIL, ERR,
- * UNCHK, -), with a line saying what the marks in that table mean.
+ * UNCHK, -; "!" after a number measured in a throttled cell), with a line saying
+ * what the marks in that table mean.
  *
  *   ### softmax · float32 · NVIDIA H100 80GB HBM3 · softmax.fused vs eager (t_eager / t_softmax.fused)
  *
@@ -45,6 +46,7 @@ typedef struct md_state {
     char (*text)[FB_EXPORT_TEXT]; /* the grid's cells, rows x cols */
     size_t cap;
     bool seen[6]; /* the marks present in this grid, in mark_legend's order */
+    bool throttled; /* a number in this grid carries the throttle mark */
 } md_state;
 
 static const struct { const char *mark, *meaning; } mark_legend[] = {
@@ -84,6 +86,7 @@ static fb_status begin_grid(fb_export *x, const fb_export_grid *g)
         st->cap = need;
     }
     memset(st->seen, 0, sizeof st->seen);
+    st->throttled = false;
     return FB_OK;
 }
 
@@ -94,6 +97,7 @@ static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cel
     snprintf(st->text[(size_t)c->r * (size_t)g->n_cols + (size_t)c->c], FB_EXPORT_TEXT, "%s", t);
     for (size_t i = 0; c->mark[g->show] && i < sizeof mark_legend / sizeof mark_legend[0]; i++)
         if (strcmp(c->mark[g->show], mark_legend[i].mark) == 0) st->seen[i] = true;
+    if (c->throttled && !c->mark[g->show]) st->throttled = true;
     return FB_OK;
 }
 
@@ -156,6 +160,11 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
         if (!st->seen[i]) continue;
         fprintf(f, "%s%s: %s", any ? " · " : "\n", strcmp(mark_legend[i].mark, "-") ? mark_legend[i].mark : "\\-",
                 mark_legend[i].meaning);
+        any = true;
+    }
+    if (st->throttled) {
+        fprintf(f, "%s%s: throttled (the SM clock fell more than 10%% during the cell; number kept, not comparable)",
+                any ? " · " : "\n", FB_THROTTLE_MARK);
         any = true;
     }
     fputs(any ? "\n\n" : "\n", f);

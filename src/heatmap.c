@@ -253,6 +253,11 @@ static void put_tooltip(FILE *f, const fb_export_grid *g, const fb_export_cell *
         }
         fprintf(f, " · speedup %s · SOL %s · %s us · %s GB/s", c->text[FB_SHOW_SPEEDUP], c->text[FB_SHOW_SOL],
                 c->text[FB_SHOW_TIME], c->text[FB_SHOW_GBPS]);
+        if (c->throttled) {
+            char why[256];
+            fputs(" · throttled: ", f);
+            fb_put_xml(f, fb_clocks_describe(&c->cell->clock_before, &c->cell->clock_after, why, sizeof why));
+        }
     }
     fputs("</title>", f);
 }
@@ -274,7 +279,7 @@ static void open_view(FILE *f, unsigned views, fb_show v, fb_show first)
     else fprintf(f, "<g class=\"v v%d\"%s>", (int)v, v == first ? "" : " display=\"none\"");
 }
 
-static void put_legend(FILE *f, const scale *s, const bool *present, double x0, double y)
+static void put_legend(FILE *f, const scale *s, const bool *present, bool throttled, double x0, double y)
 {
     put_text(f, x0, y + 10, "start", 11, "#333333", "normal", scale_title(s->show));
     double by = y + 16, step = BAR_W / BAR_STEPS;
@@ -316,6 +321,15 @@ static void put_legend(FILE *f, const scale *s, const bool *present, double x0, 
         put_text(f, sx + 20, sy + 10, "start", 10, "#333333", "normal", what);
         sx += w;
     }
+    if (throttled) { /* not a fill: the "!" after a number */
+        static const char what[] = "! throttled: SM clock fell > 10%";
+        double w = 5.6 * (double)(sizeof what - 1) + 14;
+        if (sx > sx0 && sx + w > FB_HEATMAP_WIDTH - MARGIN) {
+            sx = sx0;
+            sy += 17;
+        }
+        put_text(f, sx, sy + 10, "start", 10, "#333333", "normal", what);
+    }
 }
 
 void fb_heatmap_panel(FILE *f, const fb_export_grid *g, const fb_export_cell *cells, double y, unsigned views,
@@ -323,12 +337,15 @@ void fb_heatmap_panel(FILE *f, const fb_export_grid *g, const fb_export_cell *ce
 {
     int n = g->n_rows * g->n_cols;
     scale sc[FB_NSHOW];
-    bool present[FB_NSHOW][N_MARKS];
+    bool present[FB_NSHOW][N_MARKS], throttled[FB_NSHOW];
     memset(present, 0, sizeof present);
+    memset(throttled, 0, sizeof throttled);
     for (int v = 0; v < FB_NSHOW; v++) {
         sc[v] = make_scale(cells, n, (fb_show)v);
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             if (cells[i].mark[v]) present[v][mark_index(cells[i].mark[v])] = true;
+            else if (cells[i].throttled) throttled[v] = true;
+        }
     }
     double cw = cell_w(g), ch = cell_h(g), x0 = MARGIN + LABEL_W, gy = y + TOP;
     double fs = cw / 5.4;
@@ -404,7 +421,7 @@ void fb_heatmap_panel(FILE *f, const fb_export_grid *g, const fb_export_cell *ce
     for (int v = 0; v < FB_NSHOW; v++) {
         if (!(views & (1u << v))) continue;
         open_view(f, views, (fb_show)v, first);
-        put_legend(f, &sc[v], present[v], x0, ly);
+        put_legend(f, &sc[v], present[v], throttled[v], x0, ly);
         fputs("</g>\n", f);
     }
     fputs("</g>\n", f);

@@ -16,13 +16,18 @@
  * the reference), then — for the speedup only — the baseline's (BFAIL when it
  * failed its check, OOM, ERR, "-", UNCHK). A failed check outranks everything: a
  * fast wrong kernel must never read as a number, and neither may one nobody
- * checked. */
+ * checked.
+ *
+ * A number measured in a throttled cell (its SM clock fell more than 10% while
+ * it ran, clocks.h) is kept, with "!" after it ("312.5%!"), and a line under the
+ * grid says what the mark means: the number is real, but not comparable. */
 #include "report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clocks.h"
 #include "result.h"
 
 #define ENTRY_MAX 32 /* one formatted cell: "123456789.0%" fits easily */
@@ -92,10 +97,12 @@ static double median_ms(json_t *entry)
     return s.median;
 }
 
-/* Formats one cell of the grid into out[ENTRY_MAX]. */
+/* Formats one cell of the grid into out[ENTRY_MAX]; *throttled is set when it is
+ * a number with the throttle mark. */
 static void format_cell(char *out, json_t *cell, const char *variant, const char *baseline,
-                        fb_show show)
+                        fb_show show, bool *throttled)
 {
+    *throttled = false;
     json_t *vars = json_object_get(cell, "variants");
     json_t *v = json_object_get(vars, variant);
     const char *mark = cell ? status_marker(v, false) : "-";
@@ -135,7 +142,15 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
         break;
     }
     if (isfinite(value) && value >= 0) snprintf(out, ENTRY_MAX, fmt, value);
-    else snprintf(out, ENTRY_MAX, "-");
+    else {
+        snprintf(out, ENTRY_MAX, "-");
+        return;
+    }
+    if (fb_clocks_json_throttled(json_object_get(cell, "clocks"))) {
+        *throttled = true;
+        size_t len = strlen(out);
+        if (len + 1 < ENTRY_MAX) memcpy(out + len, FB_THROTTLE_MARK, 2);
+    }
 }
 
 /* ---- the grid ------------------------------------------------------------- */
@@ -190,7 +205,7 @@ static const char *value_heading(fb_show show)
 /* Prints the table once every entry is formatted. heads[c] is the header of
  * column c; entries is rows x cols of ENTRY_MAX strings. */
 static void print_table(FILE *f, const char *corner, char (*row_labels)[ENTRY_MAX], size_t nrows,
-                        char (*heads)[ENTRY_MAX], size_t ncols, char (*entries)[ENTRY_MAX])
+                        char (*heads)[ENTRY_MAX], size_t ncols, char (*entries)[ENTRY_MAX], const char *note)
 {
     int label_w = (int)strlen(corner);
     for (size_t r = 0; r < nrows; r++)
@@ -214,6 +229,7 @@ static void print_table(FILE *f, const char *corner, char (*row_labels)[ENTRY_MA
         for (size_t c = 0; c < ncols; c++) fprintf(f, "%*s", col_w[c], entries[r * ncols + c]);
         fputc('\n', f);
     }
+    if (note) fprintf(f, "%s\n", note);
     fputc('\n', f);
     free(col_w);
 }
@@ -281,18 +297,22 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
         for (size_t c = 0; c < ncols; c++) format_label(heads[c], json_array_get(col_values, c));
     else
         snprintf(heads[0], ENTRY_MAX, "%s", value_heading(show));
+    int throttled = 0;
     for (size_t r = 0; r < nrows; r++) {
         json_t *rv = json_array_get(row_values, r);
         format_label(row_labels[r], rv);
         for (size_t c = 0; c < ncols; c++) {
             int64_t col = cols_name ? label_value(json_array_get(col_values, c)) : -1;
             json_t *cell = fb_result_cell(dt, label_value(rv), col);
-            format_cell(entries[r * ncols + c], cell, variant, baseline, show);
+            bool thr;
+            format_cell(entries[r * ncols + c], cell, variant, baseline, show, &thr);
+            throttled += thr;
         }
     }
 
     print_header(f, root, case_name, dtype, variant, baseline, show);
-    print_table(f, corner, row_labels, nrows, heads, ncols, entries);
+    print_table(f, corner, row_labels, nrows, heads, ncols, entries,
+                throttled ? FB_THROTTLE_NOTE : NULL);
     free(row_labels);
     free(heads);
     free(entries);

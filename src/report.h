@@ -21,7 +21,8 @@ int fb_show_from_name(const char *s, fb_show *out);
 
 /* Print one grid: case x dtype x variant. Cells:
  *   "312.5%"  ok;  "OOM" variant or baseline out of memory;  "FAIL" failed its check;
- *   "ERR" runtime error;  "-" skipped or not measured.
+ *   "ERR" runtime error;  "-" skipped or not measured;  "312.5%!" measured in a
+ *   throttled cell (clocks.h), with a line under the grid saying so.
  * Header line: "softmax · float32 · <device> · softmax.fused vs eager (t_eager / t_softmax.fused)". */
 fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const char *dtype,
                          const char *variant, const char *baseline, fb_show show);

@@ -22,6 +22,9 @@
 
 #define SMALL "results/export/small.json"
 #define SOFTMAX "../results/h100/softmax-f5148a1.json"
+/* clocks around each cell (clocks.h): steady, throttled, throttled with a failed
+ * check (a mark: no "!"), half its readings; settings.flush "clean" */
+#define CLOCKS "results/export/clocks.json"
 
 static char *read_text(const char *path)
 {
@@ -287,7 +290,8 @@ static void test_records(const fb_rs_doc *d)
           NULL);
     /* the failed check: its time kept, no speedup, the check columns say why */
     CHECK(strstr(csv, "toy.fused,eager,fail,17 of 32768 elements outside atol 1e-06 + rtol 1e-05,9,") != NULL);
-    CHECK(strstr(csv, ",full,false,0.75,0.5,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
+    /* (no clocks in this file: the nine clock columns empty) */
+    CHECK(strstr(csv, ",full,false,0.75,0.5,,,,,,,,,,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
     /* the unchecked variant: a number, and the reason it is not checked */
     CHECK(strstr(csv, ",none,,,,,,no float64 reference for this op,") != NULL);
     /* the sol rows: speedup of the copy against the baseline (16 / 4) */
@@ -326,6 +330,59 @@ static void test_write_error(const fb_rs_doc *d)
     fclose(f);
 }
 
+/* The clocks in every format: the throttled cell's number with "!", its legend,
+ * the clock columns of the records, the html's SM clock column, the flush. */
+static void test_clocks(void)
+{
+    fb_rs_doc d;
+    fb_status st = fb_rs_load(CLOCKS, &d);
+    if (st != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return;
+    static const struct {
+        const char *format, *file;
+    } goldens[] = {{"md", "clocks.md"}, {"csv", "clocks.csv"}, {"json", "clocks.json"}, {"svg", "clocks.svg"},
+                   {"html", "clocks.html"}};
+    char *text[5];
+    for (size_t i = 0; i < 5; i++) {
+        text[i] = export_text(&d, goldens[i].format, (fb_export_opts){FB_SHOW_SPEEDUP}, &st);
+        CHECK(st == FB_OK);
+        check_golden(text[i], goldens[i].file);
+    }
+    const char *md = text[0], *csv = text[1], *json = text[2], *svg = text[3], *html = text[4];
+    CHECK(strstr(md, " · timer events · flush clean · ") != NULL);
+    CHECK(strstr(md, "| 250.0%! |") != NULL);  /* 128 x 128: 1980 -> 1650 MHz */
+    CHECK(strstr(md, "| 320.0% |") != NULL);   /* 128 x 64: steady */
+    CHECK(strstr(md, "FAIL!") == NULL);        /* a mark is not a number */
+    CHECK(strstr(md, "|  250.0% |") != NULL);  /* 256 x 128: no after reading of the SM clock: not flagged */
+    CHECK(strstr(md, "!: throttled (the SM clock fell more than 10%") != NULL);
+    CHECK(strstr(csv, ",unchecked,sm_clock_before_mhz,sm_clock_after_mhz,mem_clock_before_mhz,mem_clock_after_mhz,"
+                      "temp_before_c,temp_after_c,power_before_w,power_after_w,throttled,device,commit\n") != NULL);
+    CHECK(strstr(csv, ",1980,1650,2619,2619,50,86,420,700,true,Test GPU,") != NULL);
+    CHECK(strstr(csv, ",1980,1980,2619,2619,45,60,310.5,650.25,false,Test GPU,") != NULL);
+    CHECK(strstr(csv, ",1980,,,,48,70,,,false,Test GPU,") != NULL);
+    CHECK(strstr(json, "\"sm_clock_after_mhz\":1650,") != NULL && strstr(json, "\"throttled\":true") != NULL);
+    CHECK(strstr(svg, ">250.0%!</text>") != NULL && strstr(svg, "! throttled: SM clock fell &gt; 10%") != NULL);
+    CHECK(strstr(svg, " · throttled: SM clock 1980 -&gt; 1650 MHz (-16.7%), ") != NULL);
+    CHECK(strstr(html, "<th>SM MHz</th>") != NULL && strstr(html, "flush clean · L2 flush 8 MiB") != NULL);
+    CHECK(strstr(html, "<td data-v=\"1650\" class=\"warn\">1980 → 1650!</td>") != NULL);
+    CHECK(strstr(html, "<td data-v=\"\">1980 → ?</td>") != NULL);
+    for (size_t i = 0; i < 5; i++) free(text[i]);
+
+    /* the same marks as the terminal grid */
+    json_t *root = NULL;
+    CHECK(fb_result_read(CLOCKS, &root) == FB_OK);
+    char *grid = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&grid, &len);
+    CHECK(fb_report_grid(f, root, "toy", "float32", "toy.fused", NULL, FB_SHOW_SPEEDUP) == FB_OK);
+    fclose(f);
+    CHECK(strstr(grid, " 250.0%!") != NULL && strstr(grid, FB_THROTTLE_NOTE) != NULL);
+    free(grid);
+    json_decref(root);
+    fb_rs_free(&d);
+}
+
 int main(void)
 {
     fb_rs_doc small;
@@ -334,6 +391,7 @@ int main(void)
     CHECK(st == FB_OK);
     if (st != FB_OK) return fb_t_report("export");
     test_golden(&small);
+    test_clocks();
     test_same_as_report(&small);
     test_walk(&small);
     test_selection(&small);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clocks.h"
 #include "report.h"
 #include "result.h"
 #include "testing.h"
@@ -451,6 +452,45 @@ static void test_unchecked(json_t *root)
     json_decref(r);
 }
 
+/* A throttled cell keeps its number, with "!" after it, and the grid says what
+ * the mark means; a cell whose clock fell 9% is a plain number; a mark (FAIL)
+ * is not a number, so it gets no "!". */
+static void test_throttled(json_t *root)
+{
+    json_t *r = json_deep_copy(root);
+    json_t *dt = fb_result_dtype(fb_result_case(r, "softmax"), "float32");
+    json_t *hot = fb_result_cell(dt, 128, 256), *mild = fb_result_cell(dt, 128, 128);
+    json_t *failed = fb_result_cell(dt, 1024, 256);
+    CHECK(hot && mild && failed);
+    if (!hot || !mild || !failed) {
+        json_decref(r);
+        return;
+    }
+    json_object_set_new(hot, "clocks", json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "before", "sm_clock_mhz", 1980,
+                                                 "temp_c", 50, "after", "sm_clock_mhz", 1700, "temp_c", 85));
+    json_object_set_new(mild, "clocks", json_pack("{s:{s:i}, s:{s:i}}", "before", "sm_clock_mhz", 1980, "after",
+                                                  "sm_clock_mhz", 1802)); /* -9% */
+    json_object_set_new(failed, "clocks", json_object_get(hot, "clocks"));
+    json_incref(json_object_get(hot, "clocks"));
+    fb_status st;
+    char *g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_throttled.txt");
+    CHECK(strstr(g, " 400.0%!") != NULL);
+    CHECK(strstr(g, " 250.0% ") != NULL && strstr(g, "250.0%!") == NULL);
+    CHECK(strstr(g, "FAIL!") == NULL);
+    CHECK(strstr(g, "\n" FB_THROTTLE_NOTE "\n\n") != NULL);
+    free(g);
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_TIME, &st);
+    CHECK(strstr(g, " 500.0!") != NULL && strstr(g, FB_THROTTLE_NOTE) != NULL);
+    free(g);
+    /* no throttled cell, no note (the golden grids above have none) */
+    g = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(strstr(g, "!") == NULL && strstr(g, "throttled") == NULL);
+    free(g);
+    json_decref(r);
+}
+
 int main(void)
 {
     test_show_names();
@@ -464,6 +504,7 @@ int main(void)
         test_baseline_only(root);
         test_grid_errors(root);
         test_unchecked(root);
+        test_throttled(root);
         json_decref(root);
     }
     return fb_t_report("test_report");
