@@ -117,6 +117,7 @@ template <int OP, typename A> __device__ __forceinline__ A unary_op(A x)
     else if constexpr (OP == FB_OP_ERF) return m_erf(x);
     else if constexpr (OP == FB_OP_RECIPROCAL) return A(1) / x;
     else if constexpr (OP == FB_OP_SQUARE) return x * x;
+    else if constexpr (OP == FB_OP_COPY) return x;
     else return A(0.5) * x * (A(1) + m_erf(x * A(M_SQRT1_2)));  // FB_OP_GELU: torch's exact (erf) form
 }
 
@@ -256,6 +257,7 @@ template <typename T> cudaError_t unary_dispatch(int op, const T *x, T *y, int64
     FB_U(FB_OP_NEG) FB_U(FB_OP_ABS) FB_U(FB_OP_EXP) FB_U(FB_OP_LOG) FB_U(FB_OP_COS)
     FB_U(FB_OP_SIN) FB_U(FB_OP_TANH) FB_U(FB_OP_SQRT) FB_U(FB_OP_RSQRT) FB_U(FB_OP_RELU)
     FB_U(FB_OP_SIGMOID) FB_U(FB_OP_ERF) FB_U(FB_OP_RECIPROCAL) FB_U(FB_OP_SQUARE) FB_U(FB_OP_GELU)
+    FB_U(FB_OP_COPY)
 #undef FB_U
     default: return cudaErrorInvalidValue;
     }

@@ -17,7 +17,7 @@ extern "C" {
 typedef enum fb_prim_unary_op {
     FB_OP_NEG, FB_OP_ABS, FB_OP_EXP, FB_OP_LOG, FB_OP_COS, FB_OP_SIN, FB_OP_TANH,
     FB_OP_SQRT, FB_OP_RSQRT, FB_OP_RELU, FB_OP_SIGMOID, FB_OP_ERF, FB_OP_RECIPROCAL,
-    FB_OP_SQUARE, FB_OP_GELU,
+    FB_OP_SQUARE, FB_OP_GELU, FB_OP_COPY,
     FB_NUNARY
 } fb_prim_unary_op;
 

@@ -346,6 +346,7 @@ OPS = {op.name: op for op in [
     Op("reciprocal", UNARY, "torch.reciprocal({0})"),
     Op("square", UNARY, "torch.square({0})"),
     Op("gelu", UNARY, "F.gelu({0})"),  # the exact erf form (approximate='none')
+    Op("copy", UNARY, "torch.clone({0})"),
     # Python's operators are torch.add/sub/mul/div and accept a number on either side
     Op("add", BINARY, "({0} + {1})"),
     Op("sub", BINARY, "({0} - {1})"),

@@ -136,7 +136,7 @@ class TestCaseFiles(unittest.TestCase):
             out = f"v{k}"
             if op.kind is tp.UNARY:
                 prog.append({"op": name, "in": [prev], "out": out})
-                fn = "F.gelu" if name == "gelu" else f"torch.{name}"
+                fn = {"gelu": "F.gelu", "copy": "torch.clone"}.get(name, f"torch.{name}")
                 expect.append(f"{fn}(r{len(expect)})")
             elif op.kind is tp.BINARY:
                 prog.append({"op": name, "in": [prev, "x"], "out": out})

@@ -125,7 +125,7 @@ static void test_ops(void)
         {"neg", "unary", 1},   {"abs", "unary", 1},     {"exp", "unary", 1},        {"log", "unary", 1},
         {"cos", "unary", 1},   {"sin", "unary", 1},     {"tanh", "unary", 1},       {"sqrt", "unary", 1},
         {"rsqrt", "unary", 1}, {"relu", "unary", 1},    {"sigmoid", "unary", 1},    {"erf", "unary", 1},
-        {"reciprocal", "unary", 1}, {"square", "unary", 1}, {"gelu", "unary", 1},
+        {"reciprocal", "unary", 1}, {"square", "unary", 1}, {"gelu", "unary", 1}, {"copy", "unary", 1},
         {"add", "binary", 2},  {"sub", "binary", 2},    {"mul", "binary", 2},       {"div", "binary", 2},
         {"max", "binary", 2},  {"min", "binary", 2},    {"pow", "binary", 2},
         {"sum", "reduce", 1},  {"amax", "reduce", 1},   {"amin", "reduce", 1},      {"mean", "reduce", 1},
@@ -483,7 +483,7 @@ static void test_reference(void)
             {"cos", 0, 1}, {"sin", 0, 0}, {"tanh", 0, 0}, {"sqrt", 9, 3}, {"rsqrt", 4, 0.5},
             {"relu", -1, 0}, {"relu", 2.5, 2.5}, {"sigmoid", 0, 0.5},
             {"sigmoid", 2, 0.8807970779778823}, {"erf", 0.5, 0.5204998778130465},
-            {"reciprocal", 4, 0.25}, {"square", -3, 9},
+            {"reciprocal", 4, 0.25}, {"square", -3, 9}, {"copy", -1.25, -1.25},
         };
         for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
             memset(&c, 0, sizeof c);

@@ -2,7 +2,9 @@
  *
  * FLOPs: one per output element whatever f is (exp, erf, gelu included): the
  * roofline convention of "useful work", not an instruction count; it keeps TFLOP/s
- * comparable across the variants of one case, which is all it is used for. */
+ * comparable across the variants of one case, which is all it is used for. `copy`
+ * (y = x, a plain streaming copy: cases/copy.json times the L2 flushes with it)
+ * does no arithmetic and counts none. */
 #include "op_table.h"
 
 #include <math.h>
@@ -15,6 +17,7 @@ static const char *const unary_ops[FB_NUNARY] = {
     [FB_OP_TANH] = "tanh",       [FB_OP_SQRT] = "sqrt",     [FB_OP_RSQRT] = "rsqrt",
     [FB_OP_RELU] = "relu",       [FB_OP_SIGMOID] = "sigmoid", [FB_OP_ERF] = "erf",
     [FB_OP_RECIPROCAL] = "reciprocal", [FB_OP_SQUARE] = "square", [FB_OP_GELU] = "gelu",
+    [FB_OP_COPY] = "copy",
 };
 
 static fb_status unary_shape(const fb_node *n, const fb_shape *const *in, fb_shape *out)
@@ -27,7 +30,7 @@ static void unary_cost(const fb_node *n, const fb_shape *const *in, const fb_sha
                        fb_node_cost *c)
 {
     fb_cost_eager_traffic(n, in, out, elem, c);
-    c->flops = (double)fb_shape_numel(out);
+    c->flops = n->op == FB_OP_COPY ? 0.0 : (double)fb_shape_numel(out);
 }
 
 static double apply(int op, double x)
@@ -48,6 +51,7 @@ static double apply(int op, double x)
     case FB_OP_RECIPROCAL: return 1.0 / x;
     case FB_OP_SQUARE: return x * x;
     case FB_OP_GELU: return 0.5 * x * (1.0 + erf(x * M_SQRT1_2)); /* torch's exact (erf) gelu */
+    case FB_OP_COPY: return x;
     case FB_NUNARY: break;
     }
     return NAN;
