@@ -6,16 +6,19 @@
  * large buffer (2 GiB by default) under the same timer `run` uses, L2 flushed
  * before each sample. GB/s count bytes read + written, as every GB/s figure in
  * fusionbench does, so this number is the practical ceiling ("speed of light")
- * a memory-bound fused kernel is compared with.
+ * a memory-bound fused kernel is compared with. Then the clocks as NVML reads
+ * them after that copy (what `run` records around each cell), or why it cannot.
  *
  * No GPU: fb_device_open's FB_E_NO_GPU is returned unchanged, so main prints its
  * one line and exits 77. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "clocks.h"
 #include "commands.h"
 #include "device.h"
 #include "opts.h"
@@ -55,6 +58,8 @@ static void cudnn_str(size_t v, char *buf, size_t n) /* 91900 -> "9.19.0" (cuDNN
 }
 
 typedef struct env_result {
+    fb_clock_reading clocks; /* NaN: not read */
+    char clocks_note[512];   /* the NVML library, or why there are no clocks */
     size_t bytes, flush_bytes;
     double gbps, gbps_p20, gbps_p80, kernel_gbps;
     fb_stats st, kernel_st;
@@ -81,6 +86,12 @@ static void print_text(const fb_device_info *d, const env_result *r)
     printf("\n");
     printf("copy kernel   %.2f GiB: %.1f GB/s median (%.3f ms, n=%d): fusionbench's 16-byte streaming copy\n",
            r->bytes / 1073741824.0, r->kernel_gbps, r->kernel_st.median, r->kernel_st.n);
+    const fb_clock_reading *c = &r->clocks;
+    if (isfinite(c->sm_mhz) || isfinite(c->mem_mhz) || isfinite(c->temp_c) || isfinite(c->power_w))
+        printf("clocks now    SM %.0f MHz, memory %.0f MHz, %.0f C, %.0f W (NVML: %s)\n", c->sm_mhz, c->mem_mhz,
+               c->temp_c, c->power_w, r->clocks_note);
+    else
+        printf("clocks now    not read: %s\n", r->clocks_note);
 }
 
 static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, const env_result *r)
@@ -103,12 +114,17 @@ static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, con
                               o->warmup_ms, "rep_ms", o->rep_ms, "flush", fb_flush_mode_name(o->flush),
                               "flush_bytes", (json_int_t)r->flush_bytes);
     if (copy) json_object_set_new(copy, "kernel_gbps", fb_json_real(r->kernel_gbps));
-    json_t *root = (dev && copy && timer) ? json_pack("{s:o, s:o, s:o}", "device", dev, "settings", timer, "copy", copy)
-                                          : NULL;
+    /* the clocks after the copy, keyed as a result cell's readings; or why there are none */
+    json_t *clocks = fb_clock_reading_to_json(&r->clocks);
+    if (clocks) json_object_set_new(clocks, json_object_size(clocks) ? "nvml" : "not_read", json_string(r->clocks_note));
+    json_t *root = (dev && copy && timer && clocks)
+                       ? json_pack("{s:o, s:o, s:o, s:o}", "device", dev, "settings", timer, "copy", copy, "clocks", clocks)
+                       : NULL;
     if (!root) {
         json_decref(dev);
         json_decref(copy);
         json_decref(timer);
+        json_decref(clocks);
         fb_error("out of host memory building JSON");
         return FB_E_NOMEM;
     }
@@ -137,6 +153,16 @@ static fb_status measure(fb_context *ctx, const fb_timer_opts *o, env_result *r)
     /* Bandwidth is bytes / time: the 20th percentile of bandwidth is the 80th of time. */
     r->gbps_p20 = 2.0 * (double)r->bytes / (r->st.p80 * 1e-3) / 1e9;
     r->gbps_p80 = 2.0 * (double)r->bytes / (r->st.p20 * 1e-3) / 1e9;
+    /* read right after the copy, while the clocks are still those of work */
+    fb_nvml *n = NULL;
+    fb_clock_reading_clear(&r->clocks);
+    if (fb_nvml_open_cuda(ctx->dev.ordinal, &n) == FB_OK) {
+        fb_nvml_read(n, &r->clocks);
+        snprintf(r->clocks_note, sizeof r->clocks_note, "%s", fb_nvml_library(n));
+        fb_nvml_close(n);
+    } else {
+        snprintf(r->clocks_note, sizeof r->clocks_note, "%s", fb_last_error());
+    }
     return FB_OK;
 }
 
