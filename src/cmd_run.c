@@ -65,6 +65,7 @@ typedef struct run_opts {
     const char *resume;
     fb_show show;
     int timer_mode, show_mode, flush_mode; /* the enums, as the parser writes them */
+    bool flush_given;                      /* --flush was on the command line */
     int64_t seed_arg;
 } run_opts;
 
@@ -212,7 +213,7 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     fb_timer_opts_default(&o->timer);
     o->seed_arg = 1;
     o->timer_mode = (int)o->timer.mode;
-    o->flush_mode = (int)o->timer.flush;
+    o->flush_mode = -1; /* not given: the default, or a resumed file's own */
     o->show_mode = FB_SHOW_SPEEDUP;
     fb_opt t[RUN_MAX_OPTS];
     fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(o, t), .keep_unknown = true};
@@ -226,7 +227,8 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     FB_TRY(s);
 
     o->timer.mode = (fb_timer_mode)o->timer_mode;
-    o->timer.flush = (fb_flush_mode)o->flush_mode;
+    o->flush_given = o->flush_mode >= 0;
+    if (o->flush_given) o->timer.flush = (fb_flush_mode)o->flush_mode;
     o->show = (fb_show)o->show_mode;
     o->seed = (uint64_t)o->seed_arg;
     if (o->timer.mode == FB_TIMER_CUPTI) {
@@ -610,6 +612,30 @@ fb_status fb_cmd_run(int argc, char **argv)
     return s;
 }
 
+/* A result file records one flush for all its cells, so a resumed run times
+ * with the file's: taken when --flush is not given, refused (exit 2) when it
+ * names another. A file from before --flush flushed with a memset: write. */
+static fb_status resume_flush(const json_t *root, const char *path, run_opts *o)
+{
+    const char *had = json_string_value(json_object_get(json_object_get(root, "settings"), "flush"));
+    fb_flush_mode m;
+    if (!had) had = fb_flush_mode_name(FB_FLUSH_WRITE);
+    if (fb_flush_mode_from_name(had, &m) != 0) {
+        char q[96];
+        fb_error("%s: settings.flush is '%s', not a flush fusionbench knows (write, clean or none): not resumable",
+                 fb_qpath(path), fb_clean(had, q, sizeof q));
+        return FB_E_USAGE;
+    }
+    if (o->flush_given && m != o->timer.flush) {
+        fb_error("%s was measured with --flush %s, this run would use --flush %s: a result file holds one flush "
+                 "(resume without --flush, or start a new file without --resume)",
+                 fb_qpath(path), had, fb_flush_mode_name(o->timer.flush));
+        return FB_E_USAGE;
+    }
+    o->timer.flush = m;
+    return FB_OK;
+}
+
 /* The run itself, once every case is loaded and planned. */
 static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv)
 {
@@ -623,6 +649,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         FB_TRY(fb_result_load(o.resume, &root, &jinfo));
         if (jinfo.warning[0]) fprintf(stderr, "fusionbench: warning: %s\n", jinfo.warning);
         for (int i = 0; i < n_plans && s == FB_OK; i++) s = fb_result_check_resume(root, o.resume, &plans[i].c);
+        if (s == FB_OK) s = resume_flush(root, o.resume, &o);
         if (!out) out = o.resume;
     }
     if (!out) {

@@ -297,7 +297,27 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
     run run --case softmax --quick --out "$TMP/w/r.json"
     expect "out writable" 77 "no usable GPU"
     [ -z "$(ls -A "$TMP/w")" ] && ok || bad "out writable: the probe left $(ls -A "$TMP/w")"
+    # a resumed run times with the file's flush: given the same or none, on to the GPU
+    run run --case softmax --resume "$TMP/partial.json" --flush write
+    expect "resume, the file's flush (write, from before --flush)" 77 "no usable GPU"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["settings"]["flush"]="clean"; json.dump(d, open(sys.argv[2], "w"))' \
+        results/softmax_partial.json "$TMP/partial-clean.json"
+    run run --case softmax --resume "$TMP/partial-clean.json"
+    expect "resume a clean-flush file without --flush" 77 "no usable GPU"
+    run run --case softmax --resume "$TMP/partial-clean.json" --flush clean
+    expect "resume a clean-flush file with --flush clean" 77 "no usable GPU"
 fi
+# ... and another flush is refused before the GPU (a file records one flush for all its cells)
+run run --case softmax --resume results/softmax_partial.json --flush clean
+expect "resume with another flush" 2 "results/softmax_partial.json was measured with --flush write, this run would use --flush clean: a result file holds one flush"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["settings"]["flush"]="none"; json.dump(d, open(sys.argv[2], "w"))' \
+    results/softmax_partial.json "$TMP/partial-none.json"
+run run --case softmax --resume "$TMP/partial-none.json" --flush write
+expect "resume a no-flush file with --flush write" 2 "was measured with --flush none, this run would use --flush write"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["settings"]["flush"]="a memset"; json.dump(d, open(sys.argv[2], "w"))' \
+    results/softmax_partial.json "$TMP/partial-odd.json"
+run run --case softmax --resume "$TMP/partial-odd.json"
+expect "resume a file of an unknown flush" 2 "settings.flush is 'a memset', not a flush fusionbench knows (write, clean or none): not resumable"
 
 # =====================================================================================
 # issue 5, command line: one option parser (src/opts.c) for run, list, validate,
