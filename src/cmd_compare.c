@@ -131,6 +131,32 @@ static fb_status write_report(const compare_args *a, const fb_cmp_report *r)
     return s;
 }
 
+/* What makes times differ besides the code, said on stderr (the gate goes on): two
+ * flushes (a file without settings.flush wrote: a memset), throttled cells. */
+static void warn_conditions(const fb_rs_doc *base, const fb_rs_doc *new_, int n_files)
+{
+    if (n_files == 2) {
+        const char *fb = base->flush ? base->flush : "write", *fn = new_->flush ? new_->flush : "write";
+        if (strcmp(fb, fn) != 0)
+            fprintf(stderr,
+                    "fusionbench compare: warning: BASE %s was timed with --flush %s, NEW %s with --flush %s: the "
+                    "differences include the flushes' (README, The timer)\n",
+                    fb_qpath(base->path), fb, fb_qpath(new_->path), fn);
+    }
+    for (int k = 0; k < n_files; k++) {
+        const fb_rs_doc *d = k ? new_ : base;
+        int n = 0;
+        for (int i = 0; i < d->n_cases; i++)
+            for (int j = 0; j < d->cases[i].n_dtypes; j++)
+                for (int c = 0; c < d->cases[i].dtypes[j].n_cells; c++) n += d->cases[i].dtypes[j].cells[c].throttled;
+        if (n)
+            fprintf(stderr,
+                    "fusionbench compare: warning: %d cell%s of %s %s throttled (the SM clock fell more than 10%%): "
+                    "%s times are not comparable\n",
+                    n, n > 1 ? "s" : "", fb_qpath(d->path), n > 1 ? "were" : "was", n > 1 ? "their" : "its");
+    }
+}
+
 static fb_status run_compare(const compare_args *a, int n_files, const char *const *files)
 {
     fb_rs_doc base = {0}, new_ = {0};
@@ -142,6 +168,7 @@ static fb_status run_compare(const compare_args *a, int n_files, const char *con
     fb_status s = fb_rs_load(files[0], &base);
     if (s == FB_OK && n_files == 2) s = fb_rs_load(files[1], &new_);
     if (s == FB_OK && n_files == 2 && !a->allow_mismatch) s = fb_compare_check_devices(&base, &new_);
+    if (s == FB_OK) warn_conditions(&base, &new_, n_files);
     if (s == FB_OK) {
         if (n_files == 2) s = fb_compare_files(&base, &new_, &f, &o, &r);
         else s = fb_compare_variants(&base, a->variants.item[0], a->variants.item[1], &f, &o, &r);

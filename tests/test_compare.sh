@@ -58,6 +58,18 @@ run compare "$R/base.json" "$R/same.json"
 expect "same code" 0
 count_lines "same code: all SAME" '^SAME ' 4
 
+[ -z "$err" ] && ok || bad "same code: stderr: $err"
+# ... timed with another flush, or with throttled cells: said on stderr, the verdicts unchanged
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); d["settings"]["flush"] = "clean"
+cell = d["cases"][0]["dtypes"][0]["cells"][0]
+cell["clocks"] = {"before": {"sm_clock_mhz": 1980}, "after": {"sm_clock_mhz": 1600}}
+json.dump(d, open(sys.argv[2], "w"))' "$R/same.json" "$TMP/same-clean.json"
+run compare "$R/base.json" "$TMP/same-clean.json"
+expect "another flush" 0 "warning: BASE $R/base.json was timed with --flush write, NEW $TMP/same-clean.json with --flush clean: the differences include the flushes'"
+expect "a throttled cell" 0 "warning: 1 cell of $TMP/same-clean.json was throttled (the SM clock fell more than 10%): its times are not comparable"
+count_lines "another flush: all SAME" '^SAME ' 4
+
 # ---- NEW +10% with tight samples: SLOWER first, exit 1, one line on stderr
 run compare "$R/base.json" "$R/slower.json"
 expect "slower" 1 "regression: 2 SLOWER beyond 5%"
