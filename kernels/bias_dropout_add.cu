@@ -57,6 +57,8 @@ extern "C" const fb_variant fb_bias_dropout_add_variants[] = {
     {"bias_dropout_add.stream", "bias_dropout_add.fused with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
      kDtypes, fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr,
      fb::ew::run<BiasAddAddOp, kDtypes, Grid::one_shot, true, fb::ew::Hint::stream>, 1},
+    {"bias_dropout_add.tile", "bias_dropout_add.fused in Inductor's pointwise launch shape: 128-thread CTAs, each owning 2 x 128 consecutive 16-byte packs per tensor (XBLOCK = 1024, 4 warps)",
+     kDtypes, fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr, fb::ew::run<BiasAddAddOp, kDtypes, Grid::tile, true>, 1},
 };
 extern "C" const int fb_bias_dropout_add_variant_count =
     (int)(sizeof fb_bias_dropout_add_variants / sizeof fb_bias_dropout_add_variants[0]);
