@@ -57,7 +57,5 @@ extern "C" const fb_variant fb_bias_gelu_variants[] = {
     {"bias_gelu.stream", "bias_gelu.fused with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
      kDtypes, fb::ew::supports<BiasGeluOp, kDtypes>, nullptr,
      fb::ew::run<BiasGeluOp, kDtypes, Grid::one_shot, true, fb::ew::Hint::stream>, 1},
-    {"bias_gelu.tile", "bias_gelu.fused in Inductor's pointwise launch shape: 128-thread CTAs, each owning 2 x 128 consecutive 16-byte packs per tensor (XBLOCK = 1024, 4 warps)",
-     kDtypes, fb::ew::supports<BiasGeluOp, kDtypes>, nullptr, fb::ew::run<BiasGeluOp, kDtypes, Grid::tile, true>, 1},
 };
 extern "C" const int fb_bias_gelu_variant_count = (int)(sizeof fb_bias_gelu_variants / sizeof fb_bias_gelu_variants[0]);

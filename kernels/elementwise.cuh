@@ -11,8 +11,9 @@
 // tensor and may straddle rows, so odd widths (61, 130, 1027) still move 16 bytes per access.
 // S is a multiple of the column period L = W / gcd(W, P): S * P is then a multiple of W, and
 // every pack a thread touches starts at the same column (t * P) mod W. So the P bias values a
-// thread needs are loaded once, before the loop (P scalar loads: any W, any bias alignment), and
-// reused for every row it visits; there is no division or modulo in the loop.
+// thread needs are loaded once, before the loop (one 16-byte load when W is a multiple of P and
+// the bias is 16-byte aligned, else P scalar loads), and reused for every row it visits; there is
+// no division or modulo in the loop.
 //
 // Grid. Persistent (ew::Grid::persistent): S = the resident capacity (SMs x CTAs per SM from the
 // occupancy calculator x 256 threads), or one pack per thread when the tensor is smaller, rounded
@@ -21,6 +22,9 @@
 // full operand before any math: 64 bytes per thread in flight (U = 4, or 2 with a second operand),
 // >= 64 KB per SM at 1024 resident threads, above the ~40 KB an SM needs to keep HBM3 busy.
 // The n mod P elements past the last whole pack are done by threads 0 .. P-2 after the loop.
+// Tile (ew::Grid::tile): Inductor's pointwise shape, 128-thread CTAs each owning 2 x 128
+// consecutive packs (one contiguous span per tensor), the bias column computed per pack;
+// bias_dropout_add.fused uses it (measured faster there, not for the other cases).
 //
 // Indices are int64 throughout (65536 x 65536 = 2^32 elements); the grid is 1-D, at most
 // 2^31 - 1 CTAs.

@@ -25,6 +25,9 @@ using namespace fb::rowwise;
 struct NormChain {
     static constexpr const char *name = "norm_chain";
     static constexpr int NIN = 1, NPARAM = 0;
+    // three dependent reductions: two 512-thread row_smem CTAs per SM overlap them (W = 32768
+    // float32, >= 2048 rows: 84-86% -> 91-95% of SOL; NOTES.md)
+    static constexpr bool kPairRows = true;
     float s3;
     template <class R> __device__ __forceinline__ void row(R &r) {
         float s = 0.f;

@@ -59,8 +59,6 @@ extern "C" const fb_variant fb_pointwise_chain_variants[] = {
     {"pointwise_chain.stream", "pointwise_chain.fused with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
      kDtypes, fb::ew::supports<ChainOp, kDtypes>, nullptr,
      fb::ew::run<ChainOp, kDtypes, Grid::one_shot, true, fb::ew::Hint::stream>, 1},
-    {"pointwise_chain.tile", "pointwise_chain.fused in Inductor's pointwise launch shape: 128-thread CTAs, each owning 2 x 128 consecutive 16-byte packs per tensor (XBLOCK = 1024, 4 warps)",
-     kDtypes, fb::ew::supports<ChainOp, kDtypes>, nullptr, fb::ew::run<ChainOp, kDtypes, Grid::tile, true>, 1},
 };
 extern "C" const int fb_pointwise_chain_variant_count =
     (int)(sizeof fb_pointwise_chain_variants / sizeof fb_pointwise_chain_variants[0]);

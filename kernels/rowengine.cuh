@@ -18,6 +18,8 @@
 //       Row::kLocalIsRow, else a warp); r.width() is W.
 //   __device__ float out(const float (&e)[NIN], const float *p) const;
 //       the output element from the held values and the column's parameters p[NPARAM].
+//   static constexpr bool kPairRows;       optional: prefer two 512-thread row_smem CTAs per SM
+//                                          to one of 1024 threads (measured per op; default false)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -698,7 +700,7 @@ inline size_t tile_smem_bytes(const Shape &s, int TR) {
 
 // K_ROW_SMEM: one CTA per row, 32 fp32 values per thread in registers (shared by the NIN
 // inputs) and the rest of the row as fp32 in up to 200 KB of shared memory; 512-thread CTAs
-// (two per SM, <= 110 KB each) when there are more rows than SMs and the row fits them.
+// (two per SM, <= 110 KB each) for 133..264 rows, or more rows when Op::kPairRows.
 constexpr long kRowSmemEngineMax = 200 * 1024, kRowSmemEnginePair = 110 * 1024;
 inline size_t row_smem_bytes(const Shape &s, const Plan &p) {
     return (size_t)p.r * (size_t)p.threads * (size_t)s.nin * (size_t)(16 / s.esz) * sizeof(float);
@@ -711,10 +713,12 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
     const long nunits = s.W / N;
     const int sms = sm_count();
     for (int threads : {512, 1024}) {
-        // pairs of 512-thread CTAs overlap each other's reductions once there is more than a
-        // row per SM (measured: W = 32768 NIN = 1, one 1024-thread CTA per SM: 84-86% for
-        // norm_chain's three reductions)
-        if (threads == 512 && s.rows <= sms) continue;
+        // Pairs of 512-thread CTAs keep the grid to one wave for 133..264 rows. Past that, only
+        // for ops that ask (Op::kPairRows): at W = 32768 float32, >= 2048 rows, pairs overlap
+        // each other's reductions and took norm_chain (three) from 84-86% to 91-95% of SOL,
+        // but cost layernorm (parameter loads at the store) 5-7 points against one 1024-thread
+        // CTA (NOTES.md, issue 6 round 3).
+        if (threads == 512 && (s.rows <= sms || (s.rows > 2L * sms && !s.pair_rows))) continue;
         const long rest = std::max(0L, nunits - (long)threads * upt);
         const long K = cdiv(rest, threads);
         Plan q;
@@ -901,6 +905,10 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
 // fb_call contract: in[0 .. NIN-1] are the row inputs, each of the output's shape; in[NIN ..]
 // the per-column inputs of W elements; one output; one dtype throughout.
 
+// Op::kPairRows if the op declares it, else false.
+template <class Op> constexpr auto pair_rows_of(int) -> decltype(Op::kPairRows, bool()) { return Op::kPairRows; }
+template <class Op> constexpr bool pair_rows_of(long) { return false; }
+
 template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
         constexpr int NIN = Op::NIN, NP = Op::NPARAM;
@@ -960,6 +968,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         for (int j = 1; j < Op::NIN + Op::NPARAM; ++j) s.more[j - 1] = c->in[j].data;
         s.nin = Op::NIN;
         s.scalar_vals = kScalarCtaVals;
+        s.pair_rows = pair_rows_of<Op>(0);
         return s;
     }
     static int supports(const fb_call *c, char *why, size_t n) {
