@@ -569,6 +569,8 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
     op.row(r);
     v.smem.wait();  // an op whose row() never reads the values still owns complete slots
     store_slice<Op, U, true>(op, v.reg, a, off, 0);
+    // unrolled: the parameter loads (L2 hits) of several units in flight per thread
+#pragma unroll 4
     for (int k = 0; k < K; ++k) {
         if (!v.smem.ok(k)) break;
         const long i = v.smem.first + threadIdx.x + (long)k * T_;
