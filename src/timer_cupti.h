@@ -43,6 +43,12 @@ fb_status fb_cupti_batch_end(fb_cupti_timer *c, int n, double *sum_ms);
  * samples (the timed ones: the estimate's batches come first). */
 const fb_timer_kernels *fb_cupti_kernels(fb_cupti_timer *c, int n_last);
 
+/* selftest's GPU checks of the CUPTI timer (timer_cupti_check.c): a spin
+ * kernel of known length, a run of two kernels and a memset, a cuBLAS call. A
+ * line per check into `report`; FB_E_CHECK when one fails, FB_E_UNSUPPORTED
+ * (skipped, the report says why) when libcupti cannot be loaded. */
+fb_status fb_timer_selfcheck_cupti(fb_timer *t, fb_context *ctx, char *report, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
