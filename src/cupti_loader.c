@@ -168,7 +168,7 @@ static void *try_one(const char *path, fb_cupti_api *a, char *why, size_t nwhy)
         return NULL;
     }
     if (v < FB_CUPTI_MIN_API) {
-        snprintf(why, nwhy, "%s: CUPTI API version %u is older than %u (CUDA 13.0), whose activity records this build reads",
+        snprintf(why, nwhy, "%s: CUPTI API version %u is older than %u, the oldest whose activity records this build reads",
                  path, v, FB_CUPTI_MIN_API);
         dlclose(h);
         return NULL;

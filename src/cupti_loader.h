@@ -36,11 +36,16 @@
 extern "C" {
 #endif
 
-/* The oldest CUPTI whose activity records this build reads: 13.0 (API version
- * 130000). The kernel, memcpy, memset and external-correlation records of the
- * headers here (CUpti_ActivityKernel10, Memcpy6, Memset4) are the ones 13.x
- * writes; newer libraries only append fields, so newer ones are accepted. */
+/* The oldest CUPTI whose activity records this build reads: with CUDA 13's
+ * headers, 13.0 (API version 130000): the kernel, memcpy and memset records
+ * of those headers (CUpti_ActivityKernel10, Memcpy6, Memset4) are the ones
+ * every 13.x writes; newer libraries only append fields, so newer ones are
+ * accepted. With older headers, their own version. */
+#if CUPTI_API_VERSION >= 130000
 #define FB_CUPTI_MIN_API 130000u
+#else
+#define FB_CUPTI_MIN_API ((uint32_t)CUPTI_API_VERSION)
+#endif
 
 /* The functions the kernel timer (timer_cupti.c) uses. Anything else (the
  * range profiler of the metrics pass) is looked up with fb_cupti_sym. */

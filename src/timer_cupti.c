@@ -42,18 +42,45 @@
  * synchronised, so every record of the batch is in before it is assigned.
  * Record structs: only fields that have kept their offsets across CUPTI
  * versions are read (kind, start, end, correlationId, name), through the
- * structs of the headers this was built with (CUDA 13); cupti_loader.c
- * refuses a library older than those. */
+ * structs of the headers this was built with (CUDA 13; the offsets are
+ * checked against CUDA 8's below); cupti_loader.c refuses a library older
+ * than those headers. */
 #include "timer_cupti.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cupti_loader.h"
 #include "cupti_records.h"
+
+/* The record structs of the headers this is built with. The fields read here
+ * have kept their offsets since CUDA 8's records (Kernel4, Memcpy, Memset):
+ * checked below at compile time, so a library of another 13.x that appends
+ * fields is read correctly, and the oldest structs serve older headers. */
+#if CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 kernel_rec;
+typedef CUpti_ActivityMemcpy6 memcpy_rec;
+typedef CUpti_ActivityMemset4 memset_rec;
+#else
+typedef CUpti_ActivityKernel4 kernel_rec;
+typedef CUpti_ActivityMemcpy memcpy_rec;
+typedef CUpti_ActivityMemset memset_rec;
+#endif
+#define SAME_OFFSET(a, b, f) _Static_assert(offsetof(a, f) == offsetof(b, f), #a "." #f " moved since " #b)
+SAME_OFFSET(kernel_rec, CUpti_ActivityKernel4, start);
+SAME_OFFSET(kernel_rec, CUpti_ActivityKernel4, end);
+SAME_OFFSET(kernel_rec, CUpti_ActivityKernel4, correlationId);
+SAME_OFFSET(kernel_rec, CUpti_ActivityKernel4, name);
+SAME_OFFSET(memcpy_rec, CUpti_ActivityMemcpy, start);
+SAME_OFFSET(memcpy_rec, CUpti_ActivityMemcpy, end);
+SAME_OFFSET(memcpy_rec, CUpti_ActivityMemcpy, correlationId);
+SAME_OFFSET(memset_rec, CUpti_ActivityMemset, start);
+SAME_OFFSET(memset_rec, CUpti_ActivityMemset, end);
+SAME_OFFSET(memset_rec, CUpti_ActivityMemset, correlationId);
 
 #define BUF_BYTES ((size_t)8 << 20) /* one activity buffer: ~40k kernel records */
 #define BUF_ALIGN 8                 /* CUPTI wants 8-byte aligned buffers */
@@ -171,17 +198,17 @@ static void take(fb_cupti_timer *c, const CUpti_Activity *rec)
     switch (rec->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+        const kernel_rec *k = (const kernel_rec *)rec;
         add_act(c, k->start, k->end, k->correlationId, FB_ACT_KERNEL, intern(k->name));
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+        const memcpy_rec *m = (const memcpy_rec *)rec;
         add_act(c, m->start, m->end, m->correlationId, FB_ACT_MEMCPY, -1);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+        const memset_rec *m = (const memset_rec *)rec;
         add_act(c, m->start, m->end, m->correlationId, FB_ACT_MEMSET, -1);
         break;
     }
