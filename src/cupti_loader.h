@@ -95,7 +95,7 @@ int fb_cupti_candidates(const char *root, const char *home, const char *venv, co
                         int cap);
 void fb_cupti_candidates_free(char **list, int n);
 
-/* Forget what was loaded (dlclose) so the next fb_cupti_load searches again,
+/* Forget what was loaded so the next fb_cupti_load searches again,
  * e.g. after a test changed $FB_CUPTI_LIB. Not for use while CUPTI is active. */
 void fb_cupti_unload_for_tests(void);
 
