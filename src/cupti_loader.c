@@ -216,11 +216,17 @@ static void load_locked(void)
         load_status = FB_OK;
         return;
     }
-    char searched[2048];
-    searched_text(searched, sizeof searched, FB_CUDA_ROOT);
-    snprintf(load_msg, sizeof load_msg, "CUPTI (libcupti.so.13) not found; searched %s%s%s; set FB_CUPTI_LIB to its path",
-             searched, first_why[0] ? "; refused: " : "", first_why);
+    fb_cupti_absent_message(FB_CUDA_ROOT, first_why, load_msg, sizeof load_msg);
     load_status = FB_E_UNSUPPORTED;
+}
+
+const char *fb_cupti_absent_message(const char *root, const char *refused, char *buf, size_t n)
+{
+    char searched[2048];
+    searched_text(searched, sizeof searched, root ? root : "");
+    snprintf(buf, n, "CUPTI (libcupti.so.13) not found; searched %s%s%s; set FB_CUPTI_LIB to its path", searched,
+             refused && refused[0] ? "; refused: " : "", refused ? refused : "");
+    return buf;
 }
 
 fb_status fb_cupti_load(const fb_cupti_api **out)

@@ -94,6 +94,10 @@ const char *fb_cupti_result_str(CUptiResult r, char *buf, size_t n);
 int fb_cupti_candidates(const char *root, const char *home, const char *venv, const char *conda, char **list,
                         int cap);
 void fb_cupti_candidates_free(char **list, int n);
+/* The message when no candidate loads: what was searched (toolkit `root`,
+ * $VIRTUAL_ENV and $CONDA_PREFIX as set now) and, when one was there but
+ * refused, why (`refused`, may be NULL). Into buf, which is returned. */
+const char *fb_cupti_absent_message(const char *root, const char *refused, char *buf, size_t n);
 
 /* Forget what was loaded so the next fb_cupti_load searches again,
  * e.g. after a test changed $FB_CUPTI_LIB. Not for use while CUPTI is active. */

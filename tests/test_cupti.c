@@ -166,6 +166,23 @@ static void test_search_list(void)
     CHECK(n >= 2);
     fb_cupti_candidates_free(list, n);
 
+    /* what "absent" says: every place, and why one that was there was refused */
+    char msg[4096];
+    setenv("VIRTUAL_ENV", venv, 1);
+    unsetenv("CONDA_PREFIX");
+    fb_cupti_absent_message("/opt/cuda", NULL, msg, sizeof msg);
+    char want[8192];
+    snprintf(want, sizeof want,
+             "CUPTI (libcupti.so.13) not found; searched libcupti.so.13 and libcupti.so on the dynamic linker's path, "
+             "/opt/cuda/{lib64,lib,extras/CUPTI/lib64}, and nvidia/cu13/lib, nvidia/cuda_cupti/lib in the Python "
+             "site-packages of $VIRTUAL_ENV (%s), ~/.local, /usr/local, /usr and /opt/conda; set FB_CUPTI_LIB to its path",
+             venv);
+    CHECK_STR(msg, want);
+    fb_cupti_absent_message("", "/x/libcupti.so.13: CUPTI API version 28 is older", msg, sizeof msg);
+    CHECK(strstr(msg, "dynamic linker's path, and nvidia/cu13/lib") != NULL); /* no toolkit: none named */
+    CHECK(strstr(msg, "; refused: /x/libcupti.so.13: CUPTI API version 28 is older; set FB_CUPTI_LIB") != NULL);
+    unsetenv("VIRTUAL_ENV");
+
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
     CHECK(system(cmd) == 0);
