@@ -249,6 +249,28 @@ void *fb_cupti_sym(const char *name)
     return p;
 }
 
+void *fb_cupti_open_sibling(const char *name)
+{
+    const fb_cupti_api *a = NULL;
+    if (fb_cupti_load(&a) != FB_OK) return NULL;
+    char path[sizeof a->path + 256], why_dir[512] = "", why_name[512] = "";
+    const char *slash = strrchr(a->path, '/');
+    void *h = NULL;
+    if (slash) {
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - a->path), a->path, name);
+        dlerror();
+        if (!(h = dlopen(path, RTLD_NOW | RTLD_GLOBAL))) snprintf(why_dir, sizeof why_dir, "%s", dlerror());
+    }
+    if (!h) {
+        dlerror();
+        if (!(h = dlopen(name, RTLD_NOW | RTLD_GLOBAL))) snprintf(why_name, sizeof why_name, "%s", dlerror());
+    }
+    if (!h)
+        fb_error("%s not found beside %s%s%s, nor on the library path (%s)", name, a->path, why_dir[0] ? ": " : "",
+                 why_dir, why_name);
+    return h;
+}
+
 const char *fb_cupti_describe(char *buf, size_t n)
 {
     const fb_cupti_api *a = NULL;

@@ -76,6 +76,13 @@ fb_status fb_cupti_load(const fb_cupti_api **out);
  * NULL: for the metrics pass (cuptiProfiler*, cuptiRangeProfiler*). */
 void *fb_cupti_sym(const char *name);
 
+/* A library that ships beside libcupti (libnvperf_host.so, libnvperf_target.so:
+ * the metrics pass needs them), loaded from the directory the loaded libcupti
+ * is in, else by name through the dynamic linker; RTLD_NOW | RTLD_GLOBAL, kept
+ * open. NULL with FB_E_UNSUPPORTED's message set (fb_error: both places tried)
+ * when neither loads or CUPTI itself is absent. */
+void *fb_cupti_open_sibling(const char *name);
+
 /* One line for `env`: "/path/libcupti.so.13 (CUPTI API 130001)" or
  * "absent (searched: ...)". Loads it if that was not tried yet. */
 const char *fb_cupti_describe(char *buf, size_t n);

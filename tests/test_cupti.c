@@ -53,6 +53,7 @@ static void test_loader_refusals(void)
     fb_cupti_describe(buf, sizeof buf);
     CHECK(strncmp(buf, "absent: CUPTI: $FB_CUPTI_LIB", 28) == 0);
     CHECK(fb_cupti_sym("cuptiGetVersion") == NULL);
+    CHECK(fb_cupti_open_sibling("libnvperf_host.so") == NULL); /* no CUPTI, no siblings */
 
     CHECK(load_with("../cases/softmax.json", NULL) == FB_E_UNSUPPORTED);
     CHECK(strstr(fb_last_error(), "$FB_CUPTI_LIB (../cases/softmax.json) cannot be used: ") != NULL);
@@ -94,6 +95,10 @@ static void test_loader_real(void)
     /* for the metrics pass: anything else by name */
     CHECK(fb_cupti_sym("cuptiActivityGetNextRecord") != NULL);
     CHECK(fb_cupti_sym("cuptiNoSuchFunction") == NULL);
+    /* the metrics pass's libraries, from libcupti's directory */
+    CHECK(fb_cupti_open_sibling("libnvperf_host.so") != NULL);
+    CHECK(fb_cupti_open_sibling("libno_such_sibling.so") == NULL);
+    CHECK(strstr(fb_last_error(), "libno_such_sibling.so not found beside ") != NULL);
     char buf[4096], rs[128];
     fb_cupti_describe(buf, sizeof buf);
     CHECK(strstr(buf, "libcupti.so") && strstr(buf, "(CUPTI API 13"));
