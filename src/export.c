@@ -55,6 +55,7 @@ static double value_of(const fb_export_cell *c, fb_show show)
         x = v->gbps;
         if (!isfinite(x)) x = c->cell->ideal_bytes / (t * 1e-3) / 1e9;
         break;
+    case FB_SHOW_KERNELS: x = v->kernels_launched >= 0 ? v->kernels_launched : NAN; break; /* not a view here */
     }
     return isfinite(x) && x >= 0 ? x : NAN;
 }
@@ -280,6 +281,7 @@ const char *fb_export_describe(const fb_export_grid *g, fb_show show, char *buf,
     case FB_SHOW_SOL: snprintf(buf, n, "%s %% of speed of light (t_copy(ideal bytes) / t_%s)", v, v); break;
     case FB_SHOW_TIME: snprintf(buf, n, "%s median time (us)", v); break;
     case FB_SHOW_GBPS: snprintf(buf, n, "%s GB/s of ideal bytes", v); break;
+    case FB_SHOW_KERNELS: snprintf(buf, n, "%s kernels per run", v); break;
     }
     return buf;
 }
@@ -291,6 +293,7 @@ const char *fb_export_value_heading(fb_show show)
     case FB_SHOW_SOL: return "% SOL";
     case FB_SHOW_TIME: return "us";
     case FB_SHOW_GBPS: return "GB/s";
+    case FB_SHOW_KERNELS: return "kernels";
     }
     return "value";
 }
@@ -309,13 +312,54 @@ const char *fb_export_col_label(const fb_export_grid *g, int c, fb_show show, ch
     return buf;
 }
 
+/* ---- what a variant launched ------------------------------------------------------------- */
+
+fb_status fb_export_kernels_of(const fb_rs_dtype *dt, const char *variant, fb_export_kernels *out)
+{
+    memset(out, 0, sizeof *out);
+    out->lo = out->hi = -1;
+    int cap = 0;
+    for (int i = 0; i < dt->n_cells; i++) {
+        const fb_rs_variant *v = fb_rs_find_variant(&dt->cells[i], variant);
+        if (!v || v->kernels_launched < 0) continue;
+        out->cells++;
+        int lo = v->kernels_launched_min >= 0 ? v->kernels_launched_min : v->kernels_launched;
+        int hi = v->kernels_launched_max >= 0 ? v->kernels_launched_max : v->kernels_launched;
+        if (out->lo < 0 || lo < out->lo) out->lo = lo;
+        if (hi > out->hi) out->hi = hi;
+        for (int k = 0; k < v->n_kernel_names; k++) {
+            bool dup = false;
+            for (int j = 0; j < out->n_names && !dup; j++) dup = strcmp(out->names[j], v->kernel_names[k]) == 0;
+            if (dup) continue;
+            if (out->n_names == cap) {
+                const char **more = realloc(out->names, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *more);
+                if (!more) {
+                    fb_export_kernels_free(out);
+                    fb_error("out of host memory listing kernels");
+                    return FB_E_NOMEM;
+                }
+                out->names = more;
+            }
+            out->names[out->n_names++] = v->kernel_names[k];
+        }
+    }
+    return FB_OK;
+}
+
+void fb_export_kernels_free(fb_export_kernels *k)
+{
+    free(k->names);
+    k->names = NULL;
+    k->n_names = 0;
+}
+
 /* ---- the long-form records ----------------------------------------------------------------- */
 
 const char *const fb_field_names[FB_N_FIELDS] = {
     "case", "dtype", "row_axis", "row", "col_axis", "col", "variant", "baseline", "status", "reason",
     "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n",
     "speedup", "sol_pct", "gbps", "tflops",
-    "ideal_bytes", "flops", "kernels", "footprint_bytes", "peak_bytes",
+    "ideal_bytes", "flops", "kernels", "kernels_launched", "kernel_names", "span_us", "footprint_bytes", "peak_bytes",
     "check_mode", "check_passed", "max_abs", "max_rel", "rows_checked", "rows_total", "unchecked",
     "device", "commit",
 };
@@ -349,6 +393,9 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number(c->cell->ideal_bytes);
     f[i++] = number(c->cell->flops);
     f[i++] = count(v->kernels);
+    f[i++] = count(v->kernels_launched); /* --timer cupti: measured, and first start to last end */
+    f[i++] = text(v->kernel_names_text);
+    f[i++] = number(v->has_span ? v->span_ms.median * 1000.0 : NAN);
     f[i++] = number(v->footprint_bytes);
     f[i++] = number(v->peak_bytes);
     f[i++] = text(v->check_mode);

@@ -101,6 +101,7 @@ static double scale_pos(const scale *s, double v)
     case FB_SHOW_TIME: return (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
     case FB_SHOW_SOL:
     case FB_SHOW_GBPS: return s->hi > s->lo ? (v - s->lo) / (s->hi - s->lo) : 0.5;
+    case FB_SHOW_KERNELS: break; /* run's grid only, never a heatmap */
     }
     return 0.5;
 }
@@ -140,6 +141,7 @@ static int scale_ticks(const scale *s, double *v, char (*label)[24])
         v[0] = 0, v[1] = s->hi / 2, v[2] = s->hi;
         for (n = 0; n < 3; n++) snprintf(label[n], 24, "%.0f", v[n]);
         break;
+    case FB_SHOW_KERNELS: break; /* run's grid only, never a heatmap */
     }
     return n;
 }
@@ -151,6 +153,7 @@ static const char *scale_title(fb_show show)
     case FB_SHOW_SOL: return "% of speed of light (a streaming copy of the ideal bytes)";
     case FB_SHOW_TIME: return "median time (us), log scale";
     case FB_SHOW_GBPS: return "GB/s of ideal bytes";
+    case FB_SHOW_KERNELS: break; /* run's grid only, never a heatmap */
     }
     return "";
 }

@@ -32,6 +32,7 @@ int fb_show_from_name(const char *s, fb_show *out)
     static const struct { const char *name; fb_show show; } table[] = {
         {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL},
         {"time", FB_SHOW_TIME},       {"gbps", FB_SHOW_GBPS},
+        {"kernels", FB_SHOW_KERNELS},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(s, table[i].name) == 0) {
@@ -133,6 +134,23 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
         if (!isfinite(value)) value = fb_json_number(cell, "ideal_bytes") / (t * 1e-3) / 1e9;
         fmt = "%.0f";
         break;
+    case FB_SHOW_KERNELS: {
+        /* measured (--timer cupti): the count, or "lo-hi" when runs differed; else
+         * the count the variant declares, in parentheses */
+        json_t *kl = json_object_get(v, "kernels_launched");
+        double lo = fb_json_number(kl, "count_min"), hi = fb_json_number(kl, "count_max");
+        if (kl && isfinite(lo) && isfinite(hi) && lo != hi) {
+            snprintf(out, ENTRY_MAX, "%.0f-%.0f", lo, hi);
+            return;
+        }
+        value = fb_json_number(kl, "count");
+        fmt = "%.0f";
+        if (!kl) {
+            value = fb_json_number(v, "kernels");
+            fmt = "(%.0f)";
+        }
+        break;
+    }
     }
     if (isfinite(value) && value >= 0) snprintf(out, ENTRY_MAX, fmt, value);
     else snprintf(out, ENTRY_MAX, "-");
@@ -172,6 +190,9 @@ static void print_header(FILE *f, json_t *root, const char *case_name, const cha
     case FB_SHOW_GBPS:
         fprintf(f, "%s GB/s of ideal bytes\n", variant);
         break;
+    case FB_SHOW_KERNELS:
+        fprintf(f, "%s kernels per run (measured by CUPTI; (N): declared, not measured)\n", variant);
+        break;
     }
 }
 
@@ -183,6 +204,7 @@ static const char *value_heading(fb_show show)
     case FB_SHOW_SOL: return "% SOL";
     case FB_SHOW_TIME: return "us";
     case FB_SHOW_GBPS: return "GB/s";
+    case FB_SHOW_KERNELS: return "kernels";
     }
     return "value";
 }
@@ -216,6 +238,38 @@ static void print_table(FILE *f, const char *corner, char (*row_labels)[ENTRY_MA
     }
     fputc('\n', f);
     free(col_w);
+}
+
+/* Under a kernels grid: the kernels the variant launched in any cell of the
+ * dtype, each once, in the order first seen (cells in file order), one a line. */
+static void print_kernel_names(FILE *f, json_t *dt, const char *variant)
+{
+    size_t i, j, cap = 0, n = 0;
+    const char **seen = NULL;
+    json_t *cell, *name;
+    int cells = 0;
+    json_array_foreach(json_object_get(dt, "cells"), i, cell) {
+        json_t *kl = json_object_get(json_object_get(json_object_get(cell, "variants"), variant), "kernels_launched");
+        if (!kl) continue;
+        cells++;
+        json_array_foreach(json_object_get(kl, "names"), j, name) {
+            const char *s = json_string_value(name);
+            bool dup = !s;
+            for (size_t k = 0; k < n && !dup; k++) dup = strcmp(seen[k], s) == 0;
+            if (dup) continue;
+            if (n == cap) {
+                const char **more = realloc(seen, (cap = cap ? 2 * cap : 16) * sizeof *seen);
+                if (!more) break;
+                seen = more;
+            }
+            seen[n++] = s;
+        }
+    }
+    if (!cells) fprintf(f, "%s: kernels not measured (run with --timer cupti)\n", variant);
+    else fprintf(f, "%s launched, in %d cell%s:\n", variant, cells, cells > 1 ? "s" : "");
+    for (size_t k = 0; k < n; k++) fprintf(f, "  %s\n", seen[k]);
+    fputc('\n', f);
+    free(seen);
 }
 
 /* Validates the names, then formats and prints. */
@@ -293,6 +347,7 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
 
     print_header(f, root, case_name, dtype, variant, baseline, show);
     print_table(f, corner, row_labels, nrows, heads, ncols, entries);
+    if (show == FB_SHOW_KERNELS) print_kernel_names(f, dt, variant);
     free(row_labels);
     free(heads);
     free(entries);

@@ -16,6 +16,7 @@ typedef enum fb_show {
     FB_SHOW_SOL,     /* % of speed of light of the variant        */
     FB_SHOW_TIME,    /* median time, microseconds                 */
     FB_SHOW_GBPS,    /* achieved GB/s of ideal bytes              */
+    FB_SHOW_KERNELS, /* kernels per run, and their names (run's grid only: not one of export's value views) */
 } fb_show;
 int fb_show_from_name(const char *s, fb_show *out);
 
@@ -30,7 +31,8 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
  * speedup, every variant but the baseline (against itself it is 100% everywhere)
  * — unless the baseline is all there is (a case with no fused variant yet), then
  * the baseline's % of speed of light, so such a run still shows its numbers;
- * for sol, time and gbps, every variant. */
+ * for sol, time, gbps and kernels, every variant (kernels: each grid is followed
+ * by the names of the kernels the variant launched, measured with --timer cupti). */
 fb_status fb_report_case(FILE *f, json_t *root, const char *case_name, const char *dtype,
                          const char *const *variants, int n_variants, const char *baseline, fb_show show);
 

@@ -171,8 +171,24 @@ run run --case softmax --dtype bf61
 expect "run unknown dtype" 2 "--dtype: unknown dtype 'bf61'"
 run run --case softmax --dtype float64
 expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
-run run --case softmax --timer cupti
-expect "run cupti" 2 "--timer cupti: not available in this build"
+# --timer cupti: libcupti is found at run time; where it cannot be, run stops before the
+# GPU (exit 4) and says what it searched or what was wrong with $FB_CUPTI_LIB
+FB_CUPTI_LIB=/nonexistent/libcupti.so.13 run run --case softmax --timer cupti
+expect "run cupti, FB_CUPTI_LIB missing" 4 "--timer cupti: CUPTI: \$FB_CUPTI_LIB is /nonexistent/libcupti.so.13, which does not exist"
+FB_CUPTI_LIB=../cases/softmax.json run run --case softmax --timer cupti
+expect "run cupti, FB_CUPTI_LIB not a library" 4 "\$FB_CUPTI_LIB (../cases/softmax.json) cannot be used"
+run run --case softmax --timer cuptii
+expect "run cupti misspelt" 2 "(did you mean 'cupti'?)"
+run run --case softmax --show kernel
+expect "run --show kernels misspelt" 2 "(did you mean 'kernels'?)"
+# the toolkit's own libcupti: accepted, so the run goes on to the GPU (77 here, or a run there)
+cupti_lib=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")/lib64/libcupti.so.13
+if [ -f "$cupti_lib" ]; then
+    FB_CUPTI_LIB=$cupti_lib run run --case softmax --timer cupti --show kernels --quick --out "$TMP/cupti.json"
+    [ "$rc" = 77 ] || [ "$rc" = 0 ] && ok || bad "run cupti with the toolkit's libcupti: exit $rc (stderr: $err)"
+else
+    echo "cli: no toolkit libcupti at $cupti_lib: the accepted --timer cupti check is skipped" >&2
+fi
 run run --case softmax --rep -1
 expect "run negative rep" 2 "--rep: expected a number from 0.001 to 100000, got '-1'"
 run run --case softmax --dim0 4294967296 --dim1 4294967296

@@ -103,14 +103,18 @@ static void test_golden(const fb_rs_doc *d)
 /* ---- the grids agree with the terminal grid ------------------------------------- */
 
 /* The cells of every "| a | b |" row but the heading and rule, as one
- * space-separated line per row, from markdown. */
+ * space-separated line per row, from markdown; the grids' tables only (not the
+ * "#### ... kernels launched" tables after them). */
 static void md_cells(const char *md, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = 0;
     int row = 0;
+    bool grid = true;
     for (const char *line = md; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (line[0] != '|') {
+        if (strncmp(line, "### ", 4) == 0) grid = true;
+        if (strncmp(line, "#### ", 5) == 0) grid = false;
+        if (line[0] != '|' || !grid) {
             row = 0;
             continue;
         }

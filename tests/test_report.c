@@ -94,7 +94,32 @@ static void test_show_names(void)
     CHECK(fb_show_from_name("sol", &s) == 0 && s == FB_SHOW_SOL);
     CHECK(fb_show_from_name("time", &s) == 0 && s == FB_SHOW_TIME);
     CHECK(fb_show_from_name("gbps", &s) == 0 && s == FB_SHOW_GBPS);
+    CHECK(fb_show_from_name("kernels", &s) == 0 && s == FB_SHOW_KERNELS);
     CHECK(fb_show_from_name("fast", &s) == -1);
+}
+
+/* --show kernels: what --timer cupti measured per cell ("1", "1-2" when runs
+ * differed), the declared count in parentheses where it measured nothing, the
+ * usual marks; then the kernels' names over the dtype's cells. */
+static void test_kernels_grid(void)
+{
+    json_t *root = NULL;
+    fb_status st = fb_result_read("results/export/small.json", &root);
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return;
+    char *g = grid(root, "toy", "float32", "toy.fused", NULL, FB_SHOW_KERNELS, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_kernels.txt");
+    CHECK(strstr(g, "toy.fused kernels per run (measured by CUPTI; (N): declared, not measured)\n") != NULL);
+    CHECK(strstr(g, "128             1     1-2    FAIL\n") != NULL);
+    CHECK(strstr(g, "     (1)") != NULL);
+    CHECK(strstr(g, "toy.fused launched, in 2 cells:\n  toy_fused_kernel<float, 4>\n  toy_tail_kernel\n") != NULL);
+    free(g);
+    g = grid(root, "line", "float32", "line.fused", NULL, FB_SHOW_KERNELS, &st);
+    CHECK(st == FB_OK);
+    CHECK(strstr(g, "line.fused: kernels not measured (run with --timer cupti)") != NULL);
+    free(g);
+    json_decref(root);
 }
 
 /* The golden files hold what the user sees; the spot checks below tie a few of
@@ -454,6 +479,7 @@ static void test_unchecked(json_t *root)
 int main(void)
 {
     test_show_names();
+    test_kernels_grid();
     test_stats_json();
     test_write_read();
     json_t *root = load_small();
