@@ -244,7 +244,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
 // Launch options (a variant's FLAGS): kOneShot = a grid covering every row once (each team
 // streams its row and retires) instead of a persistent grid of the resident capacity;
 // kPlain = default-policy loads and stores instead of evict-first (.cs) ones.
-enum Flags { kOneShot = 1, kPlain = 2 };
+enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4 };
+
+// kByShape: one-shot + plain, except for short rows that are not a multiple of the vector width
+// (head/tail scalars in every row), where the persistent evict-first launch measured faster:
+// horizontal_reduction_pointwise at 65536 rows (H100 float32, NOTES.md issue 6 round 3), % of SOL
+// one-shot+plain vs persistent: W = 61 44.6 vs 70.9, W = 130 77.0 vs 81.7, W = 1027 95.2 vs 85.2.
+inline int flags_by_shape(int64_t W, int esz) {
+    const bool odd = W % (16 / esz) != 0;
+    return odd && W * esz <= 1024 ? 0 : (kOneShot | kPlain);
+}
 
 struct Plan {
     Team team;
@@ -327,6 +336,7 @@ inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bo
     if (rows == 0 || W == 0) return FB_OK;
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
+    if (flags & kByShape) flags = flags_by_shape(W, (int)sizeof(T));
     Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
     p.flags = flags;
     cudaError_t e;
