@@ -51,6 +51,11 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out,
  * replay may overshoot the sample count by up to one graph's worth). */
 int fb_timer_sample_cap(const fb_timer *t);
 
+/* One L2 flush as every timed sample starts with (the timer's flush, whatever
+ * opts.flush says), enqueued on the timer's stream: for work that must start
+ * from the L2 state a sample starts from, e.g. the metrics pass (metrics.c). */
+fb_status fb_timer_flush_l2(fb_timer *t);
+
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
  * is always timed with events: inside a CUDA graph cudaMemcpyAsync becomes a
  * copy-engine node, measured 24% slower than the SM copy it is outside one. */

@@ -1,0 +1,196 @@
+/* test_metrics.c — run --metrics without a GPU (src/metrics.c): the metric
+ * table, --metrics parsing and its messages, the result-file objects, where the
+ * loader looks for libcupti (a fake Python environment), and, where libcupti is
+ * installed (the toolkit's), CUPTI's host API building the configuration image of
+ * the table's metrics for the H100 ("GH100"): that proves the names are metrics
+ * the chip has, and a misspelt one is refused by name. Run from tests/. */
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "testing.h"
+
+static void test_table(void)
+{
+    for (int i = 0; i < FB_NMETRICS; i++) {
+        const fb_metric_info *m = &fb_metric_table[i];
+        CHECK(m->key && m->group && m->cupti && m->about);
+        CHECK(fb_metric_from_key(m->key) == i);
+        for (int k = 0; k < i; k++) {
+            CHECK(strcmp(m->key, fb_metric_table[k].key) != 0);
+            CHECK(strcmp(m->cupti, fb_metric_table[k].cupti) != 0);
+        }
+    }
+    CHECK_STR(fb_metric_table[FB_METRIC_DRAM_READ].cupti, "dram__bytes_read.sum");
+    CHECK_STR(fb_metric_table[FB_METRIC_DRAM_WRITE].cupti, "dram__bytes_write.sum");
+    CHECK_STR(fb_metric_table[FB_METRIC_INST].cupti, "smsp__inst_executed.sum");
+    CHECK(fb_metric_from_key("dram_bytes") == -1);
+    CHECK(fb_metric_from_key(NULL) == -1);
+}
+
+static void test_parse(void)
+{
+    unsigned m = 123;
+    CHECK(fb_metrics_parse("dram", &m) == FB_OK && m == (FB_METRIC_BIT(FB_METRIC_DRAM_READ) | FB_METRIC_BIT(FB_METRIC_DRAM_WRITE)));
+    CHECK(fb_metrics_parse("inst", &m) == FB_OK && m == FB_METRIC_BIT(FB_METRIC_INST));
+    CHECK(fb_metrics_parse("dram,inst", &m) == FB_OK && m == FB_METRICS_ALL);
+    CHECK(fb_metrics_parse("inst,dram", &m) == FB_OK && m == FB_METRICS_ALL);
+    CHECK(fb_metrics_parse("all", &m) == FB_OK && m == FB_METRICS_ALL);
+
+    CHECK(fb_metrics_parse("dramm", &m) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "--metrics: unknown group 'dramm' (did you mean 'dram'?); groups: dram, inst, all");
+    CHECK(fb_metrics_parse("bytes", &m) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "--metrics: unknown group 'bytes'; groups: dram, inst, all");
+    CHECK(fb_metrics_parse("dram,dram", &m) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "--metrics: 'dram' is given twice");
+    CHECK(fb_metrics_parse("all,inst", &m) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "--metrics: 'all' stands alone (got 2 items)");
+    CHECK(fb_metrics_parse("dram,", &m) == FB_E_USAGE);
+    CHECK(strstr(fb_last_error(), "an empty item") != NULL);
+    CHECK(fb_metrics_parse("", &m) == FB_E_USAGE);
+    CHECK(fb_metrics_parse("in\x1b[2Jst", &m) == FB_E_USAGE);
+    CHECK(strchr(fb_last_error(), '\x1b') == NULL); /* the terminal escape is quoted, not sent */
+
+    char buf[64];
+    CHECK_STR(fb_metrics_groups(FB_METRICS_ALL, buf, sizeof buf), "dram,inst");
+    CHECK_STR(fb_metrics_groups(FB_METRIC_BIT(FB_METRIC_INST), buf, sizeof buf), "inst");
+    CHECK_STR(fb_metrics_groups(0, buf, sizeof buf), "");
+}
+
+static void test_json(void)
+{
+    double v[FB_NMETRICS] = {[FB_METRIC_DRAM_READ] = 134217728.4, [FB_METRIC_DRAM_WRITE] = -3.0,
+                             [FB_METRIC_INST] = 1e6};
+    json_t *j = fb_metrics_json(FB_METRICS_ALL, v);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    /* integers; a difference below zero (counter noise) is 0 */
+    CHECK_STR(s, "{\"dram_read_bytes\":134217728,\"dram_write_bytes\":0,\"inst_executed\":1000000}");
+    free(s);
+    json_decref(j);
+
+    v[FB_METRIC_DRAM_WRITE] = NAN;
+    j = fb_metrics_json(FB_METRIC_BIT(FB_METRIC_DRAM_READ) | FB_METRIC_BIT(FB_METRIC_DRAM_WRITE), v);
+    s = json_dumps(j, JSON_COMPACT);
+    CHECK_STR(s, "{\"dram_read_bytes\":134217728}"); /* not collected, not measured: absent */
+    free(s);
+    json_decref(j);
+    double none[FB_NMETRICS] = {NAN, NAN, NAN};
+    CHECK(fb_metrics_json(FB_METRICS_ALL, none) == NULL);
+
+    j = fb_metrics_settings_json(FB_METRIC_BIT(FB_METRIC_INST));
+    s = json_dumps(j, JSON_COMPACT);
+    CHECK_STR(s, "{\"inst_executed\":\"smsp__inst_executed.sum\"}");
+    free(s);
+    json_decref(j);
+}
+
+static void touch(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(dir, 0700);
+            *p = '/';
+        }
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+}
+
+static int index_of(char **l, int n, const char *path)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(l[i], path) == 0) return i;
+    return -1;
+}
+
+/* Where the loader looks: $FB_CUPTI_LIB alone, else the linker's names, the
+ * toolkit, and the pip wheels of an activated environment before the user's. */
+static void test_candidates(void)
+{
+    char root[] = "/tmp/fb_test_metrics.XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char venv[256], home[256], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
+    snprintf(venv, sizeof venv, "%s/venv", root);
+    snprintf(home, sizeof home, "%s/home", root);
+    snprintf(a, sizeof a, "%s/lib/python3.12/site-packages/nvidia/cu13/lib/libcupti.so.13", venv);
+    snprintf(b, sizeof b, "%s/.local/lib/python3.11/site-packages/nvidia/cuda_cupti/lib/libcupti.so.12", home);
+    snprintf(c, sizeof c, "%s/lib/python3.12/site-packages/nvidia/cu13/lib/libcupti.so.12", venv); /* not a match */
+    touch(a);
+    touch(b);
+    touch(c);
+
+    char *saved_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("VIRTUAL_ENV", venv, 1);
+    setenv("HOME", home, 1);
+    unsetenv("CONDA_PREFIX");
+    unsetenv("FB_CUPTI_LIB");
+    char *l[32];
+    int n = fb_metrics_cupti_candidates(l, 32);
+    CHECK(n >= 4);
+    CHECK(n >= 2 && strcmp(l[0], "libcupti.so.13") == 0 && strcmp(l[1], "libcupti.so") == 0);
+    int ia = index_of(l, n, a), ib = index_of(l, n, b);
+    CHECK(ia >= 2);
+    CHECK(ib > ia); /* the activated environment first */
+    CHECK(index_of(l, n, c) == -1);
+    for (int i = 0; i < n; i++) free(l[i]);
+
+    setenv("FB_CUPTI_LIB", "/opt/somewhere/libcupti.so.13", 1);
+    n = fb_metrics_cupti_candidates(l, 32);
+    CHECK(n == 1 && strcmp(l[0], "/opt/somewhere/libcupti.so.13") == 0);
+    for (int i = 0; i < n; i++) free(l[i]);
+    unsetenv("FB_CUPTI_LIB");
+    unsetenv("VIRTUAL_ENV");
+    if (saved_home) setenv("HOME", saved_home, 1);
+    free(saved_home);
+
+    remove(a);
+    remove(b);
+    remove(c);
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -r '%s'", root);
+    CHECK(system(cmd) == 0);
+}
+
+/* CUPTI's host API on the build machine: no GPU needed. */
+static void test_host_config(void)
+{
+    const char *path = NULL;
+    unsigned version = 0;
+    if (fb_metrics_load_cupti(&path, &version) != FB_OK) {
+        printf("SKIP host config: %s\n", fb_last_error());
+        return;
+    }
+    printf("libcupti: %s (CUPTI API %u)\n", path, version);
+    CHECK(version >= FB_CUPTI_MIN_VERSION);
+    const char *names[FB_NMETRICS];
+    for (int i = 0; i < FB_NMETRICS; i++) names[i] = fb_metric_table[i].cupti;
+    size_t bytes = 0, passes = 0;
+    fb_status s = fb_metrics_host_config("GH100", names, FB_NMETRICS, &bytes, &passes);
+    if (s != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(s == FB_OK);
+    CHECK(bytes > 0);
+    CHECK(passes == 1); /* one replay of the variant collects all three */
+    printf("GH100 config image: %zu bytes, %zu pass%s\n", bytes, passes, passes == 1 ? "" : "es");
+
+    /* the check can fail: a name the chip has no metric for, named in the message */
+    const char *bad[] = {"dram__bytes_read.sum", "dram__bytez_write.sum"};
+    CHECK(fb_metrics_host_config("GH100", bad, 2, &bytes, &passes) == FB_E_USAGE);
+    CHECK(strstr(fb_last_error(), "'dram__bytez_write.sum'") != NULL);
+    CHECK(fb_metrics_host_config("XY999", names, FB_NMETRICS, &bytes, &passes) == FB_E_UNSUPPORTED);
+    CHECK(strstr(fb_last_error(), "XY999") != NULL);
+}
+
+int main(void)
+{
+    test_table();
+    test_parse();
+    test_json();
+    test_candidates();
+    test_host_config();
+    return fb_t_report("metrics");
+}
