@@ -909,7 +909,7 @@ fb_status fb_metrics_open(const fb_context *ctx, fb_timer *timer, unsigned mask,
 {
     *out = NULL;
     if (!(mask & FB_METRICS_ALL)) {
-        fb_error("--metrics: nothing to collect");
+        fb_error("no metric to collect");
         return FB_E_USAGE;
     }
     fb_metrics *m = calloc(1, sizeof *m);
@@ -933,7 +933,7 @@ fb_status fb_metrics_open(const fb_context *ctx, fb_timer *timer, unsigned mask,
         if (s == FB_E_CUDA || s == FB_E_USAGE) s = FB_E_UNSUPPORTED; /* the machine cannot, whatever the cause */
         char msg[2048];
         snprintf(msg, sizeof msg, "%s", fb_last_error());
-        fb_error("--metrics: cannot collect GPU performance counters here: %s", msg);
+        fb_error("cannot collect GPU performance counters here: %s", msg);
         return s;
     }
     *out = m;
@@ -1009,7 +1009,7 @@ fb_status fb_metrics_host_config(const char *chip, const char *const *names, int
 fb_status fb_metrics_open(const struct fb_context *ctx, struct fb_timer *timer, unsigned mask, fb_metrics **out)
 {
     *out = NULL;
-    fb_error("--metrics: " NO_CUPTI);
+    fb_error(NO_CUPTI);
     return FB_E_UNSUPPORTED;
 }
 

@@ -173,6 +173,20 @@ run run --case softmax --dtype float64
 expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
 run run --case softmax --timer cupti
 expect "run cupti" 2 "--timer cupti: not available in this build"
+run run --case softmax --metrics dramm
+expect "run --metrics unknown group" 2 "--metrics: unknown group 'dramm' (did you mean 'dram'?); groups: dram, inst, all"
+run run --case softmax --metrics all,inst
+expect "run --metrics all and more" 2 "--metrics: 'all' stands alone"
+run run --case softmax --metrics dram --metrics dram
+expect "run --metrics twice" 2 "--metrics: 'dram' given twice"
+# no libcupti: refused before the GPU is opened and before any timing (exit 4), the
+# places tried named, and nothing written
+mkdir "$TMP/m"
+FB_CUPTI_LIB="$TMP/no/libcupti.so.13" run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
+expect "run --metrics without libcupti" 4 "--metrics: CUPTI (libcupti) not found at \$FB_CUPTI_LIB: tried $TMP/no/libcupti.so.13"
+[ -z "$(ls -A "$TMP/m")" ] && ok || bad "run --metrics without libcupti: left $(ls -A "$TMP/m")"
+FB_CUPTI_LIB=/etc/hostname run run --case softmax --quick --metrics inst --out "$TMP/m/r.json"
+expect "run --metrics, FB_CUPTI_LIB not a library" 4 "unset FB_CUPTI_LIB to search the usual places"
 run run --case softmax --rep -1
 expect "run negative rep" 2 "--rep: expected a number from 0.001 to 100000, got '-1'"
 run run --case softmax --dim0 4294967296 --dim1 4294967296
