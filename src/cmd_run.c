@@ -73,8 +73,6 @@ typedef struct run_opts {
 /* ---- argument parsing ------------------------------------------------------ */
 static const fb_opt_choice timer_modes[] = {
     {"events", FB_TIMER_EVENTS}, {"graph", FB_TIMER_GRAPH}, {"cupti", FB_TIMER_CUPTI}};
-static const fb_opt_choice show_modes[] = {
-    {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME}, {"gbps", FB_SHOW_GBPS}};
 
 /* The option table, writing into o; returns its length (at most 24). */
 static int run_table(run_opts *o, fb_opt *t)
@@ -121,8 +119,10 @@ static int run_table(run_opts *o, fb_opt *t)
                               "instructions executed (inst), or all, with CUPTI's range profiler in a pass\n"
                               "after its timing (one more run from a flushed L2); see --show dram|inst"};
     t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &o->show_mode, .arg = "WHAT",
-                      .choices = show_modes, .n_choices = 4,
-                      .help = "speedup (default), sol (% of speed of light), time (us), gbps"};
+                      .choices = fb_show_choices, .n_choices = FB_NSHOW,
+                      .help = "speedup (default), sol (% of speed of light), time (us), gbps,\n"
+                              "dram (measured DRAM bytes / ideal bytes, e.g. 1.02x), inst (warp\n"
+                              "instructions executed); dram and inst need --metrics"};
     return n;
 }
 
