@@ -403,7 +403,7 @@ static fb_status load_cupti(void)
     const char *env = getenv("FB_CUPTI_LIB");
     if (!h) {
         snprintf(api_error, sizeof api_error,
-                 "CUPTI (libcupti) not found%s: tried %s; %s", env && env[0] ? " at $FB_CUPTI_LIB" : "",
+                 "no usable CUPTI (libcupti)%s: tried %s; %s", env && env[0] ? " at $FB_CUPTI_LIB" : "",
                  tried[0] ? tried : "nothing",
                  env && env[0] ? "unset FB_CUPTI_LIB to search the usual places"
                                : "set FB_CUPTI_LIB to the path of libcupti.so.13 (the CUDA 13 toolkit's lib64/, or "
@@ -748,7 +748,9 @@ static fb_status evaluate(fb_metrics *m, pass_state *ps, double values[N_RANGES]
             CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE, NULL, m->counter_data, m->counter_bytes,
             i, "/", NULL};
         CUPTI_CALL(RangeProfilerCounterDataGetRangeInfo, &ri);
-        if (!ri.rangeName || strcmp(ri.rangeName, range_names[i]) != 0) {
+        /* ranges come back in the order they were pushed; the name (which may carry
+         * its nesting path) is only a cross-check */
+        if (ri.rangeName && !strstr(ri.rangeName, range_names[i])) {
             fb_error("CUPTI range profiler: range %zu is '%s', expected '%s'", i, ri.rangeName ? ri.rangeName : "?",
                      range_names[i]);
             return FB_E_CUDA;
@@ -837,7 +839,7 @@ fb_status fb_metrics_measure(fb_metrics *m, const fb_runnable *r, double *values
     for (int i = 0; i < FB_NMETRICS; i++)
         if (m->index[i] >= 0) {
             double d = v[1][m->index[i]] - v[0][m->index[i]];
-            values[i] = d > 0 ? d : 0;
+            values[i] = isnan(d) ? NAN : d > 0 ? d : 0;
         }
     return FB_OK;
 }
@@ -900,6 +902,11 @@ static fb_status open_steps(fb_metrics *m, const fb_context *ctx)
     double v[FB_NMETRICS];
     fb_runnable r = {copy_probe_run, &c, 1};
     if (s == FB_OK) s = fb_metrics_measure(m, &r, v);
+    for (int i = 0; i < FB_NMETRICS && s == FB_OK; i++)
+        if (m->index[i] >= 0 && !isfinite(v[i])) {
+            fb_error("CUPTI gave no value for %s on a probe copy", fb_metric_table[i].cupti);
+            s = FB_E_UNSUPPORTED;
+        }
     fb_dfree(c.dst);
     fb_dfree((void *)c.src);
     return s;
