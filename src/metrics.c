@@ -208,8 +208,8 @@ static void cand_add(cand_list *l, const char *path)
     if (copy) l->item[l->n++] = copy;
 }
 
-/* Every existing file matching prefix + suffix (a glob), sorted newest name last
- * by glob; added in reverse so python3.12 comes before python3.10. */
+/* Every existing file matching prefix + suffix (a glob), in reverse of glob's
+ * alphabetical order (python3.12 before python3.11). */
 static void cand_glob(cand_list *l, const char *prefix, const char *suffix)
 {
     if (!prefix || !prefix[0]) return;
@@ -338,8 +338,9 @@ static bool sibling(const char *path, const char *name, char *out, size_t n)
 }
 
 /* One candidate: nvperf beside it first (libcupti dlopens libnvperf_host.so by
- * its name, which then finds the copy already loaded), then libcupti itself and
- * every symbol. On failure, why, into why[n]. */
+ * its name, which then finds the copy already loaded), then libcupti itself,
+ * every symbol, and its version (an older CUPTI is passed over, so a CUDA 12
+ * wheel found first does not hide a CUDA 13 one). On failure, why, into why[n]. */
 static void *try_load(const char *path, char *why, size_t n)
 {
     static const char *const nvperf[] = {"libnvperf_host.so", "libnvperf_target.so"};
@@ -363,7 +364,16 @@ static void *try_load(const char *path, char *why, size_t n)
         }
         memcpy((char *)&a + cupti_syms[i].offset, &f, sizeof f); /* POSIX: function pointers are data pointers */
     }
+    uint32_t v = 0;
+    CUptiResult r = a.GetVersion(&v);
+    if (r != CUPTI_SUCCESS || v < FB_CUPTI_MIN_VERSION) {
+        snprintf(why, n, "CUPTI API version %u, older than CUDA 13's (%u) that fusionbench's metrics are written for", v,
+                 FB_CUPTI_MIN_VERSION);
+        dlclose(h);
+        return NULL;
+    }
     api = a;
+    api_version = v;
     return h;
 }
 
@@ -405,21 +415,9 @@ static fb_status load_cupti(void)
         snprintf(api_error, sizeof api_error,
                  "no usable CUPTI (libcupti)%s: tried %s; %s", env && env[0] ? " at $FB_CUPTI_LIB" : "",
                  tried[0] ? tried : "nothing",
-                 env && env[0] ? "unset FB_CUPTI_LIB to search the usual places"
-                               : "set FB_CUPTI_LIB to the path of libcupti.so.13 (the CUDA 13 toolkit's lib64/, or "
+                 env && env[0] ? "set FB_CUPTI_LIB to a CUDA 13 libcupti.so.13, or unset it to search the usual places"
+                               : "set FB_CUPTI_LIB to the path of a CUDA 13 libcupti.so.13 (the toolkit's lib64/, or "
                                  "nvidia/cu13/lib/ in a Python environment's site-packages)");
-        api_status = FB_E_UNSUPPORTED;
-        fb_error("%s", api_error);
-        return api_status;
-    }
-    uint32_t v = 0;
-    CUptiResult r = api.GetVersion(&v);
-    api_version = v;
-    if (r != CUPTI_SUCCESS || v < FB_CUPTI_MIN_VERSION) {
-        snprintf(api_error, sizeof api_error,
-                 "%s: CUPTI API version %u, older than CUDA 13's (%u) that fusionbench's metrics are written for; "
-                 "set FB_CUPTI_LIB to a CUDA 13 libcupti.so.13",
-                 api_path, v, FB_CUPTI_MIN_VERSION);
         api_status = FB_E_UNSUPPORTED;
         fb_error("%s", api_error);
         return api_status;

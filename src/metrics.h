@@ -67,10 +67,11 @@ json_t *fb_metrics_settings_json(unsigned mask);
 /* The candidates in that order (globs expanded, only files that exist past the
  * two bare names), as malloc'd strings into out[0..max); returns how many. */
 int fb_metrics_cupti_candidates(char **out, int max);
-/* Loads libcupti once (later calls return the first outcome): FB_OK, or
- * FB_E_UNSUPPORTED naming everything that was tried and why it failed, or a
- * library older than CUDA 13's CUPTI (FB_CUPTI_MIN_VERSION). *path (may be NULL)
- * is the file loaded, *version its cuptiGetVersion. */
+/* Loads libcupti once (later calls return the first outcome): the first
+ * candidate that loads, has every entry point metrics.c uses and is CUDA 13's
+ * CUPTI or newer (FB_CUPTI_MIN_VERSION). FB_OK, or FB_E_UNSUPPORTED naming each
+ * candidate tried and why it was passed over. *path (may be NULL) is the file
+ * loaded, *version its cuptiGetVersion. */
 #define FB_CUPTI_MIN_VERSION 130000u
 fb_status fb_metrics_load_cupti(const char **path, unsigned *version);
 

@@ -186,12 +186,12 @@ FB_CUPTI_LIB="$TMP/no/libcupti.so.13" run run --case softmax --quick --metrics d
 expect "run --metrics without libcupti" 4 "--metrics: no usable CUPTI (libcupti) at \$FB_CUPTI_LIB: tried $TMP/no/libcupti.so.13"
 [ -z "$(ls -A "$TMP/m")" ] && ok || bad "run --metrics without libcupti: left $(ls -A "$TMP/m")"
 FB_CUPTI_LIB=/etc/hostname run run --case softmax --quick --metrics inst --out "$TMP/m/r.json"
-expect "run --metrics, FB_CUPTI_LIB not a library" 4 "unset FB_CUPTI_LIB to search the usual places"
+expect "run --metrics, FB_CUPTI_LIB not a library" 4 "or unset it to search the usual places"
 # libcupti stand-ins (tests/fake_cupti.c, built by meson): too old, and one entry point short
 if [ -n "${FB_TEST_FAKE_CUPTI_OLD-}" ]; then
     FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_OLD run run --case softmax --quick --metrics all --out "$TMP/m/r.json"
     expect "run --metrics, a CUPTI older than CUDA 13's" 4 \
-        "--metrics: $FB_TEST_FAKE_CUPTI_OLD: CUPTI API version 120900, older than CUDA 13's (130000)"
+        "tried $FB_TEST_FAKE_CUPTI_OLD (CUPTI API version 120900, older than CUDA 13's (130000)"
     FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_PARTIAL run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
     expect "run --metrics, a CUPTI without the range profiler" 4 "has no cuptiRangeProfilerCounterDataGetRangeInfo"
     [ -z "$(ls -A "$TMP/m")" ] && ok || bad "run --metrics with a refused CUPTI: left $(ls -A "$TMP/m")"
