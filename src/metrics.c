@@ -188,6 +188,18 @@ json_t *fb_metrics_settings_json(unsigned mask)
 #define FB_CUDA_ROOT "/usr/local/cuda"
 #endif
 
+/* AddressSanitizer aborts the process when a library is dlopen'ed with
+ * RTLD_DEEPBIND, and libcupti opens libnvperf_host.so that way on its first
+ * profiler call (github.com/google/sanitizers/issues/611): a sanitizer build
+ * finds libcupti but does not use it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FB_ASAN 1
+#endif
+#endif
+
 static bool is_file(const char *path)
 {
     struct stat st;
@@ -422,6 +434,15 @@ static fb_status load_cupti(void)
         fb_error("%s", api_error);
         return api_status;
     }
+#ifdef FB_ASAN
+    snprintf(api_error, sizeof api_error,
+             "%s: not used in an AddressSanitizer build (libcupti opens libnvperf_host.so with RTLD_DEEPBIND, "
+             "which the sanitizer aborts on): use a build without -Db_sanitize for metrics",
+             api_path);
+    api_status = FB_E_UNSUPPORTED;
+    fb_error("%s", api_error);
+    return api_status;
+#endif
     api_status = FB_OK;
     return FB_OK;
 }

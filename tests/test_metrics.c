@@ -163,6 +163,7 @@ static void test_host_config(void)
     unsigned version = 0;
     if (fb_metrics_load_cupti(&path, &version) != FB_OK) {
         printf("SKIP host config: %s\n", fb_last_error());
+        CHECK(path == NULL);
         return;
     }
     printf("libcupti: %s (CUPTI API %u)\n", path, version);
