@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "metrics.h"
+#include "result.h"
+#include "resultset.h"
 #include "testing.h"
 
 static void test_table(void)
@@ -84,6 +86,50 @@ static void test_json(void)
     CHECK_STR(s, "{\"inst_executed\":\"smsp__inst_executed.sum\"}");
     free(s);
     json_decref(j);
+}
+
+/* What cell.c stores is what a reader gets back: fb_metrics_json into a result
+ * file, written, read and validated, into the typed model, byte counts exact up
+ * to 2^53 (a 32 GB cell's traffic is 2^35). */
+static void test_round_trip(void)
+{
+    double v[FB_NMETRICS] = {[FB_METRIC_DRAM_READ] = 34359738368.0, [FB_METRIC_DRAM_WRITE] = 34359742464.0,
+                             [FB_METRIC_INST] = 2147483653.0};
+    json_t *root = json_pack(
+        "{s:{s:s, s:i}, s:{s:o}, s:[{s:s, s:s, s:s, s:[i], s:[i], s:[s, s], s:s, s:[{s:s, s:[{s:i, s:i, "
+        "s:I, s:{s:{s:s, s:{s:f, s:i}, s:o}, s:{s:s, s:{s:f, s:i}}}}]}]}]}",
+        "fusionbench", "version", FB_VERSION, "schema", FB_RESULT_SCHEMA, "settings", "metrics",
+        fb_metrics_settings_json(FB_METRICS_ALL), "cases", "name", "softmax", "rows", "dim0", "cols", "dim1",
+        "row_values", 65536, "col_values", 65536, "variants", "eager", "softmax.fused", "baseline", "eager", "dtypes",
+        "dtype", "float32", "cells", "row", 65536, "col", 65536, "ideal_bytes", (json_int_t)34359738368, "variants", "softmax.fused",
+        "status", "ok", "time_ms", "median", 351.79, "n", 10, "metrics", fb_metrics_json(FB_METRICS_ALL, v), "eager",
+        "status", "ok", "time_ms", "median", 1400.0, "n", 10);
+    CHECK(root != NULL);
+    if (!root) return;
+    char dir[] = "/tmp/fb_test_metrics_rt.XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    CHECK(fb_result_write(root, path) == FB_OK);
+    fb_rs_doc d;
+    fb_status st = fb_rs_load(path, &d);
+    if (st != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    if (st == FB_OK) {
+        const fb_rs_cell *c = fb_rs_find_cell(&d.cases[0].dtypes[0], 65536, 65536);
+        const fb_rs_variant *f = fb_rs_find_variant(c, "softmax.fused"), *e = fb_rs_find_variant(c, "eager");
+        CHECK(f && e);
+        if (f && e) {
+            for (int i = 0; i < FB_NMETRICS; i++) CHECK(f->metrics[i] == v[i]);
+            for (int i = 0; i < FB_NMETRICS; i++) CHECK(isnan(e->metrics[i])); /* not measured: absent */
+        }
+        CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(d.json, "settings"), "metrics"),
+                                                    "inst_executed")),
+                  "smsp__inst_executed.sum");
+        fb_rs_free(&d);
+    }
+    json_decref(root);
+    remove(path);
+    CHECK(rmdir(dir) == 0);
 }
 
 static void touch(const char *path)
@@ -191,6 +237,7 @@ int main(void)
     test_table();
     test_parse();
     test_json();
+    test_round_trip();
     test_candidates();
     test_host_config();
     return fb_t_report("metrics");
