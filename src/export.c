@@ -46,7 +46,8 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         c->v = g->is_sol ? (c->cell->has_sol ? &c->cell->sol : NULL) : fb_rs_find_variant(c->cell, g->variant);
         c->base = fb_rs_find_variant(c->cell, g->baseline);
     }
-    fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {NAN, NAN, NAN}};
+    fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}};
+    for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = NAN;
     if (c->v) {
         const fb_rs_cell *cell = c->cell;
         in = (fb_show_input){.t_ms = c->v->time_ms.median, .base_ms = c->base ? c->base->time_ms.median : NAN,
