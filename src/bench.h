@@ -56,6 +56,26 @@ int fb_timer_sample_cap(const fb_timer *t);
  * from the L2 state a sample starts from, e.g. the metrics pass (metrics.c). */
 fb_status fb_timer_flush_l2(fb_timer *t);
 
+/* What the last fb_timer_measure saw of the variant's GPU work when it ran in
+ * CUPTI mode (timer_cupti.c); NULL after a measurement in any other mode, or
+ * one that failed. Valid until the next measurement or fb_timer_destroy.
+ * The headline samples (fb_timer_measure's) are the summed durations of the
+ * variant's kernels, memcpys and memsets per run; span_ms holds, per sample in
+ * the same order, first start to last end (which also counts the gaps). */
+typedef struct fb_timer_kernels {
+    int count;                /* kernels per run: the most frequent count over the runs */
+    int count_min, count_max; /* differ when runs launched different numbers of kernels */
+    int memops;               /* memcpys + memsets per run (most frequent) */
+    int runs;                 /* runs the census saw (timed samples and the estimate's) */
+    const char *const *names; /* distinct kernels, in first-launch order, readable names */
+    int n_names;
+    int names_dropped;        /* distinct kernels past the ones named */
+    const double *span_ms;    /* per sample, as fb_timer_measure's samples */
+    int n_span;
+    fb_stats span;            /* statistics of span_ms */
+} fb_timer_kernels;
+const fb_timer_kernels *fb_timer_last_kernels(const fb_timer *t);
+
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
  * is always timed with events: inside a CUDA graph cudaMemcpyAsync becomes a
  * copy-engine node, measured 24% slower than the SM copy it is outside one. */

@@ -6,7 +6,9 @@
  * large buffer (2 GiB by default) under the same timer `run` uses, L2 flushed
  * before each sample. GB/s count bytes read + written, as every GB/s figure in
  * fusionbench does, so this number is the practical ceiling ("speed of light")
- * a memory-bound fused kernel is compared with.
+ * a memory-bound fused kernel is compared with. And whether `--timer cupti`
+ * can run: the libcupti found at run time (path and API version), or "absent"
+ * with what was searched.
  *
  * No GPU: fb_device_open's FB_E_NO_GPU is returned unchanged, so main prints its
  * one line and exits 77. */
@@ -17,6 +19,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "cupti_loader.h"
 #include "device.h"
 #include "opts.h"
 #include "result.h"
@@ -36,6 +39,8 @@ static void usage(FILE *f, const fb_opt *opts, int n)
     fprintf(f,
             "\n"
             "Bandwidth counts bytes read + written; the L2 is flushed before every sample.\n"
+            "The cupti line names the libcupti --timer cupti would load ($FB_CUPTI_LIB, the\n"
+            "library path, the CUDA toolkit, Python's nvidia/cu13 wheels), or says it is absent.\n"
             "Exit status: 0 ok, 2 usage, 4 CUDA error, 77 no usable GPU.\n");
 }
 
@@ -75,6 +80,8 @@ static void print_text(const fb_device_info *d, const env_result *r)
     printf("L2            %.1f MiB (flush buffer %.0f MiB)\n", d->l2_bytes / 1048576.0, r->flush_bytes / 1048576.0);
     printf("shared mem    %zu KiB per block (opt-in)\n", d->smem_per_block_optin / 1024);
     printf("software      driver CUDA %s, runtime %s, cuBLAS %s, cuDNN %s\n", drv, rt, cb, dnn);
+    char cupti[4096 + 64];
+    printf("cupti         %s\n", fb_cupti_describe(cupti, sizeof cupti));
     printf("copy D2D      %.2f GiB: %.1f GB/s median (p20 %.1f, p80 %.1f; %.3f ms, n=%d)", r->bytes / 1073741824.0,
            r->gbps, r->gbps_p20, r->gbps_p80, r->st.median, r->st.n);
     if (d->peak_bw_gbps > 0) printf(", %.0f%% of peak", 100.0 * r->gbps / d->peak_bw_gbps);
@@ -102,6 +109,12 @@ static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, con
     json_t *timer = json_pack("{s:s, s:f, s:f, s:I}", "timer", fb_timer_mode_name(o->mode), "warmup_ms", o->warmup_ms,
                               "rep_ms", o->rep_ms, "flush_bytes", (json_int_t)r->flush_bytes);
     if (copy) json_object_set_new(copy, "kernel_gbps", fb_json_real(r->kernel_gbps));
+    /* {"path", "version"} of the libcupti --timer cupti would use, or {"absent": why} */
+    const fb_cupti_api *api = NULL;
+    json_t *cupti = fb_cupti_load(&api) == FB_OK ? json_pack("{s:s, s:I}", "path", api->path, "version", (json_int_t)api->version)
+                                                 : json_pack("{s:s}", "absent", fb_last_error());
+    if (dev && cupti) json_object_set_new(dev, "cupti", cupti);
+    else json_decref(cupti);
     json_t *root = (dev && copy && timer) ? json_pack("{s:o, s:o, s:o}", "device", dev, "settings", timer, "copy", copy)
                                           : NULL;
     if (!root) {

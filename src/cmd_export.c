@@ -39,7 +39,7 @@ static int export_table(export_args *a, fb_opt *t)
     t[n++] = (fb_opt){.name = "out", .kind = FB_OPT_STRING, .dst = &a->out, .arg = "FILE",
                       .help = "write to FILE (also -o FILE) instead of stdout"};
     t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &a->show, .arg = "WHAT",
-                      .choices = fb_show_choices, .n_choices = FB_NSHOW,
+                      .choices = fb_show_choices, .n_choices = FB_NSHOW_VIEWS,
                       .help = "md, svg: speedup (default), sol (% of speed of light), time (us),\n"
                               "gbps, dram (measured DRAM bytes / ideal bytes), inst (instructions;\n"
                               "dram and inst from run --metrics); html: the first view (csv and\n"

@@ -23,6 +23,7 @@
 #include "case.h"
 #include "cell.h"
 #include "commands.h"
+#include "cupti_loader.h"
 #include "journal.h"
 #include "metrics.h"
 #include "report.h"
@@ -95,7 +96,9 @@ static int run_table(run_opts *o, fb_opt *t)
                       .help = "only the first, middle and last value of each axis"};
     t[n++] = (fb_opt){.name = "timer", .kind = FB_OPT_ENUM, .dst = &o->timer_mode, .arg = "MODE",
                       .choices = timer_modes, .n_choices = 3,
-                      .help = "events (default) or graph (CUDA graph replay, flush inside)"};
+                      .help = "events (default), graph (CUDA graph replay, flush inside) or cupti\n"
+                              "(the variant's kernel durations summed, from CUPTI's activity records;\n"
+                              "needs libcupti, found at run time, see $FB_CUPTI_LIB)"};
     t[n++] = (fb_opt){.name = "warmup", .kind = FB_OPT_DOUBLE, .dst = &o->timer.warmup_ms, .arg = "MS",
                       .lo = 0, .hi = MAX_WARMUP_MS, .help = "warm-up time per measurement (default 25, at most 10000)"};
     t[n++] = (fb_opt){.name = "rep", .kind = FB_OPT_DOUBLE, .dst = &o->timer.rep_ms, .arg = "MS",
@@ -122,7 +125,8 @@ static int run_table(run_opts *o, fb_opt *t)
                       .choices = fb_show_choices, .n_choices = FB_NSHOW,
                       .help = "speedup (default), sol (% of speed of light), time (us), gbps,\n"
                               "dram (measured DRAM bytes / ideal bytes, e.g. 1.02x), inst (warp\n"
-                              "instructions executed); dram and inst need --metrics"};
+                              "instructions executed); dram and inst need --metrics; kernels\n"
+                              "(kernels per run and their names, measured with --timer cupti)"};
     return n;
 }
 
@@ -132,10 +136,10 @@ static void run_usage(FILE *f)
     fb_opt t[24];
     int n = run_table(&dummy, t);
     fputs("usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
-          "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph]\n"
+          "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph|cupti]\n"
           "                       [--warmup MS] [--rep MS] [--max-noise PCT] [--max-time S] [--seed N]\n"
           "                       [--out FILE] [--resume FILE] [--metrics dram,inst|all]\n"
-          "                       [--show speedup|sol|time|gbps|dram|inst]\n"
+          "                       [--show speedup|sol|time|gbps|dram|inst|kernels]\n"
           "\n"
           "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
           "result against the float64 reference, times them with the L2 flushed before every\n"
@@ -225,9 +229,10 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     o->timer.mode = (fb_timer_mode)o->timer_mode;
     o->show = (fb_show)o->show_mode;
     o->seed = (uint64_t)o->seed_arg;
-    if (o->timer.mode == FB_TIMER_CUPTI) {
-        fb_error("--timer cupti: not available in this build (CUPTI is not linked); use events or graph");
-        return FB_E_USAGE;
+    /* before the GPU: a missing libcupti is said at once (FB_E_UNSUPPORTED, exit 4) */
+    if (o->timer.mode == FB_TIMER_CUPTI && fb_cupti_load(NULL) != FB_OK) {
+        fb_error("--timer cupti: %s", fb_last_error());
+        return FB_E_UNSUPPORTED;
     }
     FB_TRY(check_dtypes(o));
     if (o->metrics_list.n) {

@@ -6,9 +6,12 @@
  * the float64 reference; the dropout kernel's mask against the CPU's bit for bit
  * on 10^7 elements; the row_simplex fill's rows; then the timer's own checks (a
  * spin kernel of known length, and the L2 flush making a cached working set
- * slower); and the metrics pass (a copy of known bytes measured by CUPTI's
- * range profiler; SKIP, with the reason, where CUPTI or the permission to read
- * counters is missing). Exits 77 where there is no GPU, so meson reports SKIP. */
+ * slower) and, where libcupti loads, the CUPTI timer's (the spin kernel again,
+ * kernels and memsets counted, a cuBLAS call; timer_cupti_check.c), else a
+ * skip with the reason; and the metrics pass (a copy of known bytes measured by
+ * CUPTI's range profiler; SKIP, with the reason, where CUPTI or the permission
+ * to read counters is missing). Exits 77 where there is no GPU, so meson
+ * reports SKIP. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include "opts.h"
 #include "result.h"
 #include "run_common.h"
+#include "timer_cupti.h"
 #include "variant.h"
 
 static const int64_t shapes2[][2] = {{1, 1}, {3, 61}, {7, 130}, {5, 1027}, {2, 65536}, {300, 4096}, {1, 262144}, {4099, 33}};
@@ -43,10 +47,11 @@ static void selftest_usage(FILE *f, const fb_opt *opts, int n)
             "strategy), in every dtype they support, on shapes 1x1, 3x61, 7x130, 5x1027,\n"
             "2x65536, 300x4096, 1x262144 and 4099x33 against the float64 reference; the GPU\n"
             "dropout mask against the CPU's, bit for bit on 10^7 elements; the row_simplex\n"
-            "fill; then the timer's self-checks, and the metrics pass's (copies of 64 and\n"
-            "128 MiB measured by CUPTI: bytes within 3%%, instructions twice; skipped, with\n"
-            "the reason, without CUPTI or the permission to profile). A cases directory\n"
-            "that is unreadable or holds no case is an error, not an empty pass.\n"
+            "fill; then the timer's self-checks (the CUPTI timer's where libcupti loads),\n"
+            "and the metrics pass's (copies of 64 and 128 MiB measured by CUPTI: bytes\n"
+            "within 3%%, instructions twice; skipped, with the reason, without CUPTI or\n"
+            "the permission to profile). A cases directory that is unreadable or holds no\n"
+            "case is an error, not an empty pass.\n"
             "\n",
             fb_cases_dir());
     fb_opts_help(f, opts, n, NULL);
@@ -371,6 +376,15 @@ fb_status fb_cmd_selftest(int argc, char **argv)
         if (ts == FB_OK) t.ok++;
         else if (ts == FB_E_CHECK) t.fail++;
         else s = ts;
+    }
+    if (s == FB_OK && !no_timer) { /* --timer cupti, where libcupti loads; else skipped with the reason */
+        char report[4096] = "";
+        fb_status cs = fb_timer_selfcheck_cupti(env.timer, &env.ctx, report, sizeof report);
+        fputs(report, stdout);
+        if (cs == FB_OK) t.ok++;
+        else if (cs == FB_E_CHECK) t.fail++;
+        else if (cs == FB_E_UNSUPPORTED) t.skipped++;
+        else s = cs;
     }
     if (s == FB_OK && !no_metrics) {
         char report[1024] = "";

@@ -46,14 +46,19 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         c->v = g->is_sol ? (c->cell->has_sol ? &c->cell->sol : NULL) : fb_rs_find_variant(c->cell, g->variant);
         c->base = fb_rs_find_variant(c->cell, g->baseline);
     }
-    fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}};
+    fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}, NAN, NAN, NAN, NAN};
     for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = NAN;
     if (c->v) {
         const fb_rs_cell *cell = c->cell;
-        in = (fb_show_input){.t_ms = c->v->time_ms.median, .base_ms = c->base ? c->base->time_ms.median : NAN,
+        const fb_rs_variant *v = c->v;
+        in = (fb_show_input){.t_ms = v->time_ms.median, .base_ms = c->base ? c->base->time_ms.median : NAN,
                              .sol_ms = cell->has_sol && fb_rs_is_timed(&cell->sol) ? cell->sol.time_ms.median : NAN,
-                             .sol_pct = c->v->sol_pct, .gbps = c->v->gbps, .ideal_bytes = cell->ideal_bytes};
-        memcpy(in.metrics, c->v->metrics, sizeof in.metrics);
+                             .sol_pct = v->sol_pct, .gbps = v->gbps, .ideal_bytes = cell->ideal_bytes,
+                             .kernels = v->kernels >= 0 ? v->kernels : NAN,
+                             .launched = v->kernels_launched >= 0 ? v->kernels_launched : NAN,
+                             .launched_min = v->kernels_launched_min >= 0 ? v->kernels_launched_min : NAN,
+                             .launched_max = v->kernels_launched_max >= 0 ? v->kernels_launched_max : NAN};
+        memcpy(in.metrics, v->metrics, sizeof in.metrics);
     }
     for (int s = 0; s < FB_NSHOW; s++) {
         const fb_show_mode *mode = &fb_show_modes[s];
@@ -63,6 +68,7 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         if (!mark && isnan(c->value[s])) mark = "-";
         c->mark[s] = mark;
         if (mark) snprintf(c->text[s], FB_EXPORT_TEXT, "%s", mark);
+        else if (mode->text) mode->text(&in, c->text[s], FB_EXPORT_TEXT);
         else mode->format(c->value[s], c->text[s], FB_EXPORT_TEXT);
     }
 }
@@ -297,13 +303,54 @@ const char *fb_export_col_label(const fb_export_grid *g, int c, fb_show show, ch
     return buf;
 }
 
+/* ---- what a variant launched ------------------------------------------------------------- */
+
+fb_status fb_export_kernels_of(const fb_rs_dtype *dt, const char *variant, fb_export_kernels *out)
+{
+    memset(out, 0, sizeof *out);
+    out->lo = out->hi = -1;
+    int cap = 0;
+    for (int i = 0; i < dt->n_cells; i++) {
+        const fb_rs_variant *v = fb_rs_find_variant(&dt->cells[i], variant);
+        if (!v || v->kernels_launched < 0) continue;
+        out->cells++;
+        int lo = v->kernels_launched_min >= 0 ? v->kernels_launched_min : v->kernels_launched;
+        int hi = v->kernels_launched_max >= 0 ? v->kernels_launched_max : v->kernels_launched;
+        if (out->lo < 0 || lo < out->lo) out->lo = lo;
+        if (hi > out->hi) out->hi = hi;
+        for (int k = 0; k < v->n_kernel_names; k++) {
+            bool dup = false;
+            for (int j = 0; j < out->n_names && !dup; j++) dup = strcmp(out->names[j], v->kernel_names[k]) == 0;
+            if (dup) continue;
+            if (out->n_names == cap) {
+                const char **more = realloc(out->names, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *more);
+                if (!more) {
+                    fb_export_kernels_free(out);
+                    fb_error("out of host memory listing kernels");
+                    return FB_E_NOMEM;
+                }
+                out->names = more;
+            }
+            out->names[out->n_names++] = v->kernel_names[k];
+        }
+    }
+    return FB_OK;
+}
+
+void fb_export_kernels_free(fb_export_kernels *k)
+{
+    free(k->names);
+    k->names = NULL;
+    k->n_names = 0;
+}
+
 /* ---- the long-form records ----------------------------------------------------------------- */
 
 const char *const fb_field_names[FB_N_FIELDS] = {
     "case", "dtype", "row_axis", "row", "col_axis", "col", "variant", "baseline", "status", "reason",
     "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n",
     "speedup", "sol_pct", "gbps", "tflops",
-    "ideal_bytes", "flops", "kernels", "footprint_bytes", "peak_bytes",
+    "ideal_bytes", "flops", "kernels", "kernels_launched", "kernel_names", "span_us", "footprint_bytes", "peak_bytes",
     "dram_read_bytes", "dram_write_bytes", "inst_executed",
     "check_mode", "check_passed", "max_abs", "max_rel", "rows_checked", "rows_total", "unchecked",
     "device", "commit",
@@ -338,6 +385,9 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number(c->cell->ideal_bytes);
     f[i++] = number(c->cell->flops);
     f[i++] = count(v->kernels);
+    f[i++] = count(v->kernels_launched); /* --timer cupti: measured, and first start to last end */
+    f[i++] = text(v->kernel_names_text);
+    f[i++] = number(v->has_span ? v->span_ms.median * 1000.0 : NAN);
     f[i++] = number(v->footprint_bytes);
     f[i++] = number(v->peak_bytes);
     f[i++] = number(v->metrics[FB_METRIC_DRAM_READ]);

@@ -35,6 +35,9 @@
  *   gbps     achieved GB/s of the cell's ideal bytes
  *   dram     measured DRAM bytes read + written / ideal bytes (run --metrics; "1.02x")
  *   inst     warp instructions executed (run --metrics; "4.19M")
+ *   kernels  kernels per run measured by --timer cupti (the terminal grid's only:
+ *            not a view, so no export --show, heatmap or html switch offers it;
+ *            csv/json carry it as columns, md and html list what was launched)
  * A value that is not a number has a mark instead (report.c's markers, first match
  * wins): the variant's own FAIL, OOM, ERR, UNCHK (ran, not checked against the
  * reference), "-" (skipped, not measured); then, for the speedup only, the
@@ -149,6 +152,18 @@ const char *fb_export_corner(const fb_export_grid *g, char *buf, size_t n);
 /* A column heading: the column's value, or the value heading for one axis. */
 const char *fb_export_col_label(const fb_export_grid *g, int c, fb_show show, char *buf, size_t n);
 
+/* What a variant launched over the cells of one dtype (measured by --timer
+ * cupti, "kernels_launched"): in how many cells it was measured, the fewest and
+ * most kernels per run, and the distinct kernel names in the order first seen
+ * (cells in file order). cells == 0 when it was measured in none. */
+typedef struct fb_export_kernels {
+    int cells, lo, hi;
+    const char **names; /* point into the doc */
+    int n_names;
+} fb_export_kernels;
+fb_status fb_export_kernels_of(const fb_rs_dtype *dt, const char *variant, fb_export_kernels *out);
+void fb_export_kernels_free(fb_export_kernels *k);
+
 /* The tidy long-form records of csv and json: one per measurement. */
 typedef enum fb_field_kind { FB_FIELD_TEXT, FB_FIELD_NUMBER, FB_FIELD_BOOL } fb_field_kind;
 typedef struct fb_field {
@@ -157,7 +172,7 @@ typedef struct fb_field {
     double number;    /* FB_FIELD_NUMBER: NaN when absent */
     int boolean;      /* FB_FIELD_BOOL: 1, 0, or -1 when absent */
 } fb_field;
-#define FB_N_FIELDS 39
+#define FB_N_FIELDS 42
 extern const char *const fb_field_names[FB_N_FIELDS];
 /* The record of a measured cell (c->v != NULL) into f[FB_N_FIELDS]; strings point
  * into the doc. */

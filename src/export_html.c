@@ -10,7 +10,9 @@
  *            own heatmap is hidden for the speedup (100% everywhere)
  *   per case x dtype: the heatmaps of every variant, then a sortable table of the
  *            cells (one row per grid point x variant; click a heading to sort,
- *            numbers numerically, absent values last)
+ *            numbers numerically, absent values last); "kernels" is the count the
+ *            variant declares, "launched" the count --timer cupti measured (the
+ *            kernels' names on hover)
  *
  * Everything from the file is escaped (fb_put_xml), in text and attributes.
  * The script is small and defensive: window errors are written into the page
@@ -402,6 +404,14 @@ static void table_row(FILE *f, const fb_export_grid *g, const fb_export_cell *c,
     td_number(f, c->value[FB_SHOW_GBPS], "%.0f", 1);
     td_number(f, v->tflops, "%.3g", 1);
     td_number(f, v->kernels >= 0 ? v->kernels : NAN, "%.0f", 1);
+    /* measured by --timer cupti; the kernels' names on hover */
+    if (v->kernels_launched >= 0) {
+        fprintf(f, "<td data-v=\"%d\" title=\"", v->kernels_launched);
+        fb_put_xml(f, v->kernel_names_text ? v->kernel_names_text : "");
+        fprintf(f, "\">%d</td>", v->kernels_launched);
+    } else {
+        td_number(f, NAN, "%.0f", 1);
+    }
     td_number(f, v->peak_bytes, "%.4g", 1.0 / (1024 * 1024));
     if (views & (1u << FB_SHOW_DRAM)) td_number(f, c->value[FB_SHOW_DRAM], "%.2fx", 1);
     if (views & (1u << FB_SHOW_INST)) td_number(f, c->value[FB_SHOW_INST], "%.4g", 1);
@@ -470,7 +480,7 @@ static fb_status end_dtype(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype
         fputs("</th>", f);
     }
     fputs("<th class=\"t\">variant</th><th class=\"t\">status</th><th>median us</th><th>speedup</th>"
-          "<th>% SOL</th><th>GB/s</th><th>TFLOP/s</th><th>kernels</th><th>peak MiB</th>",
+          "<th>% SOL</th><th>GB/s</th><th>TFLOP/s</th><th>kernels</th><th>launched</th><th>peak MiB</th>",
           f);
     if (st->views & (1u << FB_SHOW_DRAM)) fputs("<th>DRAM / ideal</th>", f);
     if (st->views & (1u << FB_SHOW_INST)) fputs("<th>instructions</th>", f);

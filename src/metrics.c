@@ -46,23 +46,22 @@
  * counters are read. Failing there is FB_E_UNSUPPORTED with a line that says what
  * to do; a run never fails halfway for it.
  *
- * THE LOADER. A private function-pointer table (struct cupti_api) with the search
- * order of metrics.h. Issue 8's shared loader (src/cupti_loader.{c,h}, written
- * in parallel for the cupti timer) has the same order; at merge this table folds
- * into it and load_cupti() becomes a call to it. */
+ * THE LIBRARY. libcupti is found and version-checked by the shared loader
+ * (cupti_loader.h: one search order for the cupti timer and this pass); here the
+ * range profiler's entry points are looked up in it (fb_cupti_sym) and
+ * libnvperf_host.so / libnvperf_target.so loaded from its directory
+ * (fb_cupti_open_sibling). One rule is this pass's own: an AddressSanitizer
+ * build refuses it (see FB_ASAN below). */
 #include "metrics.h"
 
-#include <dlfcn.h>
-#include <glob.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bench.h"
+#include "cupti_loader.h"
 #include "device.h"
 
 /* ---- the metric table ------------------------------------------------------------ */
@@ -182,16 +181,13 @@ json_t *fb_metrics_settings_json(unsigned mask)
     return j;
 }
 
-/* ---- finding libcupti ---------------------------------------------------------------- */
-
-#ifndef FB_CUDA_ROOT
-#define FB_CUDA_ROOT "/usr/local/cuda"
-#endif
+/* ---- libcupti ---------------------------------------------------------------------- */
 
 /* AddressSanitizer aborts the process when a library is dlopen'ed with
  * RTLD_DEEPBIND, and libcupti opens libnvperf_host.so that way on its first
  * profiler call (github.com/google/sanitizers/issues/611): a sanitizer build
- * finds libcupti but does not use it. */
+ * finds libcupti but does not use it for metrics. (The cupti timer's activity
+ * API opens no such library: it runs under the sanitizer.) */
 #if defined(__SANITIZE_ADDRESS__)
 #define FB_ASAN 1
 #elif defined(__has_feature)
@@ -199,77 +195,6 @@ json_t *fb_metrics_settings_json(unsigned mask)
 #define FB_ASAN 1
 #endif
 #endif
-
-static bool is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-typedef struct cand_list {
-    char **item;
-    int n, max;
-} cand_list;
-
-static void cand_add(cand_list *l, const char *path)
-{
-    if (l->n >= l->max) return;
-    for (int i = 0; i < l->n; i++)
-        if (strcmp(l->item[i], path) == 0) return;
-    char *copy = strdup(path);
-    if (copy) l->item[l->n++] = copy;
-}
-
-/* Every existing file matching prefix + suffix (a glob), in reverse of glob's
- * alphabetical order (python3.12 before python3.11). */
-static void cand_glob(cand_list *l, const char *prefix, const char *suffix)
-{
-    if (!prefix || !prefix[0]) return;
-    char pattern[PATH_MAX];
-    if (snprintf(pattern, sizeof pattern, "%s%s", prefix, suffix) >= (int)sizeof pattern) return;
-    glob_t g;
-    if (glob(pattern, 0, NULL, &g) != 0) return;
-    for (size_t i = g.gl_pathc; i-- > 0;)
-        if (is_file(g.gl_pathv[i])) cand_add(l, g.gl_pathv[i]);
-    globfree(&g);
-}
-
-int fb_metrics_cupti_candidates(char **out, int max)
-{
-    cand_list l = {out, 0, max};
-    const char *env = getenv("FB_CUPTI_LIB");
-    if (env && env[0]) {
-        cand_add(&l, env); /* what the user named, and only that */
-        return l.n;
-    }
-    cand_add(&l, "libcupti.so.13");
-    cand_add(&l, "libcupti.so");
-    static const char *const toolkit[] = {"/lib64/libcupti.so.13", "/lib/libcupti.so.13",
-                                          "/extras/CUPTI/lib64/libcupti.so.13"};
-    for (size_t i = 0; i < sizeof toolkit / sizeof toolkit[0]; i++) {
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s%s", FB_CUDA_ROOT, toolkit[i]);
-        if (is_file(p)) cand_add(&l, p);
-    }
-    char home_local[PATH_MAX] = "";
-    const char *home = getenv("HOME");
-    if (home && home[0]) snprintf(home_local, sizeof home_local, "%s/.local/lib", home);
-    char venv[PATH_MAX] = "", conda[PATH_MAX] = "";
-    const char *v = getenv("VIRTUAL_ENV"), *c = getenv("CONDA_PREFIX");
-    if (v && v[0]) snprintf(venv, sizeof venv, "%s/lib", v);
-    if (c && c[0]) snprintf(conda, sizeof conda, "%s/lib", c);
-    /* the environment the user activated first, then the system's */
-    const char *const roots[] = {venv, conda, home_local, "/usr/local/lib", "/usr/lib"};
-    static const char *const wheels[] = {
-        "/python3*/site-packages/nvidia/cu13/lib/libcupti.so.13",
-        "/python3*/dist-packages/nvidia/cu13/lib/libcupti.so.13",
-        "/python3*/site-packages/nvidia/cuda_cupti/lib/libcupti.so*",
-        "/python3*/dist-packages/nvidia/cuda_cupti/lib/libcupti.so*",
-    };
-    for (size_t r = 0; r < sizeof roots / sizeof roots[0]; r++)
-        for (size_t w = 0; w < sizeof wheels / sizeof wheels[0]; w++) cand_glob(&l, roots[r], wheels[w]);
-    return l.n;
-}
 
 #if FB_HAVE_CUPTI
 
@@ -285,8 +210,8 @@ int fb_metrics_cupti_candidates(char **out, int max)
 
 /* ---- the function table ------------------------------------------------------------------ */
 
-/* The CUPTI entry points the metrics pass uses, resolved with dlsym. Private to
- * this file until it folds into the shared loader (src/cupti_loader.h). */
+/* The CUPTI entry points the metrics pass uses, looked up in the libcupti the
+ * shared loader found (fb_cupti_sym). */
 typedef struct cupti_api {
     CUptiResult (*GetVersion)(uint32_t *);
     CUptiResult (*GetResultString)(CUptiResult, const char **);
@@ -336,57 +261,65 @@ static const struct {
 static cupti_api api;
 static bool api_tried;
 static fb_status api_status;
-static char api_error[PATH_MAX + 2048];
-static char api_path[PATH_MAX];
+static char api_error[8192];
+static const char *api_path;
 static unsigned api_version;
 
-/* The directory of `path` + name, when it is a file there. */
-static bool sibling(const char *path, const char *name, char *out, size_t n)
+/* libcupti from the shared loader (which passes over one older than CUDA 13's
+ * for the next candidate), then: every range-profiler entry point; not under
+ * AddressSanitizer; libnvperf_host.so and libnvperf_target.so from its directory
+ * when they are there (pip wheels ship them beside it and libcupti looks them up
+ * by name, finding these copies; where they are missing, libcupti's own search
+ * decides, and a failure shows as its error when the profiler starts). Once:
+ * later calls return the first outcome. */
+static fb_status load_cupti(void)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash) return false;
-    if (snprintf(out, n, "%.*s/%s", (int)(slash - path), path, name) >= (int)n) return false;
-    return is_file(out);
-}
-
-/* One candidate: nvperf beside it first (libcupti dlopens libnvperf_host.so by
- * its name, which then finds the copy already loaded), then libcupti itself,
- * every symbol, and its version (an older CUPTI is passed over, so a CUDA 12
- * wheel found first does not hide a CUDA 13 one). On failure, why, into why[n]. */
-static void *try_load(const char *path, char *why, size_t n)
-{
-    static const char *const nvperf[] = {"libnvperf_host.so", "libnvperf_target.so"};
-    for (size_t i = 0; i < sizeof nvperf / sizeof nvperf[0]; i++) {
-        char p[PATH_MAX];
-        if (sibling(path, nvperf[i], p, sizeof p)) (void)dlopen(p, RTLD_NOW | RTLD_GLOBAL);
+    if (api_tried) {
+        if (api_status != FB_OK) fb_error("%s", api_error);
+        return api_status;
     }
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(why, n, "%s", e ? e : "cannot be loaded");
-        return NULL;
+    api_tried = true;
+    api_status = FB_E_UNSUPPORTED;
+    const fb_cupti_api *base = NULL;
+    if (fb_cupti_load(&base) != FB_OK) {
+        snprintf(api_error, sizeof api_error, "%s", fb_last_error());
+        return api_status;
     }
     cupti_api a;
     for (size_t i = 0; i < sizeof cupti_syms / sizeof cupti_syms[0]; i++) {
-        void *f = dlsym(h, cupti_syms[i].name);
+        void *f = fb_cupti_sym(cupti_syms[i].name);
         if (!f) {
-            snprintf(why, n, "has no %s (a CUPTI older than CUDA 12.6)", cupti_syms[i].name);
-            dlclose(h);
-            return NULL;
+            snprintf(api_error, sizeof api_error, "%s: has no %s (a CUPTI without the range profiler)", base->path,
+                     cupti_syms[i].name);
+            fb_error("%s", api_error);
+            return api_status;
         }
         memcpy((char *)&a + cupti_syms[i].offset, &f, sizeof f); /* POSIX: function pointers are data pointers */
     }
-    uint32_t v = 0;
-    CUptiResult r = a.GetVersion(&v);
-    if (r != CUPTI_SUCCESS || v < FB_CUPTI_MIN_VERSION) {
-        snprintf(why, n, "CUPTI API version %u, older than CUDA 13's (%u) that fusionbench's metrics are written for", v,
-                 FB_CUPTI_MIN_VERSION);
-        dlclose(h);
-        return NULL;
-    }
+#ifdef FB_ASAN
+    snprintf(api_error, sizeof api_error,
+             "%s: not used in an AddressSanitizer build (libcupti opens libnvperf_host.so with RTLD_DEEPBIND, "
+             "which the sanitizer aborts on): use a build without -Db_sanitize for metrics",
+             base->path);
+    fb_error("%s", api_error);
+    return api_status;
+#endif
+    (void)fb_cupti_open_sibling("libnvperf_host.so");
+    (void)fb_cupti_open_sibling("libnvperf_target.so");
+    fb_clear_error();
     api = a;
-    api_version = v;
-    return h;
+    api_path = base->path;
+    api_version = base->version;
+    api_status = FB_OK;
+    return FB_OK;
+}
+
+fb_status fb_metrics_load_cupti(const char **path, unsigned *version)
+{
+    fb_status s = load_cupti();
+    if (path) *path = s == FB_OK ? api_path : NULL;
+    if (version) *version = api_version;
+    return s;
 }
 
 static void append(char *buf, size_t n, const char *fmt, ...)
@@ -402,57 +335,6 @@ static void append(char *buf, size_t n, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf + len, n - len, fmt, ap);
     va_end(ap);
-}
-
-static fb_status load_cupti(void)
-{
-    if (api_tried) {
-        if (api_status != FB_OK) fb_error("%s", api_error);
-        return api_status;
-    }
-    api_tried = true;
-    char *cand[32];
-    int nc = fb_metrics_cupti_candidates(cand, 32);
-    char tried[1536] = "";
-    void *h = NULL;
-    for (int i = 0; i < nc && !h; i++) {
-        char why[512];
-        h = try_load(cand[i], why, sizeof why);
-        if (h) snprintf(api_path, sizeof api_path, "%s", cand[i]);
-        else append(tried, sizeof tried, "%s%s (%s)", tried[0] ? "; " : "", cand[i], why);
-    }
-    for (int i = 0; i < nc; i++) free(cand[i]);
-    const char *env = getenv("FB_CUPTI_LIB");
-    if (!h) {
-        snprintf(api_error, sizeof api_error,
-                 "no usable CUPTI (libcupti)%s: tried %s; %s", env && env[0] ? " at $FB_CUPTI_LIB" : "",
-                 tried[0] ? tried : "nothing",
-                 env && env[0] ? "set FB_CUPTI_LIB to a CUDA 13 libcupti.so.13, or unset it to search the usual places"
-                               : "set FB_CUPTI_LIB to the path of a CUDA 13 libcupti.so.13 (the toolkit's lib64/, or "
-                                 "nvidia/cu13/lib/ in a Python environment's site-packages)");
-        api_status = FB_E_UNSUPPORTED;
-        fb_error("%s", api_error);
-        return api_status;
-    }
-#ifdef FB_ASAN
-    snprintf(api_error, sizeof api_error,
-             "%s: not used in an AddressSanitizer build (libcupti opens libnvperf_host.so with RTLD_DEEPBIND, "
-             "which the sanitizer aborts on): use a build without -Db_sanitize for metrics",
-             api_path);
-    api_status = FB_E_UNSUPPORTED;
-    fb_error("%s", api_error);
-    return api_status;
-#endif
-    api_status = FB_OK;
-    return FB_OK;
-}
-
-fb_status fb_metrics_load_cupti(const char **path, unsigned *version)
-{
-    fb_status s = load_cupti();
-    if (path) *path = s == FB_OK ? api_path : NULL;
-    if (version) *version = api_version;
-    return s;
 }
 
 /* ---- CUPTI errors ------------------------------------------------------------------------ */

@@ -54,25 +54,18 @@ json_t *fb_metrics_json(unsigned mask, const double *values);
 json_t *fb_metrics_settings_json(unsigned mask);
 
 /* ---- libcupti, loaded at run time ---------------------------------------------
- * Search order (the same as the shared loader src/cupti_loader.c of issue 8):
- * $FB_CUPTI_LIB (a file path; when set, the only one tried), libcupti.so.13,
- * libcupti.so (the dynamic linker's path), the toolkit fusionbench was built with
- * (FB_CUDA_ROOT/lib64, /lib, /extras/CUPTI/lib64), then the pip wheels of Python
- * environments: nvidia/cu13/lib/libcupti.so.13 and nvidia/cuda_cupti/lib/libcupti.so*
- * under python3.* site-packages or dist-packages of /usr/lib, /usr/local/lib,
- * ~/.local/lib, $VIRTUAL_ENV/lib and $CONDA_PREFIX/lib. libnvperf_host.so and
- * libnvperf_target.so are loaded from the directory libcupti was found in, when
- * they are there (pip wheels ship them beside it; libcupti looks them up by name). */
+ * Found by the shared loader (cupti_loader.h: its search order, $FB_CUPTI_LIB,
+ * and its refusal of a CUPTI older than CUDA 13's, passed over for the next
+ * candidate). libnvperf_host.so and libnvperf_target.so are loaded from the
+ * directory libcupti was found in, when they are there (pip wheels ship them
+ * beside it; libcupti looks them up by name). */
 
-/* The candidates in that order (globs expanded, only files that exist past the
- * two bare names), as malloc'd strings into out[0..max); returns how many. */
-int fb_metrics_cupti_candidates(char **out, int max);
-/* Loads libcupti once (later calls return the first outcome): the first
- * candidate that loads, has every entry point metrics.c uses and is CUDA 13's
- * CUPTI or newer (FB_CUPTI_MIN_VERSION). FB_OK, or FB_E_UNSUPPORTED naming each
- * candidate tried and why it was passed over. *path (may be NULL) is the file
- * loaded, *version its cuptiGetVersion. */
-#define FB_CUPTI_MIN_VERSION 130000u
+/* Loads libcupti once (later calls return the first outcome) and the range
+ * profiler's entry points from it. FB_OK, or FB_E_UNSUPPORTED: the loader's
+ * message (every place searched, or why $FB_CUPTI_LIB or a found one was
+ * refused), an entry point missing, or an AddressSanitizer build (libcupti
+ * dlopens libnvperf_host with RTLD_DEEPBIND, which ASan aborts on). *path (may be
+ * NULL) is the file loaded, *version its cuptiGetVersion. */
 fb_status fb_metrics_load_cupti(const char **path, unsigned *version);
 
 /* Host side only, no GPU: the configuration image CUPTI builds for `chip`

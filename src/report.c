@@ -18,9 +18,10 @@
  * fast wrong kernel must never read as a number, and neither may one nobody
  * checked.
  *
- * The --show modes (speedup, sol, time, gbps, dram, inst) are one table,
- * fb_show_modes below: what each computes, how it is written, titled and
- * coloured. This file and every export read it; none switches on a mode. */
+ * The --show modes (speedup, sol, time, gbps, dram, inst, kernels) are one
+ * table, fb_show_modes below: what each computes, how it is written, titled and
+ * coloured (and, for kernels, what follows its grid: the kernels' names). This
+ * file and every export read it; none switches on a mode. */
 #include "report.h"
 
 #include <math.h>
@@ -57,6 +58,54 @@ static double v_dram(const fb_show_input *in)
 }
 
 static double v_inst(const fb_show_input *in) { return in->metrics[FB_METRIC_INST]; }
+
+/* Kernels per run as --timer cupti measured them: the count, or "lo-hi" when
+ * runs differed; else the count the variant declares, in parentheses. */
+static double v_kernels(const fb_show_input *in) { return in->launched; }
+
+static void t_kernels(const fb_show_input *in, char *buf, size_t n)
+{
+    if (isfinite(in->launched_min) && isfinite(in->launched_max) && in->launched_min != in->launched_max)
+        snprintf(buf, n, "%.0f-%.0f", in->launched_min, in->launched_max);
+    else if (isfinite(in->launched) && in->launched >= 0)
+        snprintf(buf, n, "%.0f", in->launched);
+    else if (isfinite(in->kernels) && in->kernels >= 0)
+        snprintf(buf, n, "(%.0f)", in->kernels);
+    else
+        snprintf(buf, n, "-");
+}
+
+/* Under a kernels grid: the kernels the variant launched in any cell of the
+ * dtype, each once, in the order first seen (cells in file order), one a line. */
+static void kernel_names(FILE *f, json_t *dt, const char *variant)
+{
+    size_t i, j, cap = 0, n = 0;
+    const char **seen = NULL;
+    json_t *cell, *name;
+    int cells = 0;
+    json_array_foreach(json_object_get(dt, "cells"), i, cell) {
+        json_t *kl = json_object_get(json_object_get(json_object_get(cell, "variants"), variant), "kernels_launched");
+        if (!kl) continue;
+        cells++;
+        json_array_foreach(json_object_get(kl, "names"), j, name) {
+            const char *s = json_string_value(name);
+            bool dup = !s;
+            for (size_t k = 0; k < n && !dup; k++) dup = strcmp(seen[k], s) == 0;
+            if (dup) continue;
+            if (n == cap) {
+                const char **more = realloc(seen, (cap = cap ? 2 * cap : 16) * sizeof *seen);
+                if (!more) break;
+                seen = more;
+            }
+            seen[n++] = s;
+        }
+    }
+    if (!cells) fprintf(f, "%s: kernels not measured (run with --timer cupti)\n", variant);
+    else fprintf(f, "%s launched, in %d cell%s:\n", variant, cells, cells > 1 ? "s" : "");
+    for (size_t k = 0; k < n; k++) fprintf(f, "  %s\n", seen[k]);
+    fputc('\n', f);
+    free(seen);
+}
 
 static void f_percent_of_ratio(double v, char *buf, size_t n) { snprintf(buf, n, "%.1f%%", v * 100.0); }
 static void f_percent(double v, char *buf, size_t n) { snprintf(buf, n, "%.1f%%", v); }
@@ -95,11 +144,15 @@ const fb_show_mode fb_show_modes[FB_NSHOW] = {
                       FB_SCALE_LOG, false, false, v_dram, f_times},
     [FB_SHOW_INST] = {"inst", "inst", "instructions", "%1 warp instructions executed (measured)",
                       "warp instructions executed, log scale", FB_SCALE_LOG, false, false, v_inst, fb_format_count},
+    [FB_SHOW_KERNELS] = {"kernels", "kernels", "kernels", "%1 kernels per run (measured by CUPTI; (N): declared, not measured)",
+                         "kernels per run (measured by CUPTI)", FB_SCALE_FROM_ZERO, false, false, v_kernels, f_whole,
+                         t_kernels, kernel_names},
 };
 
 const fb_opt_choice fb_show_choices[FB_NSHOW] = {
     {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME},
     {"gbps", FB_SHOW_GBPS},       {"dram", FB_SHOW_DRAM}, {"inst", FB_SHOW_INST},
+    {"kernels", FB_SHOW_KERNELS},
 };
 
 int fb_show_from_name(const char *s, fb_show *out)
@@ -213,8 +266,14 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
                         .sol_pct = fb_json_number(v, "sol_pct"), .gbps = fb_json_number(v, "gbps"),
                         .ideal_bytes = fb_json_number(cell, "ideal_bytes")};
     for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = fb_json_number(metrics, fb_metric_table[i].key);
+    json_t *kl = json_object_get(v, "kernels_launched");
+    in.kernels = fb_json_number(v, "kernels");
+    in.launched = fb_json_number(kl, "count");
+    in.launched_min = fb_json_number(kl, "count_min");
+    in.launched_max = fb_json_number(kl, "count_max");
     double value = fb_show_value(show, &in);
-    if (isfinite(value)) mode->format(value, out, ENTRY_MAX);
+    if (mode->text) mode->text(&in, out, ENTRY_MAX);
+    else if (isfinite(value)) mode->format(value, out, ENTRY_MAX);
     else snprintf(out, ENTRY_MAX, "-");
 }
 
@@ -349,6 +408,7 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
 
     print_header(f, root, case_name, dtype, variant, baseline, show);
     print_table(f, corner, row_labels, nrows, heads, ncols, entries);
+    if (fb_show_modes[show].footer) fb_show_modes[show].footer(f, dt, variant);
     free(row_labels);
     free(heads);
     free(entries);

@@ -20,6 +20,10 @@ typedef enum fb_show {
     FB_SHOW_GBPS,    /* achieved GB/s of ideal bytes                        */
     FB_SHOW_DRAM,    /* measured DRAM bytes / ideal bytes (run --metrics)   */
     FB_SHOW_INST,    /* warp instructions executed (run --metrics)          */
+    /* The modes above are views: what export --show, the heatmaps and the html
+     * switch offer. Those from here on are the terminal grid's only (run --show). */
+    FB_NSHOW_VIEWS,
+    FB_SHOW_KERNELS = FB_NSHOW_VIEWS, /* kernels per run and their names (--timer cupti) */
     FB_NSHOW
 } fb_show;
 
@@ -38,6 +42,9 @@ typedef struct fb_show_input {
     double gbps;        /* the variant's stored gbps */
     double ideal_bytes; /* the cell's */
     double metrics[FB_NMETRICS]; /* the variant's run --metrics counts (metrics.h) */
+    double kernels;     /* the kernel count the variant declares */
+    double launched, launched_min, launched_max; /* --timer cupti's kernels per run: the most
+                                                  * frequent count, the fewest, the most */
 } fb_show_input;
 
 /* How a heatmap colours a mode (heatmap.c). */
@@ -59,10 +66,18 @@ typedef struct fb_show_mode {
     bool needs_baseline;  /* the baseline's marks (BFAIL, OOM, ...) apply */
     double (*value)(const fb_show_input *in);             /* NaN: no value */
     void (*format)(double value, char *buf, size_t n);   /* a value as the grid prints it */
+    /* May be NULL. The terminal grid's text for a cell the marks left alone, in
+     * place of format(value) or "-", for what one number does not say (kernels:
+     * "3-5" when runs differed, "(4)" declared but not measured). */
+    void (*text)(const fb_show_input *in, char *buf, size_t n);
+    /* May be NULL. What the terminal grid prints under its table, from the
+     * dtype's object of the result (kernels: the names of those launched). */
+    void (*footer)(FILE *f, json_t *dtype, const char *variant);
 } fb_show_mode;
 
 extern const fb_show_mode fb_show_modes[FB_NSHOW];
-/* {name, fb_show} of every mode, for FB_OPT_ENUM (run --show, export --show). */
+/* {name, fb_show} of every mode, for FB_OPT_ENUM: run --show takes all
+ * FB_NSHOW, export --show the first FB_NSHOW_VIEWS (the views). */
 extern const fb_opt_choice fb_show_choices[FB_NSHOW];
 int fb_show_from_name(const char *s, fb_show *out);
 /* The mode's value for `in`: a finite number >= 0, or NaN. */
@@ -83,7 +98,8 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
  * speedup, every variant but the baseline (against itself it is 100% everywhere)
  * — unless the baseline is all there is (a case with no fused variant yet), then
  * the baseline's % of speed of light, so such a run still shows its numbers;
- * for sol, time and gbps, every variant. */
+ * for sol, time, gbps and kernels, every variant (kernels: each grid is followed
+ * by the names of the kernels the variant launched, measured with --timer cupti). */
 fb_status fb_report_case(FILE *f, json_t *root, const char *case_name, const char *dtype,
                          const char *const *variants, int n_variants, const char *baseline, fb_show show);
 

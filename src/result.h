@@ -34,6 +34,7 @@
  *                        "reason": "...",                 (for anything but ok)
  *                        "time_ms": STATS, "gbps": .., "tflops": .., "sol_pct": ..,
  *                        "kernels": 5, "footprint_bytes": .., "peak_bytes": ..,
+ *                        "kernels_launched": KERNELS, "span_ms": STATS,   (--timer cupti only)
  *                        "check": {"mode": "full|sampled", "rows_checked", "rows_total",
  *                                  "elements", "max_abs", "max_rel", "worst_output",
  *                                  "worst_index", "got", "want", "bad", "passed", "why"}
@@ -48,6 +49,14 @@
  *                                              (written by merge: one entry per input)
  * }
  * STATS = {"min", "p20", "median", "p80", "max", "mean", "stdev", "n"}
+ * KERNELS = {"count": 5, "names": ["amax_kernel<float>", ...]}: what CUPTI saw the
+ *   variant launch (timer_cupti.c): kernels per run (the most frequent count over
+ *   the runs) and the distinct kernels' names in first-launch order; optional
+ *   "count_min" and "count_max" (only when runs differed), "memops" (memcpys +
+ *   memsets per run, only when there were any) and "names_dropped" (distinct
+ *   kernels past the 64 named). "kernels" beside it is the count the variant
+ *   declares (eager: one per op); time_ms is then the per-run sum of the kernels'
+ *   durations, span_ms first start to last end. Optional and additive (schema 1).
  * SAMPLES = [16.352, 16.38, ...]: every timing sample of that measurement, in
  *   microseconds rounded to 0.001 (1 ns), in the order they were taken (not
  *   sorted); as many as time_ms.n. Optional (files written before it have none;
@@ -107,6 +116,9 @@ void fb_result_sync_dir(const char *path);
  * microseconds rounded to 1 ns. NULL when there are none, or when one is not a
  * finite non-negative time (the schema has no spelling for it). */
 json_t *fb_samples_to_json(const double *ms, int n);
+/* The "kernels_launched" object of a CUPTI measurement (KERNELS above). */
+struct fb_timer_kernels;
+json_t *fb_kernels_launched_json(const struct fb_timer_kernels *k);
 /* Stats <-> JSON (NaN/Inf become null and read back as NaN). */
 json_t *fb_stats_to_json(const fb_stats *s);
 void fb_stats_from_json(const json_t *j, fb_stats *s);

@@ -332,6 +332,29 @@ static fb_status check_metrics(const char *path, const json_t *m, const char *wh
     return FB_OK;
 }
 
+/* "kernels_launched", when present (--timer cupti; result.h's KERNELS): what
+ * CUPTI saw the variant launch. */
+static fb_status check_kernels_launched(const char *path, const json_t *m, const char *where)
+{
+    static const char *const counts[] = {"count_min", "count_max", "memops", "names_dropped"};
+    json_t *kl, *names;
+    TRY(field(path, m, where, "kernels_launched", K_OBJECT, false, &kl));
+    if (!kl) return FB_OK;
+    char w[WHERE_MAX], wn[WHERE_MAX], wi[WHERE_MAX];
+    at_key(w, where, "kernels_launched");
+    TRY(field(path, kl, w, "count", K_COUNT, true, NULL));
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) TRY(field(path, kl, w, counts[i], K_COUNT, false, NULL));
+    TRY(field(path, kl, w, "names", K_ARRAY, true, &names));
+    at_key(wn, w, "names");
+    size_t i;
+    json_t *it;
+    json_array_foreach(names, i, it) {
+        at_index(wi, wn, i);
+        TRY(expect(path, wi, it, K_NAME));
+    }
+    return FB_OK;
+}
+
 /* A variant's entry in a cell, or the cell's "sol" (the speed-of-light copy). */
 static fb_status check_measurement(const char *path, const char *where, const json_t *m)
 {
@@ -352,6 +375,8 @@ static fb_status check_measurement(const char *path, const char *where, const js
     TRY(field(path, m, where, "reason", K_STRING, false, NULL));
     TRY(check_stats(path, m, where, "time_ms"));
     TRY(check_samples(path, m, where));
+    TRY(check_stats(path, m, where, "span_ms"));
+    TRY(check_kernels_launched(path, m, where));
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, m, where, reals[i], K_NUMBER, false, NULL));
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) TRY(field(path, m, where, ints[i], K_INTEGER, false, NULL));
     TRY(check_metrics(path, m, where));

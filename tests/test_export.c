@@ -108,14 +108,18 @@ static void test_golden(const fb_rs_doc *d)
 /* ---- the grids agree with the terminal grid ------------------------------------- */
 
 /* The cells of every "| a | b |" row but the heading and rule, as one
- * space-separated line per row, from markdown. */
+ * space-separated line per row, from markdown; the grids' tables only (not the
+ * "#### ... kernels launched" tables after them). */
 static void md_cells(const char *md, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = 0;
     int row = 0;
+    bool grid = true;
     for (const char *line = md; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (line[0] != '|') {
+        if (strncmp(line, "### ", 4) == 0) grid = true;
+        if (strncmp(line, "#### ", 5) == 0) grid = false;
+        if (line[0] != '|' || !grid) {
             row = 0;
             continue;
         }
@@ -182,7 +186,7 @@ static void test_same_as_report(const fb_rs_doc *small)
 {
     fb_rs_doc soft;
     CHECK(fb_rs_load(SOFTMAX, &soft) == FB_OK);
-    for (int s = 0; s < FB_NSHOW; s++) {
+    for (int s = 0; s < FB_NSHOW_VIEWS; s++) { /* the grid-only modes have no md view */
         check_same_as_report(SOFTMAX, &soft, "softmax", "float32", "softmax.fused", (fb_show)s);
         check_same_as_report(SMALL, small, "toy", "float32", "toy.fused", (fb_show)s);
         check_same_as_report(SMALL, small, "line", "float32", "line.fused", (fb_show)s);
@@ -295,9 +299,11 @@ static void test_records(const fb_rs_doc *d)
     CHECK(strstr(csv, ",full,false,0.75,0.5,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
     /* the unchecked variant: a number, and the reason it is not checked */
     CHECK(strstr(csv, ",none,,,,,,no float64 reference for this op,") != NULL);
-    /* run --metrics: the counts as integers after peak_bytes, empty where not measured */
-    CHECK(strstr(csv, ",ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,13.1072,0.0065536,65536,32768,1,65536,65536,"
-                      "32768,33554,2048,full,true,") != NULL);
+    /* --timer cupti: kernels launched, their names and the span after the declared
+     * kernels; run --metrics: the counts as integers after peak_bytes, empty where
+     * not measured */
+    CHECK(strstr(csv, ",ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,13.1072,0.0065536,65536,32768,1,"
+                      "1,\"toy_fused_kernel<float, 4>\",5,65536,65536,32768,33554,2048,full,true,") != NULL);
     CHECK(strstr(csv, ",toy.fused,eager,ok,,31,") && strstr(csv, ",131072,131072,,,4096,full,true,"));
     /* the sol rows: speedup of the copy against the baseline (16 / 4) */
     CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);

@@ -96,13 +96,18 @@ static void test_show_names(void)
     CHECK(fb_show_from_name("gbps", &s) == 0 && s == FB_SHOW_GBPS);
     CHECK(fb_show_from_name("dram", &s) == 0 && s == FB_SHOW_DRAM);
     CHECK(fb_show_from_name("inst", &s) == 0 && s == FB_SHOW_INST);
+    CHECK(fb_show_from_name("kernels", &s) == 0 && s == FB_SHOW_KERNELS);
     CHECK(fb_show_from_name("fast", &s) == -1);
     /* the table and the option choices agree, entry for entry */
     for (int i = 0; i < FB_NSHOW; i++) {
         CHECK_STR(fb_show_choices[i].name, fb_show_modes[i].name);
         CHECK(fb_show_choices[i].value == i);
         CHECK(fb_show_modes[i].value && fb_show_modes[i].format && fb_show_modes[i].heading);
+        /* a view's text is format(value), so the grid, md and svg agree; only the
+         * grid's own modes may say more */
+        if (i < FB_NSHOW_VIEWS) CHECK(!fb_show_modes[i].text && !fb_show_modes[i].footer);
     }
+    CHECK(FB_SHOW_KERNELS >= FB_NSHOW_VIEWS); /* not offered by export --show */
     char buf[128];
     CHECK_STR(fb_show_describe(FB_SHOW_SPEEDUP, "v.f", "eager", buf, sizeof buf), "v.f vs eager (t_eager / t_v.f)");
     CHECK_STR(fb_show_describe(FB_SHOW_SOL, "v.f", "eager", buf, sizeof buf),
@@ -163,6 +168,30 @@ static void test_metrics_grids(json_t *root)
     CHECK(strstr(g, "FAIL") != NULL && strstr(g, "OOM") != NULL);
     free(g);
     json_decref(doc);
+}
+
+/* --show kernels: what --timer cupti measured per cell ("1", "1-2" when runs
+ * differed), the declared count in parentheses where it measured nothing, the
+ * usual marks; then the kernels' names over the dtype's cells. */
+static void test_kernels_grid(void)
+{
+    json_t *root = NULL;
+    fb_status st = fb_result_read("results/export/small.json", &root);
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return;
+    char *g = grid(root, "toy", "float32", "toy.fused", NULL, FB_SHOW_KERNELS, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_kernels.txt");
+    CHECK(strstr(g, "toy.fused kernels per run (measured by CUPTI; (N): declared, not measured)\n") != NULL);
+    CHECK(strstr(g, "128             1     1-2    FAIL\n") != NULL);
+    CHECK(strstr(g, "     (1)") != NULL);
+    CHECK(strstr(g, "toy.fused launched, in 2 cells:\n  toy_fused_kernel<float, 4>\n  toy_tail_kernel\n") != NULL);
+    free(g);
+    g = grid(root, "line", "float32", "line.fused", NULL, FB_SHOW_KERNELS, &st);
+    CHECK(st == FB_OK);
+    CHECK(strstr(g, "line.fused: kernels not measured (run with --timer cupti)") != NULL);
+    free(g);
+    json_decref(root);
 }
 
 /* The golden files hold what the user sees; the spot checks below tie a few of
@@ -523,6 +552,7 @@ int main(void)
 {
     test_show_names();
     test_format_count();
+    test_kernels_grid();
     test_stats_json();
     test_write_read();
     json_t *root = load_small();
