@@ -97,6 +97,22 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
     typename Op::Acc pa[kUpt];
 #pragma unroll
     for (int k = 0; k < kUpt; ++k) pa[k] = op.init();
+    // This lane's first head/tail scalar is loaded before the body, so that short odd rows
+    // (W = 61: 15 units and up to 6 scalars over 4 lanes) take one memory round trip, not two.
+    const int nsc = scalars ? l.head + l.tail : 0;
+    auto scalar_at = [&](int s) {
+        return base + (s < l.head ? s : l.head + (int64_t)l.nbody * N + (s - l.head));
+    };
+    // Scalars take the body's cache policy: an evict-first store of a few bytes next to
+    // default-policy vector stores can leave a partial sector to be written back (and, with
+    // ECC, read-modified-written) on its own.
+    auto ld = [&](int64_t e) { return fb::to_acc(PLAIN ? x[e] : __ldcs(x + e)); };
+    auto st = [&](int64_t e, float v) {
+        if (PLAIN) y[e] = fb::from_acc<T>(v);
+        else __stcs(y + e, fb::from_acc<T>(v));
+    };
+    float first = 0.f;
+    if (lane < nsc) first = ld(scalar_at(lane));
     for (int u0 = ubeg + lane; u0 < uend; u0 += G * kUpt) {
         P v[kUpt];
 #pragma unroll
@@ -122,13 +138,11 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
             }
         }
     }
-    if (scalars) {
-        for (int s = lane; s < l.head + l.tail; s += G) {
-            const int64_t e = base + (s < l.head ? s : l.head + (int64_t)l.nbody * N + (s - l.head));
-            const float xv = fb::to_acc(__ldcs(x + e));
-            op.add(pa[0], xv);
-            if constexpr (Op::kMap) __stcs(y + e, fb::from_acc<T>(op.map(xv)));
-        }
+    for (int s = lane; s < nsc; s += G) {
+        const int64_t e = scalar_at(s);
+        const float xv = s == lane ? first : ld(e);
+        op.add(pa[0], xv);
+        if constexpr (Op::kMap) st(e, op.map(xv));
     }
 #pragma unroll
     for (int k = 0; k < kUpt; ++k) op.merge(acc, pa[k]);
