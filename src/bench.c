@@ -217,6 +217,12 @@ void fb_timer_destroy(fb_timer *t)
 
 size_t fb_timer_flush_bytes(const fb_timer *t) { return t ? t->flush_bytes : 0; }
 
+fb_status fb_timer_flush_l2(fb_timer *t)
+{
+    FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
+    return FB_OK;
+}
+
 /* ---- one sample ------------------------------------------------------------ */
 
 static fb_status enqueue_sample(fb_timer *t, const fb_runnable *r, int i, bool capturing)

@@ -51,6 +51,11 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out,
  * replay may overshoot the sample count by up to one graph's worth). */
 int fb_timer_sample_cap(const fb_timer *t);
 
+/* One L2 flush as every timed sample starts with (the timer's flush, whatever
+ * opts.flush says), enqueued on the timer's stream: for work that must start
+ * from the L2 state a sample starts from, e.g. the metrics pass (metrics.c). */
+fb_status fb_timer_flush_l2(fb_timer *t);
+
 /* What the last fb_timer_measure saw of the variant's GPU work when it ran in
  * CUPTI mode (timer_cupti.c); NULL after a measurement in any other mode, or
  * one that failed. Valid until the next measurement or fb_timer_destroy.

@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "cupti_loader.h"
 #include "journal.h"
+#include "metrics.h"
 #include "report.h"
 #include "result.h"
 #include "opts.h"
@@ -64,6 +65,8 @@ typedef struct run_opts {
     const char *out;
     const char *resume;
     fb_show show;
+    fb_strlist metrics_list; /* --metrics, as given */
+    unsigned metrics;        /* the fb_metric_id bits it names; 0: no metrics pass */
     int timer_mode, show_mode; /* the enums, as the parser writes them */
     int64_t seed_arg;
 } run_opts;
@@ -71,11 +74,8 @@ typedef struct run_opts {
 /* ---- argument parsing ------------------------------------------------------ */
 static const fb_opt_choice timer_modes[] = {
     {"events", FB_TIMER_EVENTS}, {"graph", FB_TIMER_GRAPH}, {"cupti", FB_TIMER_CUPTI}};
-static const fb_opt_choice show_modes[] = {
-    {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL},         {"time", FB_SHOW_TIME},
-    {"gbps", FB_SHOW_GBPS},       {"kernels", FB_SHOW_KERNELS}};
 
-/* The option table, writing into o; returns its length (at most 16). */
+/* The option table, writing into o; returns its length (at most 24). */
 static int run_table(run_opts *o, fb_opt *t)
 {
     int n = 0;
@@ -117,22 +117,29 @@ static int run_table(run_opts *o, fb_opt *t)
     t[n++] = (fb_opt){.name = "resume", .kind = FB_OPT_STRING, .dst = &o->resume, .arg = "FILE",
                       .help = "continue a run: skip cells already in FILE (and in FILE.journal,\n"
                               "left by a run that was stopped), keep writing to it"};
+    t[n++] = (fb_opt){.name = "metrics", .kind = FB_OPT_LIST, .dst = &o->metrics_list, .arg = "LIST",
+                      .help = "also measure each variant's DRAM bytes read and written (dram) and warp\n"
+                              "instructions executed (inst), or all, with CUPTI's range profiler in a pass\n"
+                              "after its timing (one more run from a flushed L2); see --show dram|inst"};
     t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &o->show_mode, .arg = "WHAT",
-                      .choices = show_modes, .n_choices = 5,
+                      .choices = fb_show_choices, .n_choices = FB_NSHOW,
                       .help = "speedup (default), sol (% of speed of light), time (us), gbps,\n"
-                              "kernels (kernels per run and their names, measured with --timer cupti)"};
+                              "dram (measured DRAM bytes / ideal bytes, e.g. 1.02x), inst (warp\n"
+                              "instructions executed); dram and inst need --metrics; kernels\n"
+                              "(kernels per run and their names, measured with --timer cupti)"};
     return n;
 }
 
 static void run_usage(FILE *f)
 {
     run_opts dummy = {0};
-    fb_opt t[16];
+    fb_opt t[24];
     int n = run_table(&dummy, t);
     fputs("usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
           "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph|cupti]\n"
           "                       [--warmup MS] [--rep MS] [--max-noise PCT] [--max-time S] [--seed N]\n"
-          "                       [--out FILE] [--resume FILE] [--show speedup|sol|time|gbps|kernels]\n"
+          "                       [--out FILE] [--resume FILE] [--metrics dram,inst|all]\n"
+          "                       [--show speedup|sol|time|gbps|dram|inst|kernels]\n"
           "\n"
           "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
           "result against the float64 reference, times them with the L2 flushed before every\n"
@@ -157,6 +164,7 @@ static void run_opts_free(run_opts *o)
     fb_strlist_free(&o->cases);
     fb_strlist_free(&o->dtype_list);
     fb_strlist_free(&o->variant_list);
+    fb_strlist_free(&o->metrics_list);
     free(o->dtypes_buf);
     free(o->variants_buf);
     for (int i = 0; i < o->n_unknown; i++) free(o->unknown[i].name);
@@ -207,7 +215,7 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     o->seed_arg = 1;
     o->timer_mode = (int)o->timer.mode;
     o->show_mode = FB_SHOW_SPEEDUP;
-    fb_opt t[16];
+    fb_opt t[24];
     fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(o, t), .keep_unknown = true};
     fb_status s = fb_opts_parse(&cl, argc, argv);
     /* unknown options wait for the cases: only then is it known which are grid axes */
@@ -227,6 +235,13 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
         return FB_E_UNSUPPORTED;
     }
     FB_TRY(check_dtypes(o));
+    if (o->metrics_list.n) {
+        char *joined = fb_strlist_join(&o->metrics_list);
+        if (!joined) goto nomem;
+        s = fb_metrics_parse(joined, &o->metrics);
+        free(joined);
+        FB_TRY(s);
+    }
     if (o->dtype_list.n && !(o->dtypes = o->dtypes_buf = fb_strlist_join(&o->dtype_list))) goto nomem;
     if (o->variant_list.n && !(o->variants = o->variants_buf = fb_strlist_join(&o->variant_list))) goto nomem;
     if (o->all && o->cases.n) {
@@ -414,7 +429,7 @@ static fb_status parse_overrides(run_opts *o, const case_plan *plans, int n_plan
         for (int k = 0; k < n_axes; k++)
             if (!strcmp(axes[k], uo->name)) axis = axes[k];
         if (!axis) {
-            fb_opt t[16];
+            fb_opt t[24];
             run_opts dummy = {0};
             fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(&dummy, t)};
             s = fb_opts_unknown(&cl, uo->name, axes, n_axes, "grid axes of the selected cases");
@@ -603,6 +618,17 @@ fb_status fb_cmd_run(int argc, char **argv)
     return s;
 }
 
+/* A failure of --metrics' set-up, named as the option's. */
+static fb_status metrics_error(fb_status s)
+{
+    if (s != FB_OK) {
+        char msg[4096];
+        snprintf(msg, sizeof msg, "%s", fb_last_error());
+        fb_error("--metrics: %s", msg);
+    }
+    return s;
+}
+
 /* The run itself, once every case is loaded and planned. */
 static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv)
 {
@@ -629,14 +655,30 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         return s;
     }
 
+    /* --metrics: libcupti is looked for before the GPU is opened, and everything
+     * else that can fail for it (permission, device support) right after, so it
+     * fails before any timing, never halfway through the run */
+    if (s == FB_OK && o.metrics) s = metrics_error(fb_metrics_load_cupti(NULL, NULL));
+    if (s != FB_OK) {
+        json_decref(root);
+        return s;
+    }
     fb_run_env env;
     s = fb_run_env_open(&env, &o.timer);
     if (s != FB_OK) {
         json_decref(root);
         return s;
     }
+    fb_metrics *metrics = NULL;
+    if (o.metrics) s = metrics_error(fb_metrics_open(&env.ctx, env.timer, o.metrics, &metrics));
+    if (s != FB_OK) {
+        json_decref(root);
+        fb_run_env_close(&env);
+        return s;
+    }
     if (!root) root = fb_run_new_result(&env, argc, argv, o.seed);
     else fb_run_note_resume(root, argc, argv);
+    if (metrics) json_object_set_new(json_object_get(root, "settings"), "metrics", fb_metrics_settings_json(o.metrics));
 
     /* the first write: a fresh run's file exists from now on, a resumed one records the
      * resume and holds the cells of the journal it was resumed from; then the journal */
@@ -644,6 +686,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     s = fb_journal_start(out, root, &journal);
     if (s != FB_OK) {
         json_decref(root);
+        fb_metrics_close(metrics);
         fb_run_env_close(&env);
         return s;
     }
@@ -655,8 +698,8 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         total += plans[i].n_dtypes * plans[i].c.axis[0].n * (plans[i].c.n_axes > 1 ? plans[i].c.axis[1].n : 1);
     bool tty = isatty(2);
     double t0 = now_s();
-    int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0;
-    fb_cell_env cenv = {&env.ctx, env.timer, o.seed, (int64_t)1 << 22, true};
+    int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
+    fb_cell_env cenv = {&env.ctx, env.timer, o.seed, (int64_t)1 << 22, true, metrics};
 
     for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];
@@ -691,6 +734,10 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                     const char *unchecked = NULL;
                     json_object_foreach(vars, k, vj) {
                         oom |= !strcmp(json_string_value(json_object_get(vj, "status")) ?: "", "oom");
+                        const char *merr = json_string_value(json_object_get(vj, "metrics_error"));
+                        if (merr && metrics_missing++ < MAX_UNCHECKED_WARNINGS)
+                            fprintf(stderr, "%sfusionbench: warning: %s %s %s %s: no metrics: %s\n", tty ? "\r\033[K" : "",
+                                    c->name, fb_dtype_name(p->dtypes[di]), pts, k, merr);
                         if (!unchecked) unchecked = fb_result_unchecked(vj);
                     }
                     oom_cells += oom;
@@ -728,7 +775,11 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     if (unchecked_cells)
         fprintf(stderr, "fusionbench: warning: %d cell%s not checked against the reference (marked UNCHK)\n",
                 unchecked_cells, unchecked_cells > 1 ? "s" : "");
+    if (metrics_missing)
+        fprintf(stderr, "fusionbench: warning: %d variant measurement%s without metrics (see metrics_error in %s)\n",
+                metrics_missing, metrics_missing > 1 ? "s" : "", out);
     json_decref(root);
+    fb_metrics_close(metrics);
     fb_run_env_close(&env);
 
     if (run_status != FB_OK) {

@@ -182,6 +182,27 @@ static void *try_one(const char *path, fb_cupti_api *a, char *why, size_t nwhy)
     return h;
 }
 
+/* The candidates in order: the first that loads, is complete and new enough
+ * wins; one that is refused (a CUDA 12 CUPTI found first, say) is passed over for
+ * the next, and named in the absent message when none is left. */
+static void search_locked(const char *const *cand, int n)
+{
+    char why[1024] = "";
+    char first_why[1024] = ""; /* the first candidate that exists but was refused says the most */
+    for (int i = 0; i < n && !handle; i++) {
+        handle = try_one(cand[i], &api, why, sizeof why);
+        /* "cannot open shared object file" only says it is not there: not worth reporting */
+        if (!handle && !first_why[0] && !strstr(why, "cannot open shared object file"))
+            snprintf(first_why, sizeof first_why, "%s", why);
+    }
+    if (handle) {
+        load_status = FB_OK;
+        return;
+    }
+    fb_cupti_absent_message(FB_CUDA_ROOT, first_why, load_msg, sizeof load_msg);
+    load_status = FB_E_UNSUPPORTED;
+}
+
 static void load_locked(void)
 {
     tried = true;
@@ -204,20 +225,8 @@ static void load_locked(void)
     char *cand[MAX_CANDIDATES];
     int n = fb_cupti_candidates(FB_CUDA_ROOT, getenv("HOME"), getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX"), cand,
                                 MAX_CANDIDATES);
-    char first_why[1024] = ""; /* the first candidate that exists but was refused says the most */
-    for (int i = 0; i < n && !handle; i++) {
-        handle = try_one(cand[i], &api, why, sizeof why);
-        /* "cannot open shared object file" only says it is not there: not worth reporting */
-        if (!handle && !first_why[0] && !strstr(why, "cannot open shared object file"))
-            snprintf(first_why, sizeof first_why, "%s", why);
-    }
+    search_locked((const char *const *)cand, n);
     fb_cupti_candidates_free(cand, n);
-    if (handle) {
-        load_status = FB_OK;
-        return;
-    }
-    fb_cupti_absent_message(FB_CUDA_ROOT, first_why, load_msg, sizeof load_msg);
-    load_status = FB_E_UNSUPPORTED;
 }
 
 const char *fb_cupti_absent_message(const char *root, const char *refused, char *buf, size_t n)
@@ -304,4 +313,20 @@ void fb_cupti_unload_for_tests(void)
     load_status = FB_E_UNSUPPORTED;
     load_msg[0] = 0;
     pthread_mutex_unlock(&lock);
+}
+
+fb_status fb_cupti_load_list_for_tests(const char *const *list, int n, const fb_cupti_api **out)
+{
+    if (out) *out = NULL;
+    pthread_mutex_lock(&lock);
+    handle = NULL;
+    memset(&api, 0, sizeof api);
+    load_msg[0] = 0;
+    tried = true;
+    search_locked(list, n);
+    fb_status s = load_status;
+    if (s == FB_OK && out) *out = &api;
+    if (s != FB_OK) fb_error("%s", load_msg);
+    pthread_mutex_unlock(&lock);
+    return s;
 }

@@ -109,6 +109,9 @@ const char *fb_cupti_absent_message(const char *root, const char *refused, char 
 /* Forget what was loaded so the next fb_cupti_load searches again,
  * e.g. after a test changed $FB_CUPTI_LIB. Not for use while CUPTI is active. */
 void fb_cupti_unload_for_tests(void);
+/* fb_cupti_load's search (steps 2 to 4) over `list` instead of the candidates
+ * above, from a fresh start: the same rules, the same message. */
+fb_status fb_cupti_load_list_for_tests(const char *const *list, int n, const fb_cupti_api **out);
 
 #ifdef __cplusplus
 }

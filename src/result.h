@@ -15,7 +15,9 @@
  *   "resumed": [{"at": "...", "command": "..."}],   (one entry per --resume)
  *   "device": {"name", "cc", "sms", "l2_bytes", "mem_bytes", "sm_clock_mhz", "mem_clock_mhz",
  *              "bus_width_bits", "driver", "runtime", "cublas", "cudnn"},
- *   "settings": {"timer", "warmup_ms", "rep_ms", "max_noise_pct", "max_wall_s", "flush_bytes", "seed"},
+ *   "settings": {"timer", "warmup_ms", "rep_ms", "max_noise_pct", "max_wall_s", "flush_bytes", "seed",
+ *                "metrics": {"dram_read_bytes": "dram__bytes_read.sum", ...}},  (run --metrics: what was
+ *                                             collected, and the CUPTI metric it was measured with)
  *   "cases": [
  *     {"name": "softmax", "summary": "...", "file": "cases/softmax.json",
  *      "rows": "dim0", "cols": "dim1",            (cols absent for a 1-axis grid)
@@ -38,6 +40,9 @@
  *                                  "worst_index", "got", "want", "bad", "passed", "why"}
  *                                 | {"mode": "none", "unchecked": "why"},
  *                                  (unchecked: status stays "ok", but nothing says it is right)
+ *                        "metrics": {"dram_read_bytes": 268435456, "dram_write_bytes": 134217728,
+ *                                    "inst_executed": 4194304},  (run --metrics: the counts of one
+ *                                  run, metrics.c; only the collected ones; or "metrics_error": "why")
  *                        "samples_us": SAMPLES},
  *              "softmax.fused": {...}}}]}]}],
  *   "merged": [{"file", "started", "finished", "host", "command", "git", "settings"}]
@@ -56,7 +61,8 @@
  *   microseconds rounded to 0.001 (1 ns), in the order they were taken (not
  *   sorted); as many as time_ms.n. Optional (files written before it have none;
  *   readers accept its absence) and additive, so the schema stays 1. Printed on
- *   one line, as every array of scalars is.
+ *   one line, as every array of scalars is. "metrics" and settings.metrics are
+ *   optional and additive in the same way.
  */
 #ifndef FB_RESULT_H
 #define FB_RESULT_H

@@ -168,6 +168,9 @@ static fb_status read_measurement(const char *path, const char *where, const cha
     v->rows_checked = int_at(ck, "rows_checked");
     v->rows_total = int_at(ck, "rows_total");
     v->unchecked = fb_result_unchecked(m);
+    const json_t *mj = json_object_get(m, "metrics");
+    for (int i = 0; i < FB_NMETRICS; i++) v->metrics[i] = num_at(mj, fb_metric_table[i].key);
+    v->metrics_error = str_at(m, "metrics_error");
     fb_status s = read_kernels(path, m, v);
     if (s != FB_OK) return s;
     return read_samples(path, where, json_object_get(m, "samples_us"), v);

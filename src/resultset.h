@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "fb.h"
+#include "metrics.h"
 #include "stats.h"
 
 #ifdef __cplusplus
@@ -50,6 +51,8 @@ typedef struct fb_rs_variant { /* one variant in one cell */
     int n_samples;
     /* added to the contract */
     int64_t rows_checked, rows_total; /* -1 when absent (a sampled check says how many rows) */
+    double metrics[FB_NMETRICS]; /* run --metrics, by fb_metric_id (metrics.h); NaN when absent */
+    const char *metrics_error;   /* why the metrics pass failed for it, or NULL */
     /* --timer cupti (result.h's KERNELS): what CUPTI saw the variant launch */
     int kernels_launched;        /* kernels per run, -1 when absent */
     int kernels_launched_min, kernels_launched_max; /* -1 when absent (runs agreed) */

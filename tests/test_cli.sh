@@ -189,6 +189,32 @@ if [ -f "$cupti_lib" ]; then
 else
     echo "cli: no toolkit libcupti at $cupti_lib: the accepted --timer cupti check is skipped" >&2
 fi
+run run --case softmax --metrics dramm
+expect "run --metrics unknown group" 2 "--metrics: unknown group 'dramm' (did you mean 'dram'?); groups: dram, inst, all"
+run run --case softmax --metrics all,inst
+expect "run --metrics all and more" 2 "--metrics: 'all' stands alone"
+run run --case softmax --metrics dram --metrics dram
+expect "run --metrics twice" 2 "--metrics: 'dram' given twice"
+# no libcupti: refused before the GPU is opened and before any timing (exit 4), with the
+# shared loader's message, and nothing written
+mkdir "$TMP/m"
+FB_CUPTI_LIB="$TMP/no/libcupti.so.13" run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
+expect "run --metrics without libcupti" 4 "--metrics: CUPTI: \$FB_CUPTI_LIB is $TMP/no/libcupti.so.13, which does not exist"
+[ -z "$(ls -A "$TMP/m")" ] && ok || bad "run --metrics without libcupti: left $(ls -A "$TMP/m")"
+FB_CUPTI_LIB=/etc/hostname run run --case softmax --quick --metrics inst --out "$TMP/m/r.json"
+expect "run --metrics, FB_CUPTI_LIB not a library" 4 "--metrics: CUPTI: \$FB_CUPTI_LIB (/etc/hostname) cannot be used"
+# libcupti stand-ins (tests/fake_cupti.c, built by meson): too old, not a CUPTI, and one
+# range-profiler entry point short
+if [ -n "${FB_TEST_FAKE_CUPTI_OLD-}" ]; then
+    FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_OLD run run --case softmax --quick --metrics all --out "$TMP/m/r.json"
+    expect "run --metrics, a CUPTI older than CUDA 13's" 4 "CUPTI API version 28 is older than 130000"
+    FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_PARTIAL run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
+    expect "run --metrics, not a CUPTI" 4 "has no cuptiActivityFlushAll (not a CUPTI library?)"
+    FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_NOPROF run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
+    expect "run --metrics, a CUPTI without the range profiler" 4 \
+        "--metrics: $FB_TEST_FAKE_CUPTI_NOPROF: has no cuptiRangeProfilerCounterDataGetRangeInfo"
+    [ -z "$(ls -A "$TMP/m")" ] && ok || bad "run --metrics with a refused CUPTI: left $(ls -A "$TMP/m")"
+fi
 run run --case softmax --rep -1
 expect "run negative rep" 2 "--rep: expected a number from 0.001 to 100000, got '-1'"
 run run --case softmax --dim0 4294967296 --dim1 4294967296

@@ -2,8 +2,9 @@
  *   - the loader: $FB_CUPTI_LIB naming a missing file, a file that is not a
  *     library, a CUPTI too old, one lacking a function (fake_cupti.c), the
  *     toolkit's real libcupti (loads, reports a version, and dlopen works on a
- *     machine without a GPU); the search list over toolkit and Python
- *     environments, checked against a fake tree;
+ *     machine without a GPU); a refused candidate passed over for the next
+ *     (a CUDA 12 CUPTI before a CUDA 13 one); the search list over toolkit and
+ *     Python environments, checked against a fake tree;
  *   - the bookkeeping (cupti_records.h) on synthetic records: overlapping
  *     kernels (sum vs span), the flush and the blocking kernel left out, a
  *     variant's own memset kept, a sample with no kernel, another batch's
@@ -11,7 +12,8 @@
  *     the census of kernels per run and names in launch order;
  *   - kernel names: demangled and tidied;
  *   - the timer mode's name.
- * Run from tests/ (meson's workdir). argv[1], argv[2]: the fake libraries. */
+ * Run from tests/ (meson's workdir). argv[1..3]: the fake libraries (too old,
+ * not a CUPTI, new enough). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
@@ -28,7 +30,7 @@
 #define FB_CUDA_ROOT ""
 #endif
 
-static const char *fake_old, *fake_partial;
+static const char *fake_old, *fake_partial, *fake_new;
 
 /* Loads with $FB_CUPTI_LIB = lib (NULL: unset), from a fresh start. */
 static fb_status load_with(const char *lib, const fb_cupti_api **api)
@@ -73,6 +75,32 @@ static void test_loader_refusals(void)
         CHECK(load_with(fake_partial, NULL) == FB_E_UNSUPPORTED);
         CHECK(strstr(fb_last_error(), "has no cuptiActivityFlushAll (not a CUPTI library?)") != NULL);
     }
+}
+
+/* The search passes over a refused candidate for the next: a CUDA 12 libcupti
+ * found first (a wheel, LD_LIBRARY_PATH) does not hide a CUDA 13 one behind it;
+ * and when every one is refused, the first refusal is what the message says. */
+static void test_search_passes_over(void)
+{
+    if (!fake_old || !fake_new || !fake_partial) return;
+    unsetenv("FAKE_CUPTI_VERSION");
+    const fb_cupti_api *a = NULL;
+    const char *old_then_new[] = {"libno_such_cupti.so.13", fake_old, fake_partial, fake_new};
+    fb_status s = fb_cupti_load_list_for_tests(old_then_new, 4, &a);
+    if (s != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(s == FB_OK);
+    CHECK(a && a->version == 130002);
+    CHECK(a && strstr(a->path, "fake_cupti_new") != NULL);
+    CHECK(fb_cupti_load(NULL) == FB_OK); /* remembered */
+
+    const char *all_refused[] = {"libno_such_cupti.so.13", fake_old, fake_partial};
+    CHECK(fb_cupti_load_list_for_tests(all_refused, 3, &a) == FB_E_UNSUPPORTED);
+    CHECK(a == NULL);
+    CHECK(strstr(fb_last_error(), "CUPTI (libcupti.so.13) not found; searched ") == fb_last_error());
+    CHECK(strstr(fb_last_error(), "; refused: ") != NULL);
+    CHECK(strstr(fb_last_error(), "CUPTI API version 28 is older than 130000") != NULL);
+    CHECK(strstr(fb_last_error(), "libno_such_cupti") == NULL); /* not there: not worth naming */
+    fb_cupti_unload_for_tests();
 }
 
 static void test_loader_real(void)
@@ -321,7 +349,9 @@ int main(int argc, char **argv)
 {
     fake_old = argc > 1 ? argv[1] : NULL;
     fake_partial = argc > 2 ? argv[2] : NULL;
+    fake_new = argc > 3 ? argv[3] : NULL;
     test_loader_refusals();
+    test_search_passes_over();
     test_loader_real();
     test_search_list();
     test_samples();

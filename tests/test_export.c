@@ -7,8 +7,9 @@
  * grid whose cells cover ok, slower, a failed check, an unchecked variant, OOM,
  * error, a failed baseline, both OOM and a missing cell, a variant named
  * 'toy.<i>odd</i>&"name"' and a device 'Test GPU <rev "A"> & co' (escaping),
- * timing samples on one cell; a bfloat16 dtype with one cell; and a one-axis
- * case 'line'. Run from tests/ (meson's workdir).
+ * timing samples on one cell; run --metrics counts on a few variants (one with
+ * instructions only, one with a metrics_error); a bfloat16 dtype with one cell;
+ * and a one-axis case 'line'. Run from tests/ (meson's workdir).
  *
  * To regenerate the golden files after an intended change:
  *   FB_UPDATE_GOLDEN=1 ../build/tests/test_export   — then read the diff. */
@@ -89,6 +90,10 @@ static void test_golden(const fb_rs_doc *d)
         {"svg", "small.svg", {FB_SHOW_SPEEDUP}},
         {"svg", "small-sol-toy-float32.svg", {FB_SHOW_SOL, "toy", "float32", "toy.fused"}},
         {"html", "small.html", {FB_SHOW_SPEEDUP}},
+        /* run --metrics: measured DRAM bytes / ideal bytes, and instructions */
+        {"md", "small-dram.md", {FB_SHOW_DRAM, "toy", "float32"}},
+        {"md", "small-inst.md", {FB_SHOW_INST, "toy", "float32"}},
+        {"svg", "small-dram-toy-float32.svg", {FB_SHOW_DRAM, "toy", "float32", "toy.fused"}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fb_status st;
@@ -181,7 +186,7 @@ static void test_same_as_report(const fb_rs_doc *small)
 {
     fb_rs_doc soft;
     CHECK(fb_rs_load(SOFTMAX, &soft) == FB_OK);
-    for (int s = 0; s < FB_NSHOW; s++) {
+    for (int s = 0; s < FB_NSHOW_VIEWS; s++) { /* the grid-only modes have no md view */
         check_same_as_report(SOFTMAX, &soft, "softmax", "float32", "softmax.fused", (fb_show)s);
         check_same_as_report(SMALL, small, "toy", "float32", "toy.fused", (fb_show)s);
         check_same_as_report(SMALL, small, "line", "float32", "line.fused", (fb_show)s);
@@ -294,6 +299,12 @@ static void test_records(const fb_rs_doc *d)
     CHECK(strstr(csv, ",full,false,0.75,0.5,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
     /* the unchecked variant: a number, and the reason it is not checked */
     CHECK(strstr(csv, ",none,,,,,,no float64 reference for this op,") != NULL);
+    /* --timer cupti: kernels launched, their names and the span after the declared
+     * kernels; run --metrics: the counts as integers after peak_bytes, empty where
+     * not measured */
+    CHECK(strstr(csv, ",ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,13.1072,0.0065536,65536,32768,1,"
+                      "1,\"toy_fused_kernel<float, 4>\",5,65536,65536,32768,33554,2048,full,true,") != NULL);
+    CHECK(strstr(csv, ",toy.fused,eager,ok,,31,") && strstr(csv, ",131072,131072,,,4096,full,true,"));
     /* the sol rows: speedup of the copy against the baseline (16 / 4) */
     CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
     free(csv);

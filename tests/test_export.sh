@@ -38,6 +38,9 @@ run export "$SMALL" --format xlsx
 expect "bad --format" 2 "xlsx"
 run export "$SMALL" --format csv --show fast
 expect "bad --show" 2 "fast"
+# kernels is run's grid only (the md and html exports list what was launched instead)
+run export "$SMALL" --format md --show kernels
+expect "--show kernels is not an export view" 2 "--show: unknown value 'kernels' (expected speedup, sol, time, gbps, dram or inst)"
 run export "$SMALL" "$SMALL" --format csv
 expect "two files" 2 "one result file at a time"
 run export no/such.json --format csv
@@ -110,7 +113,7 @@ def check(cond, what):
 NUMERIC = ["row", "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n", "speedup",
            "sol_pct", "gbps", "tflops", "ideal_bytes", "flops", "kernels", "kernels_launched", "span_us",
            "footprint_bytes", "peak_bytes",
-           "max_abs", "max_rel", "rows_checked", "rows_total"]
+           "max_abs", "max_rel", "rows_checked", "rows_total", "dram_read_bytes", "dram_write_bytes", "inst_executed"]
 try:
     import pandas as pd
 except ImportError:
@@ -122,7 +125,7 @@ for name, rows in (("small", 25 + 3 + 6), ("softmax", 300)):  # toy float32, bfl
     if pd is not None:
         df = pd.read_csv(path)
         check(len(df) == rows, f"{name}.csv: pandas read {len(df)} rows, want {rows}")
-        check(len(df.columns) == 39, f"{name}.csv: {len(df.columns)} columns")
+        check(len(df.columns) == 42, f"{name}.csv: {len(df.columns)} columns")
         for col in NUMERIC:
             check(pd.api.types.is_numeric_dtype(df[col]), f"{name}.csv: column {col} is {df[col].dtype}, not numeric")
         check(df["median_us"].notna().sum() > 0, f"{name}.csv: no median")
@@ -140,7 +143,7 @@ for name, rows in (("small", 25 + 3 + 6), ("softmax", 300)):  # toy float32, bfl
     with open(path, newline="") as f:
         recs = list(csv.reader(f))
     check(len(recs) == rows + 1, f"{name}.csv: csv module read {len(recs) - 1} rows")
-    check(all(len(r) == 39 for r in recs), f"{name}.csv: a row without 39 fields")
+    check(all(len(r) == 42 for r in recs), f"{name}.csv: a row without 42 fields")
     for r in recs[1:]:
         for i in (recs[0].index(c) for c in NUMERIC):
             if r[i]:

@@ -109,6 +109,8 @@ static void test_published_softmax(void)
     CHECK(e->unchecked == NULL);
     CHECK(e->rows_checked == -1);
     CHECK(e->samples_us == NULL && e->n_samples == 0); /* written before samples were kept */
+    for (int i = 0; i < FB_NMETRICS; i++) CHECK(isnan(e->metrics[i])); /* and before metrics */
+    CHECK(e->metrics_error == NULL);
     CHECK(isnan(cell->sol.sol_pct) && cell->sol.kernels == -1 && cell->sol.check_mode == NULL);
     CHECK(cell->sol.check_passed == -1);
     CHECK_NEAR(fb_rs_speedup(f, e), 0.0167679992 / 0.00508800009, 1e-9);
@@ -138,9 +140,11 @@ static const char synthetic[] =
     "      \"sol\": {\"status\": \"ok\", \"time_ms\": {\"median\": 0.002, \"n\": 3}, \"samples_us\": [2.1, 2.0, 1.9]},\n"
     "      \"variants\": {\"eager\": {\"status\": \"ok\", \"time_ms\": {\"median\": 0.010, \"n\": 4},\n"
     "                               \"samples_us\": [10.5, 9.75, 10.0, 10.25],\n"
+    "                               \"metrics\": {\"dram_read_bytes\": 196608, \"dram_write_bytes\": 98304, \"inst_executed\": 4096},\n"
     "                               \"check\": {\"mode\": \"none\", \"unchecked\": \"no reference for float16 dropout\"}},\n"
     "                    \"stray\": {\"status\": \"skipped\", \"reason\": \"not in the list\"},\n"
     "                    \"toy.fused\": {\"status\": \"fail\", \"reason\": \"max rel 0.5\", \"time_ms\": {\"median\": 0.004, \"n\": 2},\n"
+    "                                   \"metrics\": {\"inst_executed\": 1024, \"l2_bytes\": 7}, \"metrics_error\": \"partly\",\n"
     "                                   \"check\": {\"mode\": \"full\", \"passed\": false, \"max_abs\": 1.5, \"max_rel\": 0.5}}}},\n"
     "     {\"row\": 128, \"col\": 64, \"variants\": {\"eager\": {\"status\": \"oom\", \"reason\": \"out of memory\"},\n"
     "                                             \"toy.fused\": {\"status\": \"error\", \"reason\": \"launch failed\"}}}]},\n"
@@ -204,6 +208,10 @@ static void test_synthetic(void)
     CHECK_STR(e->unchecked, "no reference for float16 dropout");
     CHECK(e->check_passed == -1);
     CHECK(a->has_sol && a->sol.n_samples == 3 && a->sol.samples_us[2] == 1.9);
+    /* run --metrics: the counts by fb_metric_id; absent ones NaN, unknown names ignored */
+    CHECK(e->metrics[FB_METRIC_DRAM_READ] == 196608 && e->metrics[FB_METRIC_DRAM_WRITE] == 98304);
+    CHECK(e->metrics[FB_METRIC_INST] == 4096 && e->metrics_error == NULL);
+    CHECK(isnan(a->sol.metrics[FB_METRIC_DRAM_READ]) && isnan(a->sol.metrics[FB_METRIC_INST]));
 
     const fb_rs_variant *f = fb_rs_find_variant(a, "toy.fused");
     CHECK_STR(f->status, "fail");
@@ -211,6 +219,9 @@ static void test_synthetic(void)
     CHECK(f->has_time && f->check_passed == 0);
     CHECK_NEAR(f->max_rel, 0.5, 0);
     CHECK(f->samples_us == NULL && f->n_samples == 0);
+    CHECK(isnan(f->metrics[FB_METRIC_DRAM_READ]) && isnan(f->metrics[FB_METRIC_DRAM_WRITE]));
+    CHECK(f->metrics[FB_METRIC_INST] == 1024);
+    CHECK_STR(f->metrics_error, "partly");
     CHECK(!fb_rs_is_timed(f) && fb_rs_is_timed(e));
     CHECK(isnan(fb_rs_speedup(f, e))); /* a failed check has no speedup */
     CHECK_NEAR(fb_rs_speedup(e, e), 1.0, 0);
