@@ -11,21 +11,22 @@
 // read x and residual, write y (3 tensor passes: the floor is 3 * R * W * sizeof(T) bytes) and W
 // bias values. One FADD pair per element: memory-bound in every dtype.
 //
-// Variants (the machinery is kernels/elementwise.cuh: flat 16-byte packs, grid-stride, each
-// thread's bias values loaded once and reused for every row it visits):
-//   bias_dropout_add.fused  One-shot grid: each thread loads its 16-byte packs (several in flight),
-//       computes, stores and retires: Triton's launch shape. Measured (H100, float32, 2048..65536 rows x 16384/65536 columns, one run):
-//       bias_gelu 94.9-97.4% of SOL one-shot vs 82.1-88.7% persistent; bias_dropout_add
-//       95.0-98.0% vs 89.2-92.8%. The persistent grid's deep per-thread stride lost ~8 points on
-//       every large cell, so .fused launches one-shot (each thread its packs, then retires).
-//   bias_dropout_add.fused uses default-policy loads and stores (Triton's), measured 2-5% faster than
-//       evict-first (.cs) on every cell of >= 16 MB (NOTES.md, issue 6 round 2), and one 16-byte pack
-//       per thread when U packs per thread would not fill one wave.
-//   bias_dropout_add.stream  .fused with evict-first (.cs) loads and stores: the measured alternative.
-//   bias_dropout_add.persistent  The same kernel as a persistent grid-stride loop over the resident
-//       capacity: kept as the measured alternative.
-//   bias_dropout_add.scalar    One element per access: .fused's fallback for tensors that are
-//                              not 16-byte aligned, registered so that selftest covers it.
+// Variants (the machinery is kernels/elementwise.cuh: flat 16-byte packs; the bias is read with
+// one 16-byte load per pack when W is a multiple of the pack and the bias is aligned):
+//   bias_dropout_add.fused  Inductor's pointwise launch shape (ew::Grid::tile): 128-thread CTAs,
+//       each owning 2 x 128 consecutive packs of every tensor, default-policy loads and stores.
+//       Measured against .one_shot (H100 float32, same run, NOTES.md issue 6 round 3): +2-4 points
+//       of SOL on the 32-96 MB cells where torch.compile led by 3-6% (e.g. 2048 x 4096 98.0% vs
+//       93.7%), +1-4 on 1-4 MB cells, within noise elsewhere. (bias_gelu and pointwise_chain,
+//       measured the same way, showed no such gain: they keep one_shot.)
+//   bias_dropout_add.one_shot  The other elementwise cases' launch (one_shot: 256-thread CTAs,
+//       2 packs per thread a grid apart, 1 when a grid of 2 would not fill one wave).
+//   bias_dropout_add.stream  one_shot with evict-first (.cs) loads and stores (2-5% slower on
+//       every cell of >= 16 MB, NOTES.md issue 6 round 2).
+//   bias_dropout_add.persistent  one_shot's kernel as a persistent grid-stride loop over the
+//       resident capacity: kept as the measured alternative (~8 points slower on large cells).
+//   bias_dropout_add.scalar    One element per access: the fallback for tensors that are not
+//                              16-byte aligned, registered so that selftest covers it.
 #include "bias_dropout_add.h"
 #include "elementwise.cuh"
 
@@ -46,7 +47,10 @@ constexpr unsigned kDtypes = FB_DTYPES_ALL;
 }  // namespace
 
 extern "C" const fb_variant fb_bias_dropout_add_variants[] = {
-    {"bias_dropout_add.fused", "(x + bias) + residual (eval-mode dropout) in one pass: one 16-byte pack group per thread (Triton's launch shape), 16-byte packs",
+    {"bias_dropout_add.fused", "(x + bias) + residual (eval-mode dropout) in one pass, Inductor's launch shape: 128-thread CTAs owning 2 x 128 consecutive 16-byte packs per tensor",
+     kDtypes, fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr,
+     fb::ew::run<BiasAddAddOp, kDtypes, Grid::tile, true>, 1},
+    {"bias_dropout_add.one_shot", "bias_dropout_add in the other cases' launch shape: 256-thread CTAs, 2 packs a thread a grid apart (1 below one wave); 2-4% slower on 32-96 MB tensors",
      kDtypes, fb::ew::supports<BiasAddAddOp, kDtypes>, nullptr,
      fb::ew::run<BiasAddAddOp, kDtypes, Grid::one_shot, true>, 1},
     {"bias_dropout_add.persistent", "bias_dropout_add.fused's kernel, as a persistent grid-stride loop over the resident capacity (the slower launch shape, kept to measure against)",

@@ -51,6 +51,9 @@ FB_ROW_PLAN_HOOK(DoubleSoftmax, fb_double_softmax_plan_only)
 extern "C" const fb_variant fb_double_softmax_variants[] = {
     FB_ROW_VARIANT(DoubleSoftmax, "double_softmax.fused",
                    "softmax(softmax(x)) over the last dim, x read once: row in registers, plan by shape"),
+    FB_ROW_VARIANT_PLAN(DoubleSoftmax, "double_softmax.row_smem",
+                        "double_softmax, one CTA per row (no cluster), the row in registers + shared memory as fp32",
+                        fb::rowwise::plan_rows_smem),
 };
 extern "C" const int fb_double_softmax_variant_count =
     (int)(sizeof fb_double_softmax_variants / sizeof fb_double_softmax_variants[0]);

@@ -11,8 +11,9 @@
 // tensor and may straddle rows, so odd widths (61, 130, 1027) still move 16 bytes per access.
 // S is a multiple of the column period L = W / gcd(W, P): S * P is then a multiple of W, and
 // every pack a thread touches starts at the same column (t * P) mod W. So the P bias values a
-// thread needs are loaded once, before the loop (P scalar loads: any W, any bias alignment), and
-// reused for every row it visits; there is no division or modulo in the loop.
+// thread needs are loaded once, before the loop (one 16-byte load when W is a multiple of P and
+// the bias is 16-byte aligned, else P scalar loads), and reused for every row it visits; there is
+// no division or modulo in the loop.
 //
 // Grid. Persistent (ew::Grid::persistent): S = the resident capacity (SMs x CTAs per SM from the
 // occupancy calculator x 256 threads), or one pack per thread when the tensor is smaller, rounded
@@ -21,6 +22,9 @@
 // full operand before any math: 64 bytes per thread in flight (U = 4, or 2 with a second operand),
 // >= 64 KB per SM at 1024 resident threads, above the ~40 KB an SM needs to keep HBM3 busy.
 // The n mod P elements past the last whole pack are done by threads 0 .. P-2 after the loop.
+// Tile (ew::Grid::tile): Inductor's pointwise shape, 128-thread CTAs each owning 2 x 128
+// consecutive packs (one contiguous span per tensor), the bias column computed per pack;
+// bias_dropout_add.fused uses it (measured faster there, not for the other cases).
 //
 // Indices are int64 throughout (65536 x 65536 = 2^32 elements); the grid is 1-D, at most
 // 2^31 - 1 CTAs.
@@ -38,7 +42,7 @@ namespace ew {
 
 constexpr int kThreads = 256;
 
-enum class Grid { persistent, one_shot };
+enum class Grid { persistent, one_shot, tile };
 // Cache hints of the tensor accesses: plain = default-policy loads and stores, as Triton emits
 // (the default: measured 2-5% faster than stream on every cell of >= 16 MB, H100 float32,
 // NOTES.md); stream = .cs loads and stores (evict-first: nothing is read twice), NAME.stream.
@@ -51,10 +55,33 @@ enum class Hint { stream, plain };
 //   template <typename A> __device__ A operator()(A x, A b, A r, uint64_t e) const;
 // b and r are 0 when the op does not read them.
 
+// The column of pack q's first element: 32-bit modulo where it fits (a 64-bit modulo is a
+// ~60-instruction call).
+template <int P> __device__ __forceinline__ int64_t column(int64_t q, int64_t W) {
+    return q * P < INT32_MAX && W < INT32_MAX ? (int64_t)((uint32_t)(q * P) % (uint32_t)W) : (q * P) % W;
+}
+// The P bias values from column c on (wrapping at W): one 16-byte load when bvec (W a multiple
+// of P and bias 16-byte aligned, so c is a multiple of P and the P values are contiguous), else
+// P scalar loads. Default policy: every row re-reads the bias.
+template <typename T, int P, typename A>
+__device__ __forceinline__ void load_bias(const T *bias, int64_t c, int64_t W, bool bvec, A (&b)[P]) {
+    if (P > 1 && bvec) {
+        const pack<T, P> v = load_pack_plain<T, P>(bias + c);
+#pragma unroll
+        for (int j = 0; j < P; ++j) b[j] = to_acc(v.v[j]);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+        b[j] = to_acc(bias[c]);
+        c = c + 1 == W ? 0 : c + 1;
+    }
+}
+
 template <typename T, int P, int U, class Op, Hint H>
 __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, const T *__restrict__ bias,
                                                    const T *__restrict__ res, T *__restrict__ y, int64_t n,
-                                                   int64_t W, int64_t S, Op op) {
+                                                   int64_t W, int64_t S, bool bvec, Op op) {
     using A = acc_t<T>;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= S) return;
@@ -64,12 +91,7 @@ __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, cons
     if constexpr (Op::kBias) {
         // the one modulo: fixed for every pack of this thread (32-bit when it fits: a 64-bit
         // modulo is a ~60-instruction call, paid per pack in one-shot grids of 1 pack a thread)
-        int64_t c = t * P < INT32_MAX && W < INT32_MAX ? (int64_t)((uint32_t)(t * P) % (uint32_t)W) : (t * P) % W;
-#pragma unroll
-        for (int j = 0; j < P; ++j) {
-            b[j] = to_acc(bias[c]);
-            c = c + 1 == W ? 0 : c + 1;
-        }
+        load_bias<T, P>(bias, column<P>(t, W), W, bvec, b);
     } else {
 #pragma unroll
         for (int j = 0; j < P; ++j) b[j] = A(0);
@@ -115,6 +137,60 @@ __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, cons
     }
 }
 
+// Grid::tile, Inductor's pointwise launch shape (XBLOCK = 1024, 4 warps): 128-thread CTAs, CTA b
+// owning the 2 x 128 consecutive packs from b * 256, thread t packs b * 256 + t and + 128: each
+// CTA reads and writes one contiguous span per tensor; the bias is loaded per pack.
+constexpr int kTileThreads = 128, kTilePacks = 2;
+template <typename T, int P, class Op, Hint H>
+__global__ void __launch_bounds__(kTileThreads) tile_kernel(const T *__restrict__ x, const T *__restrict__ bias,
+                                                            const T *__restrict__ res, T *__restrict__ y, int64_t n,
+                                                            int64_t W, bool bvec, Op op) {
+    using A = acc_t<T>;
+    const int64_t np = n / P;
+    const int64_t q0 = (int64_t)blockIdx.x * (kTileThreads * kTilePacks) + threadIdx.x;
+    pack<T, P> xv[kTilePacks], rv[kTilePacks];
+#pragma unroll
+    for (int k = 0; k < kTilePacks; ++k) {
+        const int64_t q = q0 + k * kTileThreads;
+        if (q < np) {
+            if constexpr (H == Hint::stream) {
+                xv[k] = load_pack_stream<T, P>(x + q * P);
+                if constexpr (Op::kRes) rv[k] = load_pack_stream<T, P>(res + q * P);
+            } else {
+                xv[k] = load_pack_plain<T, P>(x + q * P);
+                if constexpr (Op::kRes) rv[k] = load_pack_plain<T, P>(res + q * P);
+            }
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < kTilePacks; ++k) {
+        const int64_t q = q0 + k * kTileThreads;
+        if (q < np) {
+            A b[P];
+            if constexpr (Op::kBias) load_bias<T, P>(bias, column<P>(q, W), W, bvec, b);
+            else
+#pragma unroll
+                for (int j = 0; j < P; ++j) b[j] = A(0);
+            pack<T, P> o;
+#pragma unroll
+            for (int j = 0; j < P; ++j) {
+                const A r = Op::kRes ? to_acc(rv[k].v[j]) : A(0);
+                o.v[j] = from_acc<T>(op(to_acc(xv[k].v[j]), b[j], r, (uint64_t)(q * P + j)));
+            }
+            if constexpr (H == Hint::stream) store_pack_stream<T, P>(y + q * P, o);
+            else store_pack_plain<T, P>(y + q * P, o);
+        }
+    }
+    if (blockIdx.x == 0) {  // the n mod P elements past the last whole pack
+        const int64_t e = np * P + threadIdx.x;
+        if (e < n) {
+            const A bb = Op::kBias ? to_acc(bias[e % W]) : A(0);
+            const A r = Op::kRes ? to_acc(res[e]) : A(0);
+            y[e] = from_acc<T>(op(to_acc(x[e]), bb, r, (uint64_t)e));
+        }
+    }
+}
+
 inline int64_t gcd64(int64_t a, int64_t b) {
     while (b) {
         const int64_t t = a % b;
@@ -136,6 +212,16 @@ template <typename T, int P, class Op, Hint H>
 static int launch(const Operands<T> &o, const Op &op, Grid grid, cudaStream_t st) {
     constexpr int UMAX = Op::kRes ? 2 : 4;
     const int64_t np = o.n / P;
+    const bool bvec = Op::kBias && P > 1 && o.W % P == 0 && aligned16(o.bias);
+    if (grid == Grid::tile) {
+        const int64_t ctas = std::max<int64_t>(1, cdiv64(np, kTileThreads * kTilePacks));
+        if (ctas > INT32_MAX) {
+            fb_error("%s: %lld CTAs do not fit one grid", Op::kName, (long long)ctas);
+            return FB_E_UNSUPPORTED;
+        }
+        tile_kernel<T, P, Op, H><<<(unsigned)ctas, kTileThreads, 0, st>>>(o.x, o.bias, o.res, o.y, o.n, o.W, bvec, op);
+        return fb_cuda_status((int)cudaGetLastError(), Op::kName, __FILE__, __LINE__);
+    }
     // One-shot grids of U packs per thread that would not fill one wave of resident threads
     // (2048 per SM) take one pack per thread instead: U times the CTAs, spread over more SMs.
     const bool small = grid == Grid::one_shot && np / UMAX < (int64_t)sm_count() * 2048;
@@ -152,7 +238,7 @@ static int launch(const Operands<T> &o, const Op &op, Grid grid, cudaStream_t st
         fb_error("%s: %lld threads do not fit one grid (bias period %lld)", Op::kName, (long long)S, (long long)L);
         return FB_E_UNSUPPORTED;
     }
-    k<<<(unsigned)ctas, kThreads, 0, st>>>(o.x, o.bias, o.res, o.y, o.n, o.W, S, op);
+    k<<<(unsigned)ctas, kThreads, 0, st>>>(o.x, o.bias, o.res, o.y, o.n, o.W, S, bvec, op);
     return fb_cuda_status((int)cudaGetLastError(), Op::kName, __FILE__, __LINE__);
 }
 

@@ -55,5 +55,8 @@ FB_ROW_PLAN_HOOK(LayerNorm, fb_layernorm_plan_only)
 extern "C" const fb_variant fb_layernorm_variants[] = {
     FB_ROW_VARIANT(LayerNorm, "layernorm.fused",
                    "layernorm over the last dim (weight, bias, eps 1e-5), x read once: row in registers"),
+    FB_ROW_VARIANT_PLAN(LayerNorm, "layernorm.row_smem",
+                        "layernorm, one CTA per row (no cluster), the row in registers + shared memory as fp32",
+                        fb::rowwise::plan_rows_smem),
 };
 extern "C" const int fb_layernorm_variant_count = (int)(sizeof fb_layernorm_variants / sizeof fb_layernorm_variants[0]);

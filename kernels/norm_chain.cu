@@ -25,6 +25,9 @@ using namespace fb::rowwise;
 struct NormChain {
     static constexpr const char *name = "norm_chain";
     static constexpr int NIN = 1, NPARAM = 0;
+    // three dependent reductions: two 512-thread row_smem CTAs per SM overlap them (W = 32768
+    // float32, >= 2048 rows: 84-86% -> 91-95% of SOL; NOTES.md)
+    static constexpr bool kPairRows = true;
     float s3;
     template <class R> __device__ __forceinline__ void row(R &r) {
         float s = 0.f;
@@ -53,5 +56,8 @@ FB_ROW_PLAN_HOOK(NormChain, fb_norm_chain_plan_only)
 extern "C" const fb_variant fb_norm_chain_variants[] = {
     FB_ROW_VARIANT(NormChain, "norm_chain.fused",
                    "three times s = sum(x, -1); x = x * s, x read once: row in registers"),
+    FB_ROW_VARIANT_PLAN(NormChain, "norm_chain.row_smem",
+                        "norm_chain, one CTA per row (no cluster), the row in registers + shared memory as fp32",
+                        fb::rowwise::plan_rows_smem),
 };
 extern "C" const int fb_norm_chain_variant_count = (int)(sizeof fb_norm_chain_variants / sizeof fb_norm_chain_variants[0]);

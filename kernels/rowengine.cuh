@@ -18,6 +18,8 @@
 //       Row::kLocalIsRow, else a warp); r.width() is W.
 //   __device__ float out(const float (&e)[NIN], const float *p) const;
 //       the output element from the held values and the column's parameters p[NPARAM].
+//   static constexpr bool kPairRows;       optional: prefer two 512-thread row_smem CTAs per SM
+//                                          to one of 1024 threads (measured per op; default false)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -32,6 +34,10 @@
 //            cluster-wide reduction costs long rows points of SOL, NOTES.md) or a cluster of
 //            c <= 8 CTAs of <= 512 threads per row exchanging one partial per CTA over DSMEM: 32
 //            fp32 values per thread, shared by the NIN inputs.
+//   K_ROW_SMEM  one CTA per row, no cluster: 32 values per thread in registers, the rest of the
+//            row as fp32 in shared memory (up to 200 KB: float32 W = 65536 in one 1024-thread CTA);
+//            every reduction CTA-local. plan_rows picks it for float32 rows of >= 64 KB;
+//            NAME.row_smem forces it.
 //   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
 //            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
 // softmax.cu keeps its own tuned kernels; its planners are the ones used here.
@@ -81,12 +87,12 @@ __device__ __forceinline__ float shfl_bcast(float x) { return __shfl_sync(0xffff
 __device__ __forceinline__ float2 shfl_bcast(float2 x) {
     return make_float2(__shfl_sync(0xffffffffu, x.x, 0), __shfl_sync(0xffffffffu, x.y, 0));
 }
-__device__ __forceinline__ float2 pack2(float x) { return make_float2(x, 0.f); }
-__device__ __forceinline__ float2 pack2(float2 x) { return x; }
-template <class C> __device__ __forceinline__ typename C::type unpack2(float2 x);
-template <> __device__ __forceinline__ float unpack2<SumOp>(float2 x) { return x.x; }
-template <> __device__ __forceinline__ float unpack2<MaxOp>(float2 x) { return x.x; }
-template <> __device__ __forceinline__ float2 unpack2<LseOp>(float2 x) { return x; }
+// Partials travel through shared memory (and DSMEM) as float4 slots, whatever the combiner's type.
+__device__ __forceinline__ float4 pack4(float x) { return make_float4(x, 0.f, 0.f, 0.f); }
+__device__ __forceinline__ float4 pack4(float2 x) { return make_float4(x.x, x.y, 0.f, 0.f); }
+template <class T> __device__ __forceinline__ T unpack4(float4 x);
+template <> __device__ __forceinline__ float unpack4<float>(float4 x) { return x.x; }
+template <> __device__ __forceinline__ float2 unpack4<float2>(float4 x) { return make_float2(x.x, x.y); }
 
 // Over G lanes (a power of two <= 32); every lane of the warp must call it.
 template <class C> __device__ __forceinline__ typename C::type lanes_reduce(typename C::type x, int G) {
@@ -119,7 +125,7 @@ struct GroupReducer {
 // carries on across rows of a persistent CTA for the same reason.
 template <bool CLUSTER> struct CtaReducer {
     static constexpr bool kLocalIsRow = false;
-    float2 *part;  // __shared__ float2[66]: two buffers of 33: a partial per warp, then the CTA's
+    float4 *part;  // __shared__ float4[66]: two buffers of 33: a partial per warp, then the CTA's
     int C;         // CTAs per row (1 without a cluster)
     int phase;
     template <class Cb> __device__ __forceinline__ typename Cb::type local(typename Cb::type x) {
@@ -128,21 +134,21 @@ template <bool CLUSTER> struct CtaReducer {
     template <class Cb> __device__ __forceinline__ typename Cb::type reduce(typename Cb::type x) {
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
         x = lanes_reduce<Cb>(x, 32);
-        float2 *buf = part + (phase & 1) * 33;
+        float4 *buf = part + (phase & 1) * 33;
         ++phase;
-        if (lane == 0) buf[warp] = pack2(x);
+        if (lane == 0) buf[warp] = pack4(x);
         __syncthreads();
         typename Cb::type acc = Cb::identity();
-        if (lane < nwarps) acc = unpack2<Cb>(buf[lane]);
+        if (lane < nwarps) acc = unpack4<typename Cb::type>(buf[lane]);
         acc = lanes_reduce<Cb>(acc, 32);
         if constexpr (CLUSTER) {
             // the CTA partial: slot nwarps (<= 32) of the same 33-slot buffer
-            if (warp == 0 && lane == 0) buf[nwarps] = pack2(acc);
+            if (warp == 0 && lane == 0) buf[nwarps] = pack4(acc);
             cluster_arrive_release();
             cluster_wait();
             cg::cluster_group cl = cg::this_cluster();
             typename Cb::type c = Cb::identity();
-            if (lane < C) c = unpack2<Cb>(cl.map_shared_rank(buf, lane)[nwarps]);
+            if (lane < C) c = unpack4<typename Cb::type>(cl.map_shared_rank(buf, lane)[nwarps]);
             acc = lanes_reduce<Cb>(c, 8);
             // lanes_reduce over 8 lanes leaves lanes 0..7's result in each aligned group of 8;
             // lane 0's group holds ranks 0..7
@@ -195,6 +201,81 @@ template <typename T, int NIN> struct StreamVals {
             for (int j = 0; j < NIN; ++j) ws[j * W + i] = e[j];
         }
         fresh = false;
+    }
+};
+
+// The part of a row a thread holds in shared memory (K_ROW_SMEM): up to K units of N elements
+// per input, as fp32 (in-place updates of the values keep full precision whatever T is). Unit k
+// of thread t, input j, float4 chunk h sits at float4 index ((k * NIN + j) * CH + h) * T + t: a
+// warp's accesses are 16 consecutive bytes per lane, conflict-free. Each thread only ever reads
+// the slots it wrote (or copied with cp.async), so no barrier is needed between passes, and
+// wait_all once before the first read completes this thread's copies.
+template <int NIN, int N> struct SmemVals {
+    static constexpr int CH = N / 4;  // float4 chunks per unit
+    float4 *sm;
+    int K;          // slots per thread
+    long first;     // the row's unit index of slot 0 of thread 0
+    long nunits;    // units in the row
+    bool pending;   // cp.async copies not yet waited for
+    __device__ __forceinline__ bool ok(int k) const {
+        return first + threadIdx.x + (long)k * blockDim.x < nunits;
+    }
+    __device__ __forceinline__ float4 *slot(int k, int j, int h) const {
+        return sm + ((long)(k * NIN + j) * CH + h) * blockDim.x + threadIdx.x;
+    }
+    __device__ __forceinline__ void get(int k, float (&e)[N][NIN]) const {
+#pragma unroll
+        for (int j = 0; j < NIN; ++j)
+#pragma unroll
+            for (int h = 0; h < CH; ++h) {
+                const float4 q = *slot(k, j, h);
+                e[4 * h][j] = q.x;
+                e[4 * h + 1][j] = q.y;
+                e[4 * h + 2][j] = q.z;
+                e[4 * h + 3][j] = q.w;
+            }
+    }
+    __device__ __forceinline__ void put(int k, const float (&e)[N][NIN]) const {
+#pragma unroll
+        for (int j = 0; j < NIN; ++j)
+#pragma unroll
+            for (int h = 0; h < CH; ++h)
+                *slot(k, j, h) = make_float4(e[4 * h][j], e[4 * h + 1][j], e[4 * h + 2][j], e[4 * h + 3][j]);
+    }
+    __device__ __forceinline__ void wait() {
+        if (pending) {
+            cp_async_wait_all();
+            pending = false;
+        }
+    }
+    template <class F> __device__ __forceinline__ void each(F &&f) {
+        wait();
+        for (int k = 0; k < K; ++k) {
+            if (!ok(k)) break;
+            float e[N][NIN], was[N][NIN];
+            get(k, e);
+            bool changed = false;
+#pragma unroll
+            for (int i = 0; i < N; ++i) {
+#pragma unroll
+                for (int j = 0; j < NIN; ++j) was[i][j] = e[i][j];
+                f(e[i]);
+#pragma unroll
+                for (int j = 0; j < NIN; ++j) changed |= __float_as_uint(e[i][j]) != __float_as_uint(was[i][j]);
+            }
+            // read-only passes (sums) cost no shared-memory writes
+            if (changed) put(k, e);
+        }
+    }
+};
+
+// A row split between registers (the first UPT * T units) and shared memory (the rest).
+template <int NIN, int UPT, int N> struct RegSmemVals {
+    RegVals<NIN, UPT, N, false> reg;
+    SmemVals<NIN, N> smem;
+    template <class F> __device__ __forceinline__ void each(F &&f) {
+        reg.each(f);
+        smem.each(f);
     }
 };
 
@@ -396,7 +477,7 @@ template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
     using U = Unit<T, VEC>;
     constexpr int N = U::N, NIN = Op::NIN;
-    __shared__ float2 part[66];
+    __shared__ float4 part[66];
 
     long row = blockIdx.x, begin = 0;
     if constexpr (CLUSTER) {
@@ -428,6 +509,80 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
     if constexpr (CLUSTER) cluster_arrive_release();
     store_slice<Op, U, VEC>(op, v, a, off, begin);
     if constexpr (CLUSTER) cluster_wait();
+}
+
+// K_ROW_SMEM: one CTA per row, no cluster: thread t holds units t + u * T (u < UPT) in
+// registers and units UPT * T + t + k * T (k < K) in shared memory as fp32, so a row of up to
+// 32 x T values plus ~200 KB fits one CTA (float32 W = 65536 at T = 1024). Every reduction is
+// CTA-local (one __syncthreads), where K_CTA would need a cluster and pay a cluster barrier and
+// a DSMEM exchange per reduction. The shared part is requested first (16-byte cp.async for
+// float32: straight from global memory to its slot; half types load, widen and store) so that
+// it is in flight while the register part loads.
+template <class Op, typename T, int UPT>
+__global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long W, int K) {
+    using U = Unit<T, true>;
+    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
+    extern __shared__ float4 row_sm[];
+    __shared__ float4 part[66];
+    const long row = blockIdx.x, off = row * W, nunits = W / N;
+    const int T_ = blockDim.x;
+
+    RegSmemVals<NIN, UPT, N> v;
+    v.smem.sm = row_sm;
+    v.smem.K = K;
+    v.smem.first = (long)UPT * T_;
+    v.smem.nunits = nunits;
+    v.smem.pending = false;
+    for (int k = 0; k < K; ++k) {
+        if (!v.smem.ok(k)) break;
+        const long i = v.smem.first + threadIdx.x + (long)k * T_;
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) {
+            if constexpr (sizeof(T) == 4) {
+                cp_async16(v.smem.slot(k, j, 0), a.in[j] + off + i * N);
+                v.smem.pending = true;
+            } else {
+                float t[N];
+                U::load(a.in[j] + off, i, t);
+#pragma unroll
+                for (int h = 0; h < N / 4; ++h)
+                    *v.smem.slot(k, j, h) = make_float4(t[4 * h], t[4 * h + 1], t[4 * h + 2], t[4 * h + 3]);
+            }
+        }
+    }
+    if (v.smem.pending) cp_async_commit();
+    {
+        Args<T> at = a;
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) at.in[j] += off + (long)threadIdx.x * N;
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            v.reg.ok[u] = threadIdx.x + (long)u * T_ < nunits;
+            if (v.reg.ok[u]) load_inputs<U, NIN>(at, 0, 0, v.reg.v[u]);
+#pragma unroll
+            for (int j = 0; j < NIN; ++j) at.in[j] += (long)T_ * N;
+        }
+    }
+    CtaReducer<false> red{part, 1, 0};
+    Op op;
+    Row<RegSmemVals<NIN, UPT, N>, CtaReducer<false>> r{v, red, W};
+    op.row(r);
+    v.smem.wait();  // an op whose row() never reads the values still owns complete slots
+    store_slice<Op, U, true>(op, v.reg, a, off, 0);
+    // unrolled: the parameter loads (L2 hits) of several units in flight per thread
+#pragma unroll 4
+    for (int k = 0; k < K; ++k) {
+        if (!v.smem.ok(k)) break;
+        const long i = v.smem.first + threadIdx.x + (long)k * T_;
+        float e[N][NIN];
+        v.smem.get(k, e);
+        float p[N][np_slots(NP)];
+        if constexpr (NP > 0) load_params<NP, N, true>(a, i * N, p);
+        float o[N];
+#pragma unroll
+        for (int q = 0; q < N; ++q) o[q] = op.out(e[q], p[q]);
+        U::store(a.out + off, i, o);
+    }
 }
 
 // K_SMEM: tiles of TR consecutive rows — for each input one contiguous span of TR * W
@@ -510,7 +665,7 @@ __global__ void __launch_bounds__(256) row_tile_kernel(const Args<T> a, long row
 template <class Op, typename T>
 __global__ void __launch_bounds__(1024) row_stream_kernel(const Args<T> a, long rows, long W) {
     constexpr int NIN = Op::NIN, NP = Op::NPARAM;
-    __shared__ float2 part[66];
+    __shared__ float4 part[66];
     CtaReducer<false> red{part, 1, 0};
     float *ws = a.ws + (long)blockIdx.x * NIN * W;
     for (long row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -545,8 +700,48 @@ inline size_t tile_smem_bytes(const Shape &s, int TR) {
     return 2 * (size_t)s.nin * (size_t)cdiv((long)TR * s.W * s.esz, 16) * 16;
 }
 
-// The engine's shape -> plan choice: softmax's measured rules (kernels/NOTES.md) minus
-// row_smem, which the engine does not have (few long rows use clusters instead).
+// K_ROW_SMEM: one CTA per row, 32 fp32 values per thread in registers (shared by the NIN
+// inputs) and the rest of the row as fp32 in up to 200 KB of shared memory; 512-thread CTAs
+// (two per SM, <= 110 KB each) for 133..264 rows, or more rows when Op::kPairRows.
+constexpr long kRowSmemEngineMax = 200 * 1024, kRowSmemEnginePair = 110 * 1024;
+inline size_t row_smem_bytes(const Shape &s, const Plan &p) {
+    return (size_t)p.r * (size_t)p.threads * (size_t)s.nin * (size_t)(16 / s.esz) * sizeof(float);
+}
+inline bool plan_rows_smem(const Shape &s, Plan *p) {
+    if (!vec_ok(s)) return false;
+    const int N = 16 / s.esz;
+    const int upt = kMaxVals / N / s.nin;
+    if (upt < 1) return false;
+    const long nunits = s.W / N;
+    const int sms = sm_count();
+    for (int threads : {512, 1024}) {
+        // Pairs of 512-thread CTAs keep the grid to one wave for 133..264 rows. Past that, only
+        // for ops that ask (Op::kPairRows): at W = 32768 float32, >= 2048 rows, pairs overlap
+        // each other's reductions and took norm_chain (three) from 84-86% to 91-95% of SOL,
+        // but cost layernorm (parameter loads at the store) 5-7 points against one 1024-thread
+        // CTA (NOTES.md, issue 6 round 3).
+        if (threads == 512 && (s.rows <= sms || (s.rows > 2L * sms && !s.pair_rows))) continue;
+        const long rest = std::max(0L, nunits - (long)threads * upt);
+        const long K = cdiv(rest, threads);
+        Plan q;
+        q.kind = K_ROW_SMEM;
+        q.vec = true;
+        q.peel = false;
+        // a row the registers hold needs no more threads than units / upt
+        q.threads = K > 0 ? threads : (int)std::min<long>(threads, std::max(32L, (cdiv(nunits, upt) + 31) / 32 * 32));
+        q.upt = upt;
+        q.r = (int)K;  // shared-memory units per thread
+        q.g = 32;
+        q.c = 1;
+        if ((long)row_smem_bytes(s, q) > (threads == 512 ? kRowSmemEnginePair : kRowSmemEngineMax)) continue;
+        *p = q;
+        return true;
+    }
+    return false;
+}
+
+// The engine's shape -> plan choice: softmax's measured rules (kernels/NOTES.md) plus the
+// engine's own row_smem (K_ROW_SMEM) for long float32 rows.
 inline bool plan_rows(const Shape &s, Plan *p) {
     const bool vec = vec_ok(s), al = aligned_xy(s);
     const long rb = s.W * s.esz;
@@ -569,6 +764,13 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     // cluster reduction costs long rows ~8 points of SOL per reduction (NOTES.md, issue 6 round
     // 2: W = 32768 float32 at >= 4096 rows, layernorm 81-86% -> 91-95%, double_softmax 89-90% ->
     // 95-98%, norm_chain 80-82% -> 86-89%; softmax_backward W = 16384 92-94% -> 97-99%).
+    // float32 rows of >= 64 KB: one CTA per row with the rest of the row in shared memory
+    // (K_ROW_SMEM) wherever it fits — every reduction stays in the CTA. Measured (NOTES.md,
+    // issue 6 round 3, H100 float32, % of SOL, clusters/K_CTA -> K_ROW_SMEM): W = 65536 at
+    // >= 2048 rows layernorm 76-81 -> 89-93, norm_chain 76-78 -> 91-97, double_softmax 86-87 ->
+    // 93-97; 128..256 rows of W = 16384..32768 67-90 -> 88-103. Half types keep the plans
+    // below (their shared part loads synchronously: not measured).
+    if (vec && s.esz == 4 && s.W * s.esz >= 64 * 1024 && plan_rows_smem(s, p)) return true;
     Plan one;
     if (vec && plan_cta(s, 1, &one, kMaxVals, 1024) && one.c == 1) {
         *p = one;
@@ -683,6 +885,15 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         }
         return cudaErrorInvalidConfiguration;
     }
+    case K_ROW_SMEM: {
+        constexpr int VMAX = 32 / N / NIN;
+        const size_t smem = row_smem_bytes(s, p);
+        if (!p.vec || p.upt != VMAX || p.r < 0 || p.threads > 1024 || p.threads % 32 || s.W % N ||
+            smem > (size_t)kRowSmemEngineMax || s.rows > INT32_MAX || (long)p.threads * (p.upt + p.r) < s.W / N)
+            return cudaErrorInvalidConfiguration;
+        if (dry) return cudaSuccess;
+        return launch_clusters(row_smem_kernel<Op, T, VMAX>, (unsigned)s.rows, p.threads, smem, st, 1, a, s.W, p.r);
+    }
     case K_TWO_PASS:
         if (dry) return cudaSuccess;
         if (a.ws == nullptr) return cudaErrorInvalidValue;
@@ -695,6 +906,10 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
 // ---- the variant interface ------------------------------------------------------------------
 // fb_call contract: in[0 .. NIN-1] are the row inputs, each of the output's shape; in[NIN ..]
 // the per-column inputs of W elements; one output; one dtype throughout.
+
+// Op::kPairRows if the op declares it, else false.
+template <class Op> constexpr auto pair_rows_of(int) -> decltype(Op::kPairRows, bool()) { return Op::kPairRows; }
+template <class Op> constexpr bool pair_rows_of(long) { return false; }
 
 template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
@@ -755,6 +970,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         for (int j = 1; j < Op::NIN + Op::NPARAM; ++j) s.more[j - 1] = c->in[j].data;
         s.nin = Op::NIN;
         s.scalar_vals = kScalarCtaVals;
+        s.pair_rows = pair_rows_of<Op>(0);
         return s;
     }
     static int supports(const fb_call *c, char *why, size_t n) {

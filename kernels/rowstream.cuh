@@ -97,6 +97,22 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
     typename Op::Acc pa[kUpt];
 #pragma unroll
     for (int k = 0; k < kUpt; ++k) pa[k] = op.init();
+    // This lane's first head/tail scalar is loaded before the body, so that short odd rows
+    // (W = 61: 15 units and up to 6 scalars over 4 lanes) take one memory round trip, not two.
+    const int nsc = scalars ? l.head + l.tail : 0;
+    auto scalar_at = [&](int s) {
+        return base + (s < l.head ? s : l.head + (int64_t)l.nbody * N + (s - l.head));
+    };
+    // Scalars take the body's cache policy: an evict-first store of a few bytes next to
+    // default-policy vector stores can leave a partial sector to be written back (and, with
+    // ECC, read-modified-written) on its own.
+    auto ld = [&](int64_t e) { return fb::to_acc(PLAIN ? x[e] : __ldcs(x + e)); };
+    auto st = [&](int64_t e, float v) {
+        if (PLAIN) y[e] = fb::from_acc<T>(v);
+        else __stcs(y + e, fb::from_acc<T>(v));
+    };
+    float first = 0.f;
+    if (lane < nsc) first = ld(scalar_at(lane));
     for (int u0 = ubeg + lane; u0 < uend; u0 += G * kUpt) {
         P v[kUpt];
 #pragma unroll
@@ -122,13 +138,11 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
             }
         }
     }
-    if (scalars) {
-        for (int s = lane; s < l.head + l.tail; s += G) {
-            const int64_t e = base + (s < l.head ? s : l.head + (int64_t)l.nbody * N + (s - l.head));
-            const float xv = fb::to_acc(__ldcs(x + e));
-            op.add(pa[0], xv);
-            if constexpr (Op::kMap) __stcs(y + e, fb::from_acc<T>(op.map(xv)));
-        }
+    for (int s = lane; s < nsc; s += G) {
+        const int64_t e = scalar_at(s);
+        const float xv = s == lane ? first : ld(e);
+        op.add(pa[0], xv);
+        if constexpr (Op::kMap) st(e, op.map(xv));
     }
 #pragma unroll
     for (int k = 0; k < kUpt; ++k) op.merge(acc, pa[k]);
@@ -230,7 +244,16 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
 // Launch options (a variant's FLAGS): kOneShot = a grid covering every row once (each team
 // streams its row and retires) instead of a persistent grid of the resident capacity;
 // kPlain = default-policy loads and stores instead of evict-first (.cs) ones.
-enum Flags { kOneShot = 1, kPlain = 2 };
+enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4 };
+
+// kByShape: one-shot + plain, except for short rows that are not a multiple of the vector width
+// (head/tail scalars in every row), where the persistent evict-first launch measured faster:
+// horizontal_reduction_pointwise at 65536 rows (H100 float32, NOTES.md issue 6 round 3), % of SOL
+// one-shot+plain vs persistent: W = 61 44.6 vs 70.9, W = 130 77.0 vs 81.7, W = 1027 95.2 vs 85.2.
+inline int flags_by_shape(int64_t W, int esz) {
+    const bool odd = W % (16 / esz) != 0;
+    return odd && W * esz <= 1024 ? 0 : (kOneShot | kPlain);
+}
 
 struct Plan {
     Team team;
@@ -313,6 +336,7 @@ inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bo
     if (rows == 0 || W == 0) return FB_OK;
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
+    if (flags & kByShape) flags = flags_by_shape(W, (int)sizeof(T));
     Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
     p.flags = flags;
     cudaError_t e;

@@ -43,6 +43,9 @@ FB_ROW_PLAN_HOOK(SoftmaxBackward, fb_softmax_backward_plan_only)
 extern "C" const fb_variant fb_softmax_backward_variants[] = {
     FB_ROW_VARIANT(SoftmaxBackward, "softmax_backward.fused",
                    "dx = y * (dy - sum(y * dy)) over the last dim, y and dy read once: rows in registers"),
+    FB_ROW_VARIANT_PLAN(SoftmaxBackward, "softmax_backward.row_smem",
+                        "softmax_backward, one CTA per row (no cluster), the row in registers + shared memory as fp32",
+                        fb::rowwise::plan_rows_smem),
 };
 extern "C" const int fb_softmax_backward_variant_count =
     (int)(sizeof fb_softmax_backward_variants / sizeof fb_softmax_backward_variants[0]);

@@ -8,17 +8,7 @@
 //    a variant that synchronises inside run() — cannot hang the GPU.
 //  - spin_cycles: a known amount of SM-clock work for the self-check.
 //  - copy16: a streaming copy with 16-byte accesses (the speed-of-light copy).
-//  - l2_sweep: the `--flush clean` flush. It reads the whole flush buffer (>= 2x
-//    L2) with 16-byte loads that allocate in L2 and writes nothing, so every line
-//    the measured kernel left in L2 is evicted and what replaces it is clean: the
-//    next sample pays no write-back of the flush's own lines, unlike a memset
-//    flush, which leaves L2 full of dirty lines (+8-26% on 16-256 MB of work,
-//    measured on the H100). This is what Nsight Compute's cache control does. The
-//    loads are folded into one word that is stored only if it equals `key`, which
-//    the host picks so that it cannot (the buffer only ever holds zeros, so the
-//    fold is 0 and key is not); the compiler cannot know that, so it keeps every
-//    load. Four independent loads per thread per step keep enough requests in
-//    flight to run at memory bandwidth.
+//  (The `--flush clean` flush is kernels/l2_sweep.cu, shared with the metrics pass.)
 #include "timing.h"
 
 #include <cuda_runtime.h>
@@ -72,23 +62,6 @@ static __global__ void copy1_kernel(unsigned char *__restrict__ dst, const unsig
 {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = src[i];
-}
-
-static __global__ void l2_sweep_kernel(const uint4 *__restrict__ buf, size_t n16, unsigned key, unsigned *sink)
-{
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned acc = 0;
-    for (; i + 3 * stride < n16; i += 4 * stride) {
-        const uint4 a = __ldcg(buf + i), b = __ldcg(buf + i + stride);
-        const uint4 c = __ldcg(buf + i + 2 * stride), d = __ldcg(buf + i + 3 * stride);
-        acc ^= (a.x ^ a.y ^ a.z ^ a.w) ^ (b.x ^ b.y ^ b.z ^ b.w) ^ (c.x ^ c.y ^ c.z ^ c.w) ^ (d.x ^ d.y ^ d.z ^ d.w);
-    }
-    for (; i < n16; i += stride) {
-        const uint4 a = __ldcg(buf + i);
-        acc ^= a.x ^ a.y ^ a.z ^ a.w;
-    }
-    if (acc == key) *sink = acc;
 }
 
 extern "C" int fb_launch_block_stream(volatile int32_t *flag, int32_t *timed_out, uint64_t timeout_ns,
@@ -145,14 +118,5 @@ extern "C" int fb_launch_copy(void *dst, const void *src, size_t bytes, cudaStre
         copy1_kernel<<<copy_grid(rest, threads), threads, 0, stream>>>((unsigned char *)dst + done,
                                                                        (const unsigned char *)src + done, rest);
     }
-    return (int)cudaGetLastError();
-}
-
-extern "C" int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned key, unsigned *sink, cudaStream_t stream)
-{
-    const size_t n16 = bytes / 16;
-    if (n16 == 0 || (uintptr_t)buf % 16 != 0) return (int)cudaErrorInvalidValue;
-    const int threads = 256;
-    l2_sweep_kernel<<<copy_grid(n16, threads), threads, 0, stream>>>((const uint4 *)buf, n16, key, sink);
     return (int)cudaGetLastError();
 }

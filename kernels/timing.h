@@ -26,13 +26,6 @@ int fb_launch_spin_cycles_logged(long long cycles, unsigned long long *log, int 
 /* Streaming copy kernel: 16-byte loads/stores, grid-stride; dst and src must not overlap. */
 int fb_launch_copy(void *dst, const void *src, size_t bytes, cudaStream_t stream);
 
-/* The `--flush clean` flush: reads `bytes` (a multiple of 16; buf 16-byte
- * aligned) of buf with L2-allocating loads and writes nothing, leaving L2 full of
- * clean lines. The loads are folded into one word stored to *sink only if it
- * equals `key`: the buffer must hold a value whose fold is not `key` (bench.c
- * keeps it zeroed and passes a nonzero key), so nothing is ever written. */
-int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned key, unsigned *sink, cudaStream_t stream);
-
 #ifdef __cplusplus
 }
 #endif

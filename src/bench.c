@@ -43,8 +43,13 @@
  * do not measure a warm L2. Launch latency is gone by construction, so no
  * blocking kernel. A variant that cannot be captured is an FB_E_CUDA error.
  *
- * CUPTI mode is not built in this version (no CUPTI in the build machine's
- * toolkit): it returns FB_E_UNSUPPORTED.
+ * CUPTI mode: events mode's procedure, sample for sample, but each sample's
+ * number is the summed GPU duration of the kernels, memcpys and memsets the
+ * variant's run enqueued, from CUPTI's activity records (timer_cupti.c says
+ * how a record is tied to its sample, and why the sum is the headline); the
+ * flush, the blocking kernel and the events are not in it. libcupti is loaded
+ * at run time: without it this mode is FB_E_UNSUPPORTED, naming what was
+ * searched. fb_timer_last_kernels has the kernels the variant launched.
  *
  * Self-check (fb_timer_selfcheck): a spin kernel's event-timed median must agree
  * with the kernel's own %globaltimer duration (2% + 5 us launch allowance), and
@@ -59,6 +64,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "l2_sweep.h"
+#include "timer_cupti.h"
 #include "timing.h"
 
 #define EV_PAIRS 512                 /* event pairs: the largest batch or graph       */
@@ -67,7 +74,6 @@
 #define GRAPH_K_MAX 64               /* samples per captured graph                    */
 #define BLOCK_TIMEOUT_NS 2000000000ull
 #define MIN_FLUSH_BYTES ((size_t)256 << 20)
-#define SWEEP_KEY 0xffffffffu /* never the fold of a zeroed flush buffer (timing.h) */
 
 struct fb_timer {
     fb_device_info dev;
@@ -82,6 +88,8 @@ struct fb_timer {
     volatile int32_t *h_sync; /* [0] release flag, [1] timed-out flag: pinned, host-mapped */
     int32_t *d_sync;
     bool warned_timeout;
+    fb_cupti_timer *cupti;                /* CUPTI mode's records, made on first use */
+    const fb_timer_kernels *last_kernels; /* what the last CUPTI measurement saw    */
 };
 
 /* ---- options ------------------------------------------------------------- */
@@ -128,6 +136,10 @@ int fb_flush_mode_from_name(const char *s, fb_flush_mode *out)
     return -1;
 }
 
+/* Work that needs a cold L2 gets one under --flush none too: with the timer's
+ * own kind where it has one, so it starts from the L2 state a sample starts from. */
+fb_flush_mode fb_flush_mode_cold(fb_flush_mode m) { return m != FB_FLUSH_NONE ? m : FB_FLUSH_WRITE; }
+
 void fb_timer_opts_default(fb_timer_opts *o)
 {
     o->mode = FB_TIMER_EVENTS;
@@ -168,9 +180,10 @@ static fb_status enqueue_flush(fb_timer *t, fb_flush_mode mode)
 {
     if (mode == FB_FLUSH_WRITE) FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
     else if (mode == FB_FLUSH_CLEAN)
-        FB_CUDA(fb_launch_l2_sweep(t->flush_buf, t->flush_bytes, SWEEP_KEY, t->sweep_sink, t->stream));
+        FB_CUDA(fb_launch_l2_sweep(t->flush_buf, t->flush_bytes, t->sweep_sink, t->stream));
     return FB_OK;
 }
+
 
 static fb_status timer_init(fb_timer *t)
 {
@@ -228,6 +241,9 @@ fb_status fb_timer_create(const fb_device_info *dev, const fb_timer_opts *opts, 
     t->stream = stream;
     fb_status s = check_opts(&t->opts);
     if (s == FB_OK) s = timer_init(t);
+    /* CUPTI mode: load libcupti and register its callbacks now, so a missing or
+     * broken CUPTI stops the run before the first cell, not in it */
+    if (s == FB_OK && t->opts.mode == FB_TIMER_CUPTI) s = fb_cupti_timer_create(&t->cupti);
     if (s != FB_OK) {
         fb_timer_destroy(t);
         return s;
@@ -244,12 +260,15 @@ void fb_timer_destroy(fb_timer *t)
         cudaEventDestroy(t->end[i]);
     }
     if (t->h_sync) cudaFreeHost((void *)t->h_sync);
+    fb_cupti_timer_destroy(t->cupti);
     fb_dfree(t->flush_buf);
     fb_dfree(t->sweep_sink);
     free(t);
 }
 
 size_t fb_timer_flush_bytes(const fb_timer *t) { return t ? t->flush_bytes : 0; }
+
+fb_status fb_timer_flush_l2(fb_timer *t) { return enqueue_flush(t, fb_flush_mode_cold(t->opts.flush)); }
 
 /* ---- one sample ------------------------------------------------------------ */
 
@@ -287,6 +306,7 @@ static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out
         release_flag(t);
         return s;
     }
+    if (t->opts.mode == FB_TIMER_CUPTI) fb_cupti_batch_begin(t->cupti, n);
     for (int i = 0; i < n && s == FB_OK; i++) s = enqueue_sample(t, r, i, false);
     /* Always release, also on error: the GPU must never be left spinning. */
     release_flag(t);
@@ -302,7 +322,7 @@ static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out
                 "(does the variant synchronise inside run()?); launch gaps may be inside those samples%s%s\n",
                 BLOCK_TIMEOUT_NS / 1e9, fb_context_str()[0] ? "; while " : "", fb_context_str());
     }
-    return read_pairs(t, n, out);
+    return t->opts.mode == FB_TIMER_CUPTI ? fb_cupti_batch_end(t->cupti, n, out) : read_pairs(t, n, out);
 }
 
 /* ---- shared stopping rules ------------------------------------------------- */
@@ -487,11 +507,10 @@ int fb_timer_sample_cap(const fb_timer *t)
 fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, double *samples_out, int samples_cap)
 {
     fb_stats_compute(NULL, 0, out);
-    if (t->opts.mode == FB_TIMER_CUPTI) {
-        fb_error("timer cupti: not built in this version");
-        return FB_E_UNSUPPORTED;
-    }
+    t->last_kernels = NULL;
     FB_TRY(check_opts(&t->opts));
+    bool cupti = t->opts.mode == FB_TIMER_CUPTI;
+    if (cupti && !t->cupti) FB_TRY(fb_cupti_timer_create(&t->cupti));
     sampling S = {0};
     S.t0 = now_s();
     S.cap = fb_timer_sample_cap(t);
@@ -504,12 +523,27 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
         return FB_E_NOMEM;
     }
 
+    /* CUPTI mode: the events procedure, each run tagged with its sample (timer_cupti.h) */
+    fb_runnable tagged;
+    fb_status s = FB_OK;
+    if (cupti) {
+        tagged = fb_cupti_wrap(t->cupti, r);
+        r = &tagged;
+        s = fb_cupti_begin(t->cupti);
+    }
+
     /* The untimed run: lazy initialisation must not land in a sample (and, in
      * graph mode, must not happen inside a capture). */
-    fb_status s = r->run(r->self, t->stream);
+    if (s == FB_OK) s = r->run(r->self, t->stream);
     if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(t->stream), "cudaStreamSynchronize(t->stream)",
                                        __FILE__, __LINE__);
     if (s == FB_OK) s = t->opts.mode == FB_TIMER_GRAPH ? measure_graph(t, r, &S) : measure_events(t, r, &S);
+    if (cupti) {
+        if (s == FB_OK) t->last_kernels = fb_cupti_kernels(t->cupti, S.n);
+        fb_status es = fb_cupti_end(t->cupti);
+        if (s == FB_OK) s = es;
+        if (s != FB_OK) t->last_kernels = NULL;
+    }
     if (s == FB_OK) {
         /* copied before fb_stats_compute sorts S.x: the samples keep the order they were taken in */
         if (samples_out && samples_cap > 0)
@@ -682,6 +716,8 @@ fb_status fb_timer_selfcheck(fb_timer *t, char *report, size_t n)
     return FB_OK;
 }
 
+const fb_timer_kernels *fb_timer_last_kernels(const fb_timer *t) { return t ? t->last_kernels : NULL; }
+
 fb_timer_mode fb_timer_set_mode(fb_timer *t, fb_timer_mode mode)
 {
     fb_timer_mode old = t->opts.mode;
@@ -704,8 +740,7 @@ fb_status fb_timer_copy_bandwidth(fb_timer *t, size_t bytes, bool use_kernel, do
         s = fb_cuda_status(cudaMemsetAsync((void *)j.src, 1, bytes, t->stream), "cudaMemsetAsync(src)", __FILE__,
                            __LINE__);
     fb_runnable r = {copy_run, &j, 1};
-    /* always flushed: the timer's own kind, or the default where it has none */
-    if (s == FB_OK) s = measure_with(t, &r, t->opts.flush ? t->opts.flush : FB_FLUSH_WRITE, 0, st);
+    if (s == FB_OK) s = measure_with(t, &r, fb_flush_mode_cold(t->opts.flush), 0, st);
     if (s == FB_OK) *gbps = 2.0 * (double)bytes / (st->median * 1e-3) / 1e9;
     fb_dfree(j.dst);
     fb_dfree((void *)j.src);

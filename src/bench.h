@@ -24,6 +24,10 @@ typedef enum fb_flush_mode {
 } fb_flush_mode;
 const char *fb_flush_mode_name(fb_flush_mode m);                /* "none", "write", "clean" */
 int fb_flush_mode_from_name(const char *s, fb_flush_mode *out); /* 0, or -1 when unknown   */
+/* The flush of work that must start from a cold L2 whatever the timer's mode
+ * (fb_timer_flush_l2: the metrics pass; env's copy bandwidth): `m` itself when
+ * it flushes, FB_FLUSH_WRITE (the default) for FB_FLUSH_NONE. */
+fb_flush_mode fb_flush_mode_cold(fb_flush_mode m);
 
 typedef struct fb_timer_opts {
     fb_timer_mode mode;
@@ -62,6 +66,33 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out,
 /* The most samples one fb_timer_measure can take with t's options (a graph
  * replay may overshoot the sample count by up to one graph's worth). */
 int fb_timer_sample_cap(const fb_timer *t);
+
+/* One L2 flush as every timed sample starts with, enqueued on the timer's
+ * stream: for work that must start from the L2 state a sample starts from, e.g.
+ * the metrics pass (metrics.c). The kind is fb_flush_mode_cold(opts.flush): the
+ * timer's own (write or clean), and under FB_FLUSH_NONE still a flush, a write
+ * one (the default): the metrics pass needs an L2 that holds none of its buffers. */
+fb_status fb_timer_flush_l2(fb_timer *t);
+
+/* What the last fb_timer_measure saw of the variant's GPU work when it ran in
+ * CUPTI mode (timer_cupti.c); NULL after a measurement in any other mode, or
+ * one that failed. Valid until the next measurement or fb_timer_destroy.
+ * The headline samples (fb_timer_measure's) are the summed durations of the
+ * variant's kernels, memcpys and memsets per run; span_ms holds, per sample in
+ * the same order, first start to last end (which also counts the gaps). */
+typedef struct fb_timer_kernels {
+    int count;                /* kernels per run: the most frequent count over the runs */
+    int count_min, count_max; /* differ when runs launched different numbers of kernels */
+    int memops;               /* memcpys + memsets per run (most frequent) */
+    int runs;                 /* runs the census saw (timed samples and the estimate's) */
+    const char *const *names; /* distinct kernels, in first-launch order, readable names */
+    int n_names;
+    int names_dropped;        /* distinct kernels past the ones named */
+    const double *span_ms;    /* per sample, as fb_timer_measure's samples */
+    int n_span;
+    fb_stats span;            /* statistics of span_ms */
+} fb_timer_kernels;
+const fb_timer_kernels *fb_timer_last_kernels(const fb_timer *t);
 
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
  * is always timed with events: inside a CUDA graph cudaMemcpyAsync becomes a

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "eager.h"
 #include "fb_random.h"
+#include "metrics.h"
 #include "primitives.h"
 #include "result.h"
 #include "variant.h"
@@ -151,6 +152,18 @@ static fb_status measure(fb_timer *timer, const fb_runnable *r, fb_stats *t, jso
     return s;
 }
 
+/* run --metrics: the variant once more, its traffic and instructions counted
+ * (metrics.c), after its timing so no timed sample runs under the profiler. A
+ * failure costs the variant its "metrics" only: it is said in "metrics_error". */
+static void collect_metrics(fb_metrics *m, const fb_runnable *r, json_t *vj)
+{
+    double v[FB_NMETRICS];
+    fb_status s = fb_metrics_measure(m, r, v);
+    json_t *mj = s == FB_OK ? fb_metrics_json(fb_metrics_mask(m), v) : NULL;
+    if (mj) json_object_set_new(vj, "metrics", mj);
+    else json_object_set_new(vj, "metrics_error", json_string(s == FB_OK ? "no value measured" : fb_last_error()));
+}
+
 /* ---- the speed of light ------------------------------------------------------ */
 static void measure_sol(cell_state *st, json_t *cell)
 {
@@ -277,6 +290,13 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                 json_object_set_new(vj, "gbps", fb_json_real(st->costs.ideal_bytes / sec / 1e9));
                 json_object_set_new(vj, "tflops", fb_json_real(st->costs.flops / sec / 1e12));
                 json_object_set_new(vj, "sol_pct", fb_json_real(st->sol_ms / t.median * 100.0));
+                /* --timer cupti: what the variant launched, measured, and the span beside the sum */
+                const fb_timer_kernels *kl = fb_timer_last_kernels(env->timer);
+                if (kl) {
+                    json_object_set_new(vj, "kernels_launched", fb_kernels_launched_json(kl));
+                    json_object_set_new(vj, "span_ms", fb_stats_to_json(&kl->span));
+                }
+                if (env->metrics) collect_metrics(env->metrics, &r, vj);
             }
         }
         json_object_set_new(vj, "footprint_bytes", json_integer((json_int_t)footprint));

@@ -19,6 +19,7 @@ typedef struct fb_cell_env {
     uint64_t seed;
     int64_t full_limit; /* check in full up to this many elements per tensor, else sample rows */
     bool time;          /* false: check only (selftest) */
+    struct fb_metrics *metrics; /* run --metrics: measured after each variant's timing; NULL: none */
 } fb_cell_env;
 
 #define FB_EAGER "eager"

@@ -7,7 +7,9 @@
  * before each sample. GB/s count bytes read + written, as every GB/s figure in
  * fusionbench does, so this number is the practical ceiling ("speed of light")
  * a memory-bound fused kernel is compared with. Then the clocks as NVML reads
- * them after that copy (what `run` records around each cell), or why it cannot.
+ * them after that copy (what `run` records around each cell), or why it cannot,
+ * and whether `--timer cupti` can run: the libcupti found at run time (path and
+ * API version), or "absent" with what was searched.
  *
  * No GPU: fb_device_open's FB_E_NO_GPU is returned unchanged, so main prints its
  * one line and exits 77. */
@@ -20,6 +22,7 @@
 #include "bench.h"
 #include "clocks.h"
 #include "commands.h"
+#include "cupti_loader.h"
 #include "device.h"
 #include "opts.h"
 #include "result.h"
@@ -39,6 +42,8 @@ static void usage(FILE *f, const fb_opt *opts, int n)
     fprintf(f,
             "\n"
             "Bandwidth counts bytes read + written; the L2 is flushed before every sample.\n"
+            "The cupti line names the libcupti --timer cupti would load ($FB_CUPTI_LIB, the\n"
+            "library path, the CUDA toolkit, Python's nvidia/cu13 wheels), or says it is absent.\n"
             "Exit status: 0 ok, 2 usage, 4 CUDA error, 77 no usable GPU.\n");
 }
 
@@ -80,6 +85,8 @@ static void print_text(const fb_device_info *d, const env_result *r)
     printf("L2            %.1f MiB (flush buffer %.0f MiB)\n", d->l2_bytes / 1048576.0, r->flush_bytes / 1048576.0);
     printf("shared mem    %zu KiB per block (opt-in)\n", d->smem_per_block_optin / 1024);
     printf("software      driver CUDA %s, runtime %s, cuBLAS %s, cuDNN %s\n", drv, rt, cb, dnn);
+    char cupti[4096 + 64];
+    printf("cupti         %s\n", fb_cupti_describe(cupti, sizeof cupti));
     printf("copy D2D      %.2f GiB: %.1f GB/s median (p20 %.1f, p80 %.1f; %.3f ms, n=%d)", r->bytes / 1073741824.0,
            r->gbps, r->gbps_p20, r->gbps_p80, r->st.median, r->st.n);
     if (d->peak_bw_gbps > 0) printf(", %.0f%% of peak", 100.0 * r->gbps / d->peak_bw_gbps);
@@ -117,6 +124,12 @@ static fb_status print_json(const fb_device_info *d, const fb_timer_opts *o, con
     /* the clocks after the copy, keyed as a result cell's readings; or why there are none */
     json_t *clocks = fb_clock_reading_to_json(&r->clocks);
     if (clocks) json_object_set_new(clocks, json_object_size(clocks) ? "nvml" : "not_read", json_string(r->clocks_note));
+    /* {"path", "version"} of the libcupti --timer cupti would use, or {"absent": why} */
+    const fb_cupti_api *api = NULL;
+    json_t *cupti = fb_cupti_load(&api) == FB_OK ? json_pack("{s:s, s:I}", "path", api->path, "version", (json_int_t)api->version)
+                                                 : json_pack("{s:s}", "absent", fb_last_error());
+    if (dev && cupti) json_object_set_new(dev, "cupti", cupti);
+    else json_decref(cupti);
     json_t *root = (dev && copy && timer && clocks)
                        ? json_pack("{s:o, s:o, s:o, s:o}", "device", dev, "settings", timer, "copy", copy, "clocks", clocks)
                        : NULL;

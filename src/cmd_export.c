@@ -20,8 +20,6 @@
 
 enum { F_CSV, F_MD, F_SVG, F_HTML, F_JSON, F_NONE };
 static const fb_opt_choice formats[] = {{"csv", F_CSV}, {"md", F_MD}, {"svg", F_SVG}, {"html", F_HTML}, {"json", F_JSON}};
-static const fb_opt_choice shows[] = {
-    {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME}, {"gbps", FB_SHOW_GBPS}};
 
 typedef struct export_args {
     int format, show;
@@ -40,10 +38,12 @@ static int export_table(export_args *a, fb_opt *t)
                               "json  the csv's rows as an array of JSON objects"};
     t[n++] = (fb_opt){.name = "out", .kind = FB_OPT_STRING, .dst = &a->out, .arg = "FILE",
                       .help = "write to FILE (also -o FILE) instead of stdout"};
-    t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &a->show, .arg = "WHAT", .choices = shows,
-                      .n_choices = 4,
+    t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &a->show, .arg = "WHAT",
+                      .choices = fb_show_choices, .n_choices = FB_NSHOW_VIEWS,
                       .help = "md, svg: speedup (default), sol (% of speed of light), time (us),\n"
-                              "gbps; html: the first view (csv and json carry every value)"};
+                              "gbps, dram (measured DRAM bytes / ideal bytes), inst (instructions;\n"
+                              "dram and inst from run --metrics); html: the first view (csv and\n"
+                              "json carry every value)"};
     t[n++] = (fb_opt){.name = "case", .kind = FB_OPT_STRING, .dst = &a->case_name, .arg = "NAME",
                       .help = "only this case"};
     t[n++] = (fb_opt){.name = "dtype", .kind = FB_OPT_STRING, .dst = &a->dtype, .arg = "T", .help = "only this dtype"};
@@ -59,7 +59,8 @@ static void usage(FILE *f)
     int n = export_table(&dummy, t);
     fprintf(f,
             "usage: fusionbench export RESULT.json --format csv|md|svg|html|json [-o FILE]\n"
-            "                          [--show speedup|sol|time|gbps] [--case NAME] [--dtype T] [--variant V]\n"
+            "                          [--show speedup|sol|time|gbps|dram|inst] [--case NAME] [--dtype T]\n"
+            "                          [--variant V]\n"
             "\n"
             "Print a result file for people and tools. The grids (md, svg, html) are those\n"
             "'run' prints: rows dim0, columns dim1, speedup = t_baseline / t_variant (median\n"

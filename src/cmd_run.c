@@ -24,7 +24,9 @@
 #include "cell.h"
 #include "clocks.h"
 #include "commands.h"
+#include "cupti_loader.h"
 #include "journal.h"
+#include "metrics.h"
 #include "report.h"
 #include "result.h"
 #include "opts.h"
@@ -64,6 +66,8 @@ typedef struct run_opts {
     const char *out;
     const char *resume;
     fb_show show;
+    fb_strlist metrics_list; /* --metrics, as given */
+    unsigned metrics;        /* the fb_metric_id bits it names; 0: no metrics pass */
     int timer_mode, show_mode, flush_mode; /* the enums, as the parser writes them */
     bool flush_given;                      /* --flush was on the command line */
     int64_t seed_arg;
@@ -74,8 +78,6 @@ static const fb_opt_choice timer_modes[] = {
     {"events", FB_TIMER_EVENTS}, {"graph", FB_TIMER_GRAPH}, {"cupti", FB_TIMER_CUPTI}};
 static const fb_opt_choice flush_modes[] = {
     {"write", FB_FLUSH_WRITE}, {"clean", FB_FLUSH_CLEAN}, {"none", FB_FLUSH_NONE}};
-static const fb_opt_choice show_modes[] = {
-    {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME}, {"gbps", FB_SHOW_GBPS}};
 
 #define RUN_MAX_OPTS 24 /* room in the option table */
 
@@ -100,7 +102,9 @@ static int run_table(run_opts *o, fb_opt *t)
                       .help = "only the first, middle and last value of each axis"};
     t[n++] = (fb_opt){.name = "timer", .kind = FB_OPT_ENUM, .dst = &o->timer_mode, .arg = "MODE",
                       .choices = timer_modes, .n_choices = 3,
-                      .help = "events (default) or graph (CUDA graph replay, flush inside)"};
+                      .help = "events (default), graph (CUDA graph replay, flush inside) or cupti\n"
+                              "(the variant's kernel durations summed, from CUPTI's activity records;\n"
+                              "needs libcupti, found at run time, see $FB_CUPTI_LIB)"};
     t[n++] = (fb_opt){.name = "flush", .kind = FB_OPT_ENUM, .dst = &o->flush_mode, .arg = "HOW",
                       .choices = flush_modes, .n_choices = 3,
                       .help = "the L2 flush before every sample: write (default; a memset of >= 2x L2,\n"
@@ -124,9 +128,16 @@ static int run_table(run_opts *o, fb_opt *t)
     t[n++] = (fb_opt){.name = "resume", .kind = FB_OPT_STRING, .dst = &o->resume, .arg = "FILE",
                       .help = "continue a run: skip cells already in FILE (and in FILE.journal,\n"
                               "left by a run that was stopped), keep writing to it"};
+    t[n++] = (fb_opt){.name = "metrics", .kind = FB_OPT_LIST, .dst = &o->metrics_list, .arg = "LIST",
+                      .help = "also measure each variant's DRAM bytes read and written (dram) and warp\n"
+                              "instructions executed (inst), or all, with CUPTI's range profiler in a pass\n"
+                              "after its timing (one more run from a flushed L2); see --show dram|inst"};
     t[n++] = (fb_opt){.name = "show", .kind = FB_OPT_ENUM, .dst = &o->show_mode, .arg = "WHAT",
-                      .choices = show_modes, .n_choices = 4,
-                      .help = "speedup (default), sol (% of speed of light), time (us), gbps"};
+                      .choices = fb_show_choices, .n_choices = FB_NSHOW,
+                      .help = "speedup (default), sol (% of speed of light), time (us), gbps,\n"
+                              "dram (measured DRAM bytes / ideal bytes, e.g. 1.02x), inst (warp\n"
+                              "instructions executed); dram and inst need --metrics; kernels\n"
+                              "(kernels per run and their names, measured with --timer cupti)"};
     return n;
 }
 
@@ -136,10 +147,10 @@ static void run_usage(FILE *f)
     fb_opt t[RUN_MAX_OPTS];
     int n = run_table(&dummy, t);
     fputs("usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
-          "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph]\n"
+          "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph|cupti]\n"
           "                       [--flush write|clean|none] [--warmup MS] [--rep MS] [--max-noise PCT]\n"
           "                       [--max-time S] [--seed N] [--out FILE] [--resume FILE]\n"
-          "                       [--show speedup|sol|time|gbps]\n"
+          "                       [--metrics dram,inst|all] [--show speedup|sol|time|gbps|dram|inst|kernels]\n"
           "\n"
           "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
           "result against the float64 reference, times them with the L2 flushed before every\n"
@@ -164,6 +175,7 @@ static void run_opts_free(run_opts *o)
     fb_strlist_free(&o->cases);
     fb_strlist_free(&o->dtype_list);
     fb_strlist_free(&o->variant_list);
+    fb_strlist_free(&o->metrics_list);
     free(o->dtypes_buf);
     free(o->variants_buf);
     for (int i = 0; i < o->n_unknown; i++) free(o->unknown[i].name);
@@ -231,11 +243,19 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     if (o->flush_given) o->timer.flush = (fb_flush_mode)o->flush_mode;
     o->show = (fb_show)o->show_mode;
     o->seed = (uint64_t)o->seed_arg;
-    if (o->timer.mode == FB_TIMER_CUPTI) {
-        fb_error("--timer cupti: not available in this build (CUPTI is not linked); use events or graph");
-        return FB_E_USAGE;
+    /* before the GPU: a missing libcupti is said at once (FB_E_UNSUPPORTED, exit 4) */
+    if (o->timer.mode == FB_TIMER_CUPTI && fb_cupti_load(NULL) != FB_OK) {
+        fb_error("--timer cupti: %s", fb_last_error());
+        return FB_E_UNSUPPORTED;
     }
     FB_TRY(check_dtypes(o));
+    if (o->metrics_list.n) {
+        char *joined = fb_strlist_join(&o->metrics_list);
+        if (!joined) goto nomem;
+        s = fb_metrics_parse(joined, &o->metrics);
+        free(joined);
+        FB_TRY(s);
+    }
     if (o->dtype_list.n && !(o->dtypes = o->dtypes_buf = fb_strlist_join(&o->dtype_list))) goto nomem;
     if (o->variant_list.n && !(o->variants = o->variants_buf = fb_strlist_join(&o->variant_list))) goto nomem;
     if (o->all && o->cases.n) {
@@ -636,6 +656,17 @@ static fb_status resume_flush(const json_t *root, const char *path, run_opts *o)
     return FB_OK;
 }
 
+/* A failure of --metrics' set-up, named as the option's. */
+static fb_status metrics_error(fb_status s)
+{
+    if (s != FB_OK) {
+        char msg[4096];
+        snprintf(msg, sizeof msg, "%s", fb_last_error());
+        fb_error("--metrics: %s", msg);
+    }
+    return s;
+}
+
 /* The run itself, once every case is loaded and planned. */
 static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv)
 {
@@ -663,10 +694,25 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         return s;
     }
 
+    /* --metrics: libcupti is looked for before the GPU is opened, and everything
+     * else that can fail for it (permission, device support) right after, so it
+     * fails before any timing, never halfway through the run */
+    if (s == FB_OK && o.metrics) s = metrics_error(fb_metrics_load_cupti(NULL, NULL));
+    if (s != FB_OK) {
+        json_decref(root);
+        return s;
+    }
     fb_run_env env;
     s = fb_run_env_open(&env, &o.timer);
     if (s != FB_OK) {
         json_decref(root);
+        return s;
+    }
+    fb_metrics *metrics = NULL;
+    if (o.metrics) s = metrics_error(fb_metrics_open(&env.ctx, env.timer, o.metrics, &metrics));
+    if (s != FB_OK) {
+        json_decref(root);
+        fb_run_env_close(&env);
         return s;
     }
     /* SM/memory clocks, temperature, power around each cell (one note if NVML is absent) */
@@ -674,6 +720,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     fb_clock_watch_open(&clocks, env.ctx.dev.ordinal, stderr);
     if (!root) root = fb_run_new_result(&env, argc, argv, o.seed);
     else fb_run_note_resume(root, argc, argv);
+    if (metrics) json_object_set_new(json_object_get(root, "settings"), "metrics", fb_metrics_settings_json(o.metrics));
 
     /* the first write: a fresh run's file exists from now on, a resumed one records the
      * resume and holds the cells of the journal it was resumed from; then the journal */
@@ -682,6 +729,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     if (s != FB_OK) {
         json_decref(root);
         fb_clock_watch_close(&clocks);
+        fb_metrics_close(metrics);
         fb_run_env_close(&env);
         return s;
     }
@@ -693,8 +741,8 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         total += plans[i].n_dtypes * plans[i].c.axis[0].n * (plans[i].c.n_axes > 1 ? plans[i].c.axis[1].n : 1);
     bool tty = isatty(2);
     double t0 = now_s();
-    int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0;
-    fb_cell_env cenv = {&env.ctx, env.timer, o.seed, (int64_t)1 << 22, true};
+    int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
+    fb_cell_env cenv = {&env.ctx, env.timer, o.seed, (int64_t)1 << 22, true, metrics};
 
     for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];
@@ -736,6 +784,10 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                     const char *unchecked = NULL;
                     json_object_foreach(vars, k, vj) {
                         oom |= !strcmp(json_string_value(json_object_get(vj, "status")) ?: "", "oom");
+                        const char *merr = json_string_value(json_object_get(vj, "metrics_error"));
+                        if (merr && metrics_missing++ < MAX_UNCHECKED_WARNINGS)
+                            fprintf(stderr, "%sfusionbench: warning: %s %s %s %s: no metrics: %s\n", tty ? "\r\033[K" : "",
+                                    c->name, fb_dtype_name(p->dtypes[di]), pts, k, merr);
                         if (!unchecked) unchecked = fb_result_unchecked(vj);
                     }
                     oom_cells += oom;
@@ -773,9 +825,13 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     if (unchecked_cells)
         fprintf(stderr, "fusionbench: warning: %d cell%s not checked against the reference (marked UNCHK)\n",
                 unchecked_cells, unchecked_cells > 1 ? "s" : "");
+    if (metrics_missing)
+        fprintf(stderr, "fusionbench: warning: %d variant measurement%s without metrics (see metrics_error in %s)\n",
+                metrics_missing, metrics_missing > 1 ? "s" : "", out);
     fb_clock_watch_report(&clocks, stderr);
     fb_clock_watch_close(&clocks);
     json_decref(root);
+    fb_metrics_close(metrics);
     fb_run_env_close(&env);
 
     if (run_status != FB_OK) {

@@ -6,7 +6,12 @@
  * the float64 reference; the dropout kernel's mask against the CPU's bit for bit
  * on 10^7 elements; the row_simplex fill's rows; then the timer's own checks (a
  * spin kernel of known length, and the L2 flush making a cached working set
- * slower). Exits 77 where there is no GPU, so meson reports SKIP. */
+ * slower) and, where libcupti loads, the CUPTI timer's (the spin kernel again,
+ * kernels and memsets counted, a cuBLAS call; timer_cupti_check.c), else a
+ * skip with the reason; and the metrics pass (a copy of known bytes measured by
+ * CUPTI's range profiler; SKIP, with the reason, where CUPTI or the permission
+ * to read counters is missing). Exits 77 where there is no GPU, so meson
+ * reports SKIP. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +21,14 @@
 #include "check.h"
 #include "eager.h"
 #include "fb_random.h"
+#include "metrics.h"
 #include "primitives.h"
 #include "cell.h"
 #include "commands.h"
 #include "opts.h"
 #include "result.h"
 #include "run_common.h"
+#include "timer_cupti.h"
 #include "variant.h"
 
 static const int64_t shapes2[][2] = {{1, 1}, {3, 61}, {7, 130}, {5, 1027}, {2, 65536}, {300, 4096}, {1, 262144}, {4099, 33}};
@@ -33,15 +40,18 @@ static const int64_t shapes1[] = {1, 61, 130, 1027, 65536, 1228800};
 static void selftest_usage(FILE *f, const fb_opt *opts, int n)
 {
     fprintf(f,
-            "usage: fusionbench selftest [--case NAME|FILE ...] [--no-timer]\n"
+            "usage: fusionbench selftest [--case NAME|FILE ...] [--no-timer] [--no-metrics]\n"
             "\n"
             "Checks the eager interpreter and every fused variant of every case in\n"
             "%s (or $FUSIONBENCH_CASES; the case's list and every registered CASE.*\n"
             "strategy), in every dtype they support, on shapes 1x1, 3x61, 7x130, 5x1027,\n"
             "2x65536, 300x4096, 1x262144 and 4099x33 against the float64 reference; the GPU\n"
             "dropout mask against the CPU's, bit for bit on 10^7 elements; the row_simplex\n"
-            "fill; then the timer's self-checks. A cases directory that is unreadable or\n"
-            "holds no case is an error, not an empty pass.\n"
+            "fill; then the timer's self-checks (the CUPTI timer's where libcupti loads),\n"
+            "and the metrics pass's (copies of 64 and 128 MiB measured by CUPTI: bytes\n"
+            "within 3%%, instructions twice; skipped, with the reason, without CUPTI or\n"
+            "the permission to profile). A cases directory that is unreadable or holds no\n"
+            "case is an error, not an empty pass.\n"
             "\n",
             fb_cases_dir());
     fb_opts_help(f, opts, n, NULL);
@@ -320,11 +330,13 @@ static fb_status load_cases(const fb_strlist *only, fb_case **out, int *n_out)
 fb_status fb_cmd_selftest(int argc, char **argv)
 {
     fb_strlist only = {0};
-    bool no_timer = false;
+    bool no_timer = false, no_metrics = false;
     const fb_opt opts[] = {
         {.name = "case", .kind = FB_OPT_LIST, .dst = &only, .arg = "NAME",
          .help = "only this case (a name or a path to a case file);\nrepeatable, or comma-separated"},
         {.name = "no-timer", .kind = FB_OPT_FLAG, .dst = &no_timer, .help = "skip the timer's self-checks"},
+        {.name = "no-metrics", .kind = FB_OPT_FLAG, .dst = &no_metrics,
+         .help = "skip the metrics pass's self-check (CUPTI)"},
     };
     const int n_opts = (int)(sizeof opts / sizeof opts[0]);
     if (fb_wants_help(argc, argv)) {
@@ -364,6 +376,26 @@ fb_status fb_cmd_selftest(int argc, char **argv)
         if (ts == FB_OK) t.ok++;
         else if (ts == FB_E_CHECK) t.fail++;
         else s = ts;
+    }
+    if (s == FB_OK && !no_timer) { /* --timer cupti, where libcupti loads; else skipped with the reason */
+        char report[4096] = "";
+        fb_status cs = fb_timer_selfcheck_cupti(env.timer, &env.ctx, report, sizeof report);
+        fputs(report, stdout);
+        if (cs == FB_OK) t.ok++;
+        else if (cs == FB_E_CHECK) t.fail++;
+        else if (cs == FB_E_UNSUPPORTED) t.skipped++;
+        else s = cs;
+    }
+    if (s == FB_OK && !no_metrics) {
+        char report[1024] = "";
+        fb_status ms = fb_metrics_selfcheck(&env.ctx, env.timer, report, sizeof report);
+        fputs(report, stdout);
+        if (ms == FB_OK) t.ok++;
+        else if (ms == FB_E_CHECK) t.fail++;
+        else if (ms == FB_E_UNSUPPORTED) {
+            t.skipped++;
+            printf("skip  metrics: %s\n", fb_last_error());
+        } else s = ms;
     }
     fb_run_env_close(&env);
     free(cases);

@@ -25,38 +25,19 @@ const char *fb_printer_names(void) { return "csv, md, svg, html, json"; }
 
 /* ---- one cell -------------------------------------------------------------------- */
 
-/* What stands in for a measurement's number (report.c's status_marker), or NULL. */
-static const char *marker(const fb_rs_variant *v, bool is_baseline)
+/* What stands in for a measurement's number (report.c's status_marker), or NULL;
+ * a mode that needs a time has "-" for a measurement without one. */
+static const char *marker(const fb_rs_variant *v, bool is_baseline, bool needs_time)
 {
     if (!v || !v->status) return "-";
     if (strcmp(v->status, "ok") == 0) {
         if (v->unchecked) return "UNCHK";
-        return v->has_time ? NULL : "-";
+        return v->has_time || !needs_time ? NULL : "-";
     }
     if (strcmp(v->status, "fail") == 0) return is_baseline ? "BFAIL" : "FAIL";
     if (strcmp(v->status, "oom") == 0) return "OOM";
     if (strcmp(v->status, "error") == 0) return "ERR";
     return "-";
-}
-
-static double value_of(const fb_export_cell *c, fb_show show)
-{
-    const fb_rs_variant *v = c->v;
-    double t = v->time_ms.median, x = NAN;
-    switch (show) {
-    case FB_SHOW_SPEEDUP: x = c->base ? c->base->time_ms.median / t : NAN; break;
-    case FB_SHOW_SOL:
-        x = v->sol_pct;
-        if (!isfinite(x) && c->cell->has_sol && fb_rs_is_timed(&c->cell->sol))
-            x = c->cell->sol.time_ms.median / t * 100.0;
-        break;
-    case FB_SHOW_TIME: x = t * 1000.0; break;
-    case FB_SHOW_GBPS:
-        x = v->gbps;
-        if (!isfinite(x)) x = c->cell->ideal_bytes / (t * 1e-3) / 1e9;
-        break;
-    }
-    return isfinite(x) && x >= 0 ? x : NAN;
 }
 
 static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
@@ -66,21 +47,47 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         c->base = fb_rs_find_variant(c->cell, g->baseline);
     }
     c->throttled = c->cell && c->cell->throttled;
-    const char *own = marker(c->v, false);
+    fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}, NAN, NAN, NAN, NAN};
+    for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = NAN;
+    if (c->v) {
+        const fb_rs_cell *cell = c->cell;
+        const fb_rs_variant *v = c->v;
+        in = (fb_show_input){.t_ms = v->time_ms.median, .base_ms = c->base ? c->base->time_ms.median : NAN,
+                             .sol_ms = cell->has_sol && fb_rs_is_timed(&cell->sol) ? cell->sol.time_ms.median : NAN,
+                             .sol_pct = v->sol_pct, .gbps = v->gbps, .ideal_bytes = cell->ideal_bytes,
+                             .kernels = v->kernels >= 0 ? v->kernels : NAN,
+                             .launched = v->kernels_launched >= 0 ? v->kernels_launched : NAN,
+                             .launched_min = v->kernels_launched_min >= 0 ? v->kernels_launched_min : NAN,
+                             .launched_max = v->kernels_launched_max >= 0 ? v->kernels_launched_max : NAN};
+        memcpy(in.metrics, v->metrics, sizeof in.metrics);
+    }
     for (int s = 0; s < FB_NSHOW; s++) {
-        const char *mark = own;
-        if (!mark && s == FB_SHOW_SPEEDUP) mark = marker(c->base, true);
-        c->value[s] = mark ? NAN : value_of(c, (fb_show)s);
+        const fb_show_mode *mode = &fb_show_modes[s];
+        const char *mark = marker(c->v, false, mode->needs_time);
+        if (!mark && mode->needs_baseline) mark = marker(c->base, true, true);
+        c->value[s] = mark ? NAN : fb_show_value((fb_show)s, &in);
         if (!mark && isnan(c->value[s])) mark = "-";
         c->mark[s] = mark;
         if (mark) snprintf(c->text[s], FB_EXPORT_TEXT, "%s", mark);
-        else if (s == FB_SHOW_SPEEDUP) snprintf(c->text[s], FB_EXPORT_TEXT, "%.1f%%", c->value[s] * 100.0);
-        else if (s == FB_SHOW_SOL) snprintf(c->text[s], FB_EXPORT_TEXT, "%.1f%%", c->value[s]);
-        else if (s == FB_SHOW_TIME) snprintf(c->text[s], FB_EXPORT_TEXT, "%.1f", c->value[s]);
-        else snprintf(c->text[s], FB_EXPORT_TEXT, "%.0f", c->value[s]);
-        size_t len = strlen(c->text[s]);
-        if (!mark && c->throttled && len + 1 < FB_EXPORT_TEXT) memcpy(c->text[s] + len, FB_THROTTLE_MARK, 2);
+        else fb_show_text((fb_show)s, &in, c->throttled, c->text[s], FB_EXPORT_TEXT);
     }
+}
+
+unsigned fb_export_views(const fb_rs_doc *doc, fb_show first)
+{
+    unsigned views = 1u << FB_SHOW_SPEEDUP | 1u << FB_SHOW_SOL | 1u << FB_SHOW_TIME | 1u << FB_SHOW_GBPS | 1u << first;
+    bool dram = false, inst = false;
+    for (int i = 0; i < doc->n_cases && !(dram && inst); i++)
+        for (int d = 0; d < doc->cases[i].n_dtypes; d++)
+            for (int k = 0; k < doc->cases[i].dtypes[d].n_cells; k++) {
+                const fb_rs_cell *c = &doc->cases[i].dtypes[d].cells[k];
+                for (int v = 0; v < c->n_variants; v++) {
+                    const double *m = c->variants[v].metrics;
+                    dram |= isfinite(m[FB_METRIC_DRAM_READ]) && isfinite(m[FB_METRIC_DRAM_WRITE]);
+                    inst |= isfinite(m[FB_METRIC_INST]);
+                }
+            }
+    return views | (dram ? 1u << FB_SHOW_DRAM : 0) | (inst ? 1u << FB_SHOW_INST : 0);
 }
 
 /* ---- choosing what to walk --------------------------------------------------------- */
@@ -189,7 +196,7 @@ static int plan_grids(const fb_export *x, fb_export_walk walk, const fb_rs_case 
         bool is_base = strcmp(names[i], cs->baseline) == 0;
         bool is_sol = sol_grid && i == n_names - 1;
         fb_show show = o->show;
-        if (show == FB_SHOW_SPEEDUP && is_base) {
+        if (fb_show_modes[show].needs_baseline && is_base) {
             if (walk == FB_WALK_SHOWN && !only_baseline) continue;
             if (only_baseline) show = FB_SHOW_SOL;
         }
@@ -277,26 +284,10 @@ fb_status fb_export_doc(FILE *out, const fb_rs_doc *doc, const fb_export_opts *o
 
 const char *fb_export_describe(const fb_export_grid *g, fb_show show, char *buf, size_t n)
 {
-    const char *v = g->variant;
-    switch (show) {
-    case FB_SHOW_SPEEDUP: snprintf(buf, n, "%s vs %s (t_%s / t_%s)", v, g->baseline, g->baseline, v); break;
-    case FB_SHOW_SOL: snprintf(buf, n, "%s %% of speed of light (t_copy(ideal bytes) / t_%s)", v, v); break;
-    case FB_SHOW_TIME: snprintf(buf, n, "%s median time (us)", v); break;
-    case FB_SHOW_GBPS: snprintf(buf, n, "%s GB/s of ideal bytes", v); break;
-    }
-    return buf;
+    return fb_show_describe(show, g->variant, g->baseline, buf, n);
 }
 
-const char *fb_export_value_heading(fb_show show)
-{
-    switch (show) {
-    case FB_SHOW_SPEEDUP: return "speedup";
-    case FB_SHOW_SOL: return "% SOL";
-    case FB_SHOW_TIME: return "us";
-    case FB_SHOW_GBPS: return "GB/s";
-    }
-    return "value";
-}
+const char *fb_export_value_heading(fb_show show) { return fb_show_modes[show].heading; }
 
 const char *fb_export_corner(const fb_export_grid *g, char *buf, size_t n)
 {
@@ -312,13 +303,55 @@ const char *fb_export_col_label(const fb_export_grid *g, int c, fb_show show, ch
     return buf;
 }
 
+/* ---- what a variant launched ------------------------------------------------------------- */
+
+fb_status fb_export_kernels_of(const fb_rs_dtype *dt, const char *variant, fb_export_kernels *out)
+{
+    memset(out, 0, sizeof *out);
+    out->lo = out->hi = -1;
+    int cap = 0;
+    for (int i = 0; i < dt->n_cells; i++) {
+        const fb_rs_variant *v = fb_rs_find_variant(&dt->cells[i], variant);
+        if (!v || v->kernels_launched < 0) continue;
+        out->cells++;
+        int lo = v->kernels_launched_min >= 0 ? v->kernels_launched_min : v->kernels_launched;
+        int hi = v->kernels_launched_max >= 0 ? v->kernels_launched_max : v->kernels_launched;
+        if (out->lo < 0 || lo < out->lo) out->lo = lo;
+        if (hi > out->hi) out->hi = hi;
+        for (int k = 0; k < v->n_kernel_names; k++) {
+            bool dup = false;
+            for (int j = 0; j < out->n_names && !dup; j++) dup = strcmp(out->names[j], v->kernel_names[k]) == 0;
+            if (dup) continue;
+            if (out->n_names == cap) {
+                const char **more = realloc(out->names, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *more);
+                if (!more) {
+                    fb_export_kernels_free(out);
+                    fb_error("out of host memory listing kernels");
+                    return FB_E_NOMEM;
+                }
+                out->names = more;
+            }
+            out->names[out->n_names++] = v->kernel_names[k];
+        }
+    }
+    return FB_OK;
+}
+
+void fb_export_kernels_free(fb_export_kernels *k)
+{
+    free(k->names);
+    k->names = NULL;
+    k->n_names = 0;
+}
+
 /* ---- the long-form records ----------------------------------------------------------------- */
 
 const char *const fb_field_names[FB_N_FIELDS] = {
     "case", "dtype", "row_axis", "row", "col_axis", "col", "variant", "baseline", "status", "reason",
     "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n",
     "speedup", "sol_pct", "gbps", "tflops",
-    "ideal_bytes", "flops", "kernels", "footprint_bytes", "peak_bytes",
+    "ideal_bytes", "flops", "kernels", "kernels_launched", "kernel_names", "span_us", "footprint_bytes", "peak_bytes",
+    "dram_read_bytes", "dram_write_bytes", "inst_executed",
     "check_mode", "check_passed", "max_abs", "max_rel", "rows_checked", "rows_total", "unchecked",
     "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
     "temp_before_c", "temp_after_c", "power_before_w", "power_after_w", "throttled",
@@ -354,8 +387,14 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number(c->cell->ideal_bytes);
     f[i++] = number(c->cell->flops);
     f[i++] = count(v->kernels);
+    f[i++] = count(v->kernels_launched); /* --timer cupti: measured, and first start to last end */
+    f[i++] = text(v->kernel_names_text);
+    f[i++] = number(v->has_span ? v->span_ms.median * 1000.0 : NAN);
     f[i++] = number(v->footprint_bytes);
     f[i++] = number(v->peak_bytes);
+    f[i++] = number(v->metrics[FB_METRIC_DRAM_READ]);
+    f[i++] = number(v->metrics[FB_METRIC_DRAM_WRITE]);
+    f[i++] = number(v->metrics[FB_METRIC_INST]);
     f[i++] = text(v->check_mode);
     f[i++] = (fb_field){.kind = FB_FIELD_BOOL, .boolean = v->check_passed};
     f[i++] = number(v->max_abs);

@@ -26,12 +26,18 @@
  *                     named "sol" (csv, json: every measurement is a row)
  * --variant V keeps V's grid only (the baseline is still read for the speedup).
  *
- * Every cell comes with all four values and the grid's text for each, computed
- * here once, so the markdown table, the SVG labels and the terminal grid agree:
+ * Every cell comes with the value of every --show mode and the grid's text for
+ * each, computed here once from report.h's table of modes, so the markdown
+ * table, the SVG labels and the terminal grid agree:
  *   speedup  t_baseline_median / t_variant_median (a ratio; text "329.6%")
- *   sol      the variant's sol_pct (t_copy / t_variant), or the ratio of medians
+ *   sol      t_copy / t_variant (ratio of medians), or the stored sol_pct
  *   time     the median in microseconds
  *   gbps     achieved GB/s of the cell's ideal bytes
+ *   dram     measured DRAM bytes read + written / ideal bytes (run --metrics; "1.02x")
+ *   inst     warp instructions executed (run --metrics; "4.19M")
+ *   kernels  kernels per run measured by --timer cupti (the terminal grid's only:
+ *            not a view, so no export --show, heatmap or html switch offers it;
+ *            csv/json carry it as columns, md and html list what was launched)
  * A value that is not a number has a mark instead (report.c's markers, first match
  * wins): the variant's own FAIL, OOM, ERR, UNCHK (ran, not checked against the
  * reference), "-" (skipped, not measured); then, for the speedup only, the
@@ -54,7 +60,6 @@
 extern "C" {
 #endif
 
-#define FB_NSHOW 4          /* the fb_show values, used as indices */
 #define FB_EXPORT_TEXT 32   /* one cell's text: "123456789.0%" fits */
 
 typedef struct fb_export_opts {
@@ -141,12 +146,27 @@ fb_status fb_export_doc(FILE *out, const fb_rs_doc *doc, const fb_export_opts *o
  * (t_copy(ideal bytes) / t_eager)", "softmax.fused median time (us)", "... GB/s of
  * ideal bytes": report.c's header, after "case · dtype · device · ". */
 const char *fb_export_describe(const fb_export_grid *g, fb_show show, char *buf, size_t n);
-/* "speedup", "% SOL", "us", "GB/s": the column heading of a one-axis grid. */
+/* "speedup", "% SOL", "us", "GB/s", ...: the column heading of a one-axis grid. */
 const char *fb_export_value_heading(fb_show show);
+/* The views a page of the doc offers (a bit per fb_show): the four of every
+ * run, and dram and inst when some variant has those metrics; `first` always. */
+unsigned fb_export_views(const fb_rs_doc *doc, fb_show first);
 /* A grid's corner label: "dim0\dim1" (or "dim0" for one axis). */
 const char *fb_export_corner(const fb_export_grid *g, char *buf, size_t n);
 /* A column heading: the column's value, or the value heading for one axis. */
 const char *fb_export_col_label(const fb_export_grid *g, int c, fb_show show, char *buf, size_t n);
+
+/* What a variant launched over the cells of one dtype (measured by --timer
+ * cupti, "kernels_launched"): in how many cells it was measured, the fewest and
+ * most kernels per run, and the distinct kernel names in the order first seen
+ * (cells in file order). cells == 0 when it was measured in none. */
+typedef struct fb_export_kernels {
+    int cells, lo, hi;
+    const char **names; /* point into the doc */
+    int n_names;
+} fb_export_kernels;
+fb_status fb_export_kernels_of(const fb_rs_dtype *dt, const char *variant, fb_export_kernels *out);
+void fb_export_kernels_free(fb_export_kernels *k);
 
 /* The tidy long-form records of csv and json: one per measurement. */
 typedef enum fb_field_kind { FB_FIELD_TEXT, FB_FIELD_NUMBER, FB_FIELD_BOOL } fb_field_kind;
@@ -156,7 +176,7 @@ typedef struct fb_field {
     double number;    /* FB_FIELD_NUMBER: NaN when absent */
     int boolean;      /* FB_FIELD_BOOL: 1, 0, or -1 when absent */
 } fb_field;
-#define FB_N_FIELDS 45
+#define FB_N_FIELDS 51
 extern const char *const fb_field_names[FB_N_FIELDS];
 /* The record of a measured cell (c->v != NULL) into f[FB_N_FIELDS]; strings point
  * into the doc. */

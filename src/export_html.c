@@ -4,12 +4,15 @@
  * a CI artifact or an e-mail.
  *
  *   header   device, software, settings, the run (host, times, command, commit)
- *   switch   speedup | % of SOL | time | GB/s: every heatmap redraws (each cell
- *            carries its fill, label and ink for all four views); the baseline's
+ *   switch   speedup | % of SOL | time | GB/s (| DRAM / ideal | instructions, when
+ *            the run measured them: run --metrics): every heatmap redraws (each cell
+ *            carries its fill, label and ink for every view); the baseline's
  *            own heatmap is hidden for the speedup (100% everywhere)
  *   per case x dtype: the heatmaps of every variant, then a sortable table of the
  *            cells (one row per grid point x variant; click a heading to sort,
- *            numbers numerically, absent values last)
+ *            numbers numerically, absent values last); "kernels" is the count the
+ *            variant declares, "launched" the count --timer cupti measured (the
+ *            kernels' names on hover)
  *
  * Everything from the file is escaped (fb_put_xml), in text and attributes.
  * The script is small and defensive: window errors are written into the page
@@ -33,6 +36,7 @@ typedef struct html_state {
     size_t rows_len;
     FILE *mem;
     int n_rows;
+    unsigned views; /* a bit per fb_show the page offers (fb_export_views) */
 } html_state;
 
 static fb_status no_memory(void)
@@ -41,7 +45,6 @@ static fb_status no_memory(void)
     return FB_E_NOMEM;
 }
 
-static const char *const view_names[FB_NSHOW] = {"speedup", "% of SOL", "time (us)", "GB/s"};
 
 /* ---- the page's fixed parts ------------------------------------------------------------- */
 
@@ -141,7 +144,8 @@ static const char script[] =
     "  setView(first);\n"
     "  function selftest() {\n"
     "    var cells = all('g.c'), checks = 0;\n"
-    "    for (var v = 0; v < 4; v++) {\n"
+    "    all('nav.views button').forEach(function (b) {\n"
+    "      var v = b.getAttribute('data-view');\n"
     "      setView(v);\n"
     "      cells.forEach(function (g) {\n"
     "        var t = g.querySelector('text');\n"
@@ -151,7 +155,7 @@ static const char script[] =
     "        checks++;\n"
     "      });\n"
     "      if (all('g.v.v' + v + '[display]').length) throw new Error('view ' + v + ': its legend is hidden');\n"
-    "    }\n"
+    "    });\n"
     "    setView(first);\n"
     "    all('table.cells').forEach(function (table) {\n"
     "      all('th', table.tHead).forEach(function (th, col) {\n"
@@ -224,7 +228,7 @@ static void fact_bytes(FILE *f, bool *first, const char *label, double v)
     put_bytes(f, v);
 }
 
-static void put_header(FILE *f, const fb_rs_doc *d, const fb_export_opts *opts)
+static void put_header(FILE *f, const fb_rs_doc *d, const fb_export_opts *opts, unsigned views)
 {
     bool one = true;
     fputs("<header>\n<h1>fusionbench results</h1>\n<table class=\"facts\">\n<tr><th>device</th><td>", f);
@@ -277,8 +281,9 @@ static void put_header(FILE *f, const fb_rs_doc *d, const fb_export_opts *opts)
     }
     fputs("</nav>\n</header>\n<nav class=\"views\">view: ", f);
     for (int v = 0; v < FB_NSHOW; v++)
-        fprintf(f, "<button type=\"button\" data-view=\"%d\" aria-pressed=\"%s\">%s</button>", v,
-                v == (int)opts->show ? "true" : "false", view_names[v]);
+        if (views & (1u << v))
+            fprintf(f, "<button type=\"button\" data-view=\"%d\" aria-pressed=\"%s\">%s</button>", v,
+                    v == (int)opts->show ? "true" : "false", fb_show_modes[v].view);
     fputs("</nav>\n", f);
 }
 
@@ -289,6 +294,7 @@ static fb_status begin_doc(fb_export *x)
     html_state *st = calloc(1, sizeof *st);
     if (!st) return no_memory();
     x->state = st;
+    st->views = fb_export_views(x->doc, x->opts->show);
     FILE *f = x->out;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>fusionbench · ",
@@ -304,7 +310,7 @@ static fb_status begin_doc(fb_export *x)
     fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">", f);
     fb_heatmap_defs(f);
     fputs("</svg>\n", f);
-    put_header(f, x->doc, x->opts);
+    put_header(f, x->doc, x->opts, st->views);
     fputs("<main>\n", f);
     return FB_OK;
 }
@@ -385,7 +391,7 @@ static void td_text(FILE *f, const char *cls, const char *s)
     fputs("</td>", f);
 }
 
-static void table_row(FILE *f, const fb_export_grid *g, const fb_export_cell *c)
+static void table_row(FILE *f, const fb_export_grid *g, const fb_export_cell *c, unsigned views)
 {
     const fb_rs_variant *v = c->v;
     fputs("<tr>", f);
@@ -399,6 +405,14 @@ static void table_row(FILE *f, const fb_export_grid *g, const fb_export_cell *c)
     td_number(f, c->value[FB_SHOW_GBPS], "%.0f", 1);
     td_number(f, v->tflops, "%.3g", 1);
     td_number(f, v->kernels >= 0 ? v->kernels : NAN, "%.0f", 1);
+    /* measured by --timer cupti; the kernels' names on hover */
+    if (v->kernels_launched >= 0) {
+        fprintf(f, "<td data-v=\"%d\" title=\"", v->kernels_launched);
+        fb_put_xml(f, v->kernel_names_text ? v->kernel_names_text : "");
+        fprintf(f, "\">%d</td>", v->kernels_launched);
+    } else {
+        td_number(f, NAN, "%.0f", 1);
+    }
     td_number(f, v->peak_bytes, "%.4g", 1.0 / (1024 * 1024));
     /* the SM clock before -> after the cell, sorted by the after reading; "!" and
      * the warning colour when it fell more than 10% (clocks.h) */
@@ -417,6 +431,8 @@ static void table_row(FILE *f, const fb_export_grid *g, const fb_export_cell *c)
         if (c->throttled) fputs(FB_THROTTLE_MARK, f);
         fputs("</td>", f);
     }
+    if (views & (1u << FB_SHOW_DRAM)) td_number(f, c->value[FB_SHOW_DRAM], "%.2fx", 1);
+    if (views & (1u << FB_SHOW_INST)) td_number(f, c->value[FB_SHOW_INST], "%.4g", 1);
     /* the check: passed (mode), FAILED, or why it was not checked */
     char check[256];
     const char *cls = NULL;
@@ -435,7 +451,7 @@ static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cel
     html_state *st = x->state;
     st->cells[c->r * g->n_cols + c->c] = *c;
     if (c->v) {
-        table_row(st->mem, g, c);
+        table_row(st->mem, g, c, st->views);
         st->n_rows++;
     }
     return FB_OK;
@@ -455,7 +471,7 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
     fprintf(f, "\">\n<svg width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" role=\"img\">\n"
                "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
             FB_HEATMAP_WIDTH, h, FB_HEATMAP_WIDTH, h);
-    fb_heatmap_panel(f, g, st->cells, 0, (1u << FB_NSHOW) - 1, x->opts->show);
+    fb_heatmap_panel(f, g, st->cells, 0, st->views, x->opts->show);
     fputs("</svg>\n</figure>\n", f);
     return FB_OK;
 }
@@ -482,10 +498,12 @@ static fb_status end_dtype(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype
         fputs("</th>", f);
     }
     fputs("<th class=\"t\">variant</th><th class=\"t\">status</th><th>median us</th><th>speedup</th>"
-          "<th>% SOL</th><th>GB/s</th><th>TFLOP/s</th><th>kernels</th><th>peak MiB</th><th>SM MHz</th>"
-          "<th class=\"t\">check</th>"
-          "<th>max rel err</th><th class=\"t\">reason</th></tr></thead>\n<tbody>\n",
+          "<th>% SOL</th><th>GB/s</th><th>TFLOP/s</th><th>kernels</th><th>launched</th><th>peak MiB</th>"
+          "<th>SM MHz</th>",
           f);
+    if (st->views & (1u << FB_SHOW_DRAM)) fputs("<th>DRAM / ideal</th>", f);
+    if (st->views & (1u << FB_SHOW_INST)) fputs("<th>instructions</th>", f);
+    fputs("<th class=\"t\">check</th><th>max rel err</th><th class=\"t\">reason</th></tr></thead>\n<tbody>\n", f);
     fwrite(st->rows, 1, st->rows_len, f);
     fputs("</tbody>\n</table></div>\n</details>\n</section>\n", f);
     free(st->rows);

@@ -11,6 +11,9 @@
  *   |:----------|-------:|-------:|
  *   | 128       | 329.6% | 325.3% |
  *
+ * After a case x dtype's grids, a result measured with --timer cupti gets a
+ * table of what each variant launched (kernels per run and the kernels' names).
+ *
  * Columns are padded so the source reads as a grid too. Names from the file
  * are escaped (| \ ` * [ ] as \X, < > & as entities): a table cell or heading
  * cannot be broken, nor raw HTML injected, by a case or variant name. */
@@ -171,6 +174,37 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
     return FB_OK;
 }
 
+/* After a case x dtype's grids, when --timer cupti measured them: what each
+ * variant launched (kernels per run, the cells measured, the kernels' names). */
+static fb_status end_dtype(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype *dt)
+{
+    FILE *f = x->out;
+    bool header = false;
+    char a[NAME_MAX_MD], b[NAME_MAX_MD];
+    for (int i = 0; i < cs->n_variants; i++) {
+        if (x->opts->variant && strcmp(x->opts->variant, cs->variants[i]) != 0) continue;
+        fb_export_kernels k;
+        fb_status s = fb_export_kernels_of(dt, cs->variants[i], &k);
+        if (s != FB_OK) return s;
+        if (k.cells > 0) {
+            if (!header)
+                fprintf(f, "#### %s · %s · kernels launched (CUPTI)\n\n| variant | kernels per run | cells | kernels |\n"
+                           "|:--|--:|--:|:--|\n",
+                        md_escape(cs->name, a, sizeof a), md_escape(dt->dtype, b, sizeof b));
+            header = true;
+            char count[32];
+            if (k.lo == k.hi) snprintf(count, sizeof count, "%d", k.lo);
+            else snprintf(count, sizeof count, "%d-%d", k.lo, k.hi);
+            fprintf(f, "| %s | %s | %d | ", md_escape(cs->variants[i], a, sizeof a), count, k.cells);
+            for (int j = 0; j < k.n_names; j++) fprintf(f, "%s%s", j ? "; " : "", md_escape(k.names[j], a, sizeof a));
+            fputs(" |\n", f);
+        }
+        fb_export_kernels_free(&k);
+    }
+    if (header) fputc('\n', f);
+    return FB_OK;
+}
+
 static void release(fb_export *x)
 {
     md_state *st = x->state;
@@ -186,5 +220,6 @@ const fb_printer fb_printer_md = {
     .begin_grid = begin_grid,
     .cell = cell,
     .end_grid = end_grid,
+    .end_dtype = end_dtype,
     .release = release,
 };

@@ -57,15 +57,17 @@ static const char *ink(rgb c)
 
 /* ---- scales ------------------------------------------------------------------------ */
 
+/* How a mode is coloured is its table entry's scale (report.h's fb_show_modes). */
 typedef struct scale {
     fb_show show;
-    double lo, hi; /* time: log10 range; gbps: 0..hi; sol: 0..100 */
+    fb_show_scale kind;
+    double lo, hi; /* log: the panel's range; from zero: 0..hi; percent: 0..100 */
     int factor;    /* speedup: log2 half-range (2^factor x) */
 } scale;
 
 static scale make_scale(const fb_export_cell *cells, int n, fb_show show)
 {
-    scale s = {.show = show, .lo = INFINITY, .hi = -INFINITY, .factor = 1};
+    scale s = {.show = show, .kind = fb_show_modes[show].scale, .lo = INFINITY, .hi = -INFINITY, .factor = 1};
     double worst = 0;
     for (int i = 0; i < n; i++) {
         double v = cells[i].value[show];
@@ -74,17 +76,17 @@ static scale make_scale(const fb_export_cell *cells, int n, fb_show show)
         if (v > s.hi) s.hi = v;
         if (fabs(log2(v)) > worst) worst = fabs(log2(v));
     }
-    if (show == FB_SHOW_SPEEDUP) {
+    if (s.kind == FB_SCALE_SPEEDUP) {
         s.factor = (int)ceil(worst - 1e-9);
         if (s.factor < 1) s.factor = 1;
         if (s.factor > 6) s.factor = 6;
-    } else if (show == FB_SHOW_SOL) {
+    } else if (s.kind == FB_SCALE_PERCENT) {
         s.lo = 0;
         s.hi = 100;
     } else if (!isfinite(s.lo)) { /* nothing measured */
         s.lo = 1;
         s.hi = 10;
-    } else if (show == FB_SHOW_GBPS) {
+    } else if (s.kind == FB_SCALE_FROM_ZERO) {
         s.lo = 0;
     } else if (s.hi <= s.lo) {
         s.lo /= 2;
@@ -96,26 +98,26 @@ static scale make_scale(const fb_export_cell *cells, int n, fb_show show)
 /* A value's place on the colour bar, 0..1. */
 static double scale_pos(const scale *s, double v)
 {
-    switch (s->show) {
-    case FB_SHOW_SPEEDUP: return (log2(v) / s->factor + 1) / 2;
-    case FB_SHOW_TIME: return (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
-    case FB_SHOW_SOL:
-    case FB_SHOW_GBPS: return s->hi > s->lo ? (v - s->lo) / (s->hi - s->lo) : 0.5;
+    switch (s->kind) {
+    case FB_SCALE_SPEEDUP: return (log2(v) / s->factor + 1) / 2;
+    case FB_SCALE_LOG: return (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo));
+    case FB_SCALE_PERCENT:
+    case FB_SCALE_FROM_ZERO: return s->hi > s->lo ? (v - s->lo) / (s->hi - s->lo) : 0.5;
     }
     return 0.5;
 }
 
 static rgb scale_colour(const scale *s, double pos)
 {
-    return s->show == FB_SHOW_SPEEDUP ? ramp(diverging, 5, pos) : ramp(sequential, 5, pos);
+    return s->kind == FB_SCALE_SPEEDUP ? ramp(diverging, 5, pos) : ramp(sequential, 5, pos);
 }
 
 /* The bar's ticks: n of them at values v[] with labels. */
 static int scale_ticks(const scale *s, double *v, char (*label)[24])
 {
     int n = 0;
-    switch (s->show) {
-    case FB_SHOW_SPEEDUP: {
+    switch (s->kind) {
+    case FB_SCALE_SPEEDUP: {
         int step = (s->factor + 2) / 3;
         for (int k = -s->factor; k <= s->factor; k++) {
             if (k % step) continue;
@@ -125,18 +127,18 @@ static int scale_ticks(const scale *s, double *v, char (*label)[24])
         }
         break;
     }
-    case FB_SHOW_SOL:
+    case FB_SCALE_PERCENT:
         for (int k = 0; k <= 4; k++) {
             v[n] = 25.0 * k;
             snprintf(label[n], 24, "%g%%", v[n]);
             n++;
         }
         break;
-    case FB_SHOW_TIME:
+    case FB_SCALE_LOG:
         v[0] = s->lo, v[1] = sqrt(s->lo * s->hi), v[2] = s->hi;
         for (n = 0; n < 3; n++) snprintf(label[n], 24, "%.3g", v[n]);
         break;
-    case FB_SHOW_GBPS:
+    case FB_SCALE_FROM_ZERO:
         v[0] = 0, v[1] = s->hi / 2, v[2] = s->hi;
         for (n = 0; n < 3; n++) snprintf(label[n], 24, "%.0f", v[n]);
         break;
@@ -144,16 +146,7 @@ static int scale_ticks(const scale *s, double *v, char (*label)[24])
     return n;
 }
 
-static const char *scale_title(fb_show show)
-{
-    switch (show) {
-    case FB_SHOW_SPEEDUP: return "speedup, log scale: blue faster than the baseline, red slower, 100% the same";
-    case FB_SHOW_SOL: return "% of speed of light (a streaming copy of the ideal bytes)";
-    case FB_SHOW_TIME: return "median time (us), log scale";
-    case FB_SHOW_GBPS: return "GB/s of ideal bytes";
-    }
-    return "";
-}
+static const char *scale_title(fb_show show) { return fb_show_modes[show].legend; }
 
 /* ---- marks --------------------------------------------------------------------------- */
 
@@ -253,6 +246,9 @@ static void put_tooltip(FILE *f, const fb_export_grid *g, const fb_export_cell *
         }
         fprintf(f, " · speedup %s · SOL %s · %s us · %s GB/s", c->text[FB_SHOW_SPEEDUP], c->text[FB_SHOW_SOL],
                 c->text[FB_SHOW_TIME], c->text[FB_SHOW_GBPS]);
+        /* the measured ones where the variant has them (run --metrics) */
+        if (!c->mark[FB_SHOW_DRAM]) fprintf(f, " · DRAM %s of ideal", c->text[FB_SHOW_DRAM]);
+        if (!c->mark[FB_SHOW_INST]) fprintf(f, " · %s instructions", c->text[FB_SHOW_INST]);
         if (c->throttled) {
             char why[256];
             fputs(" · throttled: ", f);

@@ -11,10 +11,14 @@
  *   sol      sequential 0..100% of speed of light (viridis; above 100 clamps)
  *   time     sequential, log scale over the panel's range of median times
  *   gbps     sequential 0..the panel's highest GB/s
+ *   dram     sequential, log scale over the panel's measured / ideal bytes
+ *   inst     sequential, log scale over the panel's instruction counts
+ * (each mode's scale is its entry in report.h's fb_show_modes)
  * Marked cells are drawn apart from any colour of a scale: FAIL/BFAIL red
  * hatching, OOM grey hatching, UNCHK light cross-hatching, ERR dark grey, "-"
  * near-white; each keeps its word as the label. Every cell has a tooltip
- * (<title>) with its point and all four values. The background is white, so a
+ * (<title>) with its point and all four values (and the measured DRAM ratio and
+ * instructions when the variant has them). The background is white, so a
  * README in a dark theme still shows it. */
 #ifndef FB_HEATMAP_H
 #define FB_HEATMAP_H

@@ -18,9 +18,16 @@
  * fast wrong kernel must never read as a number, and neither may one nobody
  * checked.
  *
+ * The --show modes (speedup, sol, time, gbps, dram, inst, kernels) are one
+ * table, fb_show_modes below: what each computes, how it is written, titled and
+ * coloured (and, for kernels, what follows its grid: the kernels' names). This
+ * file and every export read it; none switches on a mode.
+ *
  * A number measured in a throttled cell (its SM clock fell more than 10% while
  * it ran, clocks.h) is kept, with "!" after it ("312.5%!"), and a line under the
- * grid says what the mark means: the number is real, but not comparable. */
+ * grid says what the mark means: the number is real, but not comparable. The
+ * mark is added where every mode's text is made (fb_show_text), so it holds for
+ * every mode and every export alike. */
 #include "report.h"
 
 #include <math.h>
@@ -32,18 +39,174 @@
 
 #define ENTRY_MAX 32 /* one formatted cell: "123456789.0%" fits easily */
 
+/* ---- the --show modes --------------------------------------------------------- */
+
+static double v_speedup(const fb_show_input *in) { return in->base_ms / in->t_ms; }
+
+/* The same ratio of medians as the speedup, against the cell's streaming copy;
+ * the stored sol_pct for a cell without sol times. */
+static double v_sol(const fb_show_input *in)
+{
+    double x = in->sol_ms / in->t_ms * 100.0;
+    return isfinite(x) ? x : in->sol_pct;
+}
+
+static double v_time(const fb_show_input *in) { return in->t_ms * 1000.0; }
+
+static double v_gbps(const fb_show_input *in)
+{
+    return isfinite(in->gbps) ? in->gbps : in->ideal_bytes / (in->t_ms * 1e-3) / 1e9;
+}
+
+/* Every byte the run moved to and from DRAM over the bytes it had to. */
+static double v_dram(const fb_show_input *in)
+{
+    return (in->metrics[FB_METRIC_DRAM_READ] + in->metrics[FB_METRIC_DRAM_WRITE]) / in->ideal_bytes;
+}
+
+static double v_inst(const fb_show_input *in) { return in->metrics[FB_METRIC_INST]; }
+
+/* Kernels per run as --timer cupti measured them: the count, or "lo-hi" when
+ * runs differed; else the count the variant declares, in parentheses. */
+static double v_kernels(const fb_show_input *in) { return in->launched; }
+
+static void t_kernels(const fb_show_input *in, char *buf, size_t n)
+{
+    if (isfinite(in->launched_min) && isfinite(in->launched_max) && in->launched_min != in->launched_max)
+        snprintf(buf, n, "%.0f-%.0f", in->launched_min, in->launched_max);
+    else if (isfinite(in->launched) && in->launched >= 0)
+        snprintf(buf, n, "%.0f", in->launched);
+    else if (isfinite(in->kernels) && in->kernels >= 0)
+        snprintf(buf, n, "(%.0f)", in->kernels);
+    else
+        snprintf(buf, n, "-");
+}
+
+/* Under a kernels grid: the kernels the variant launched in any cell of the
+ * dtype, each once, in the order first seen (cells in file order), one a line. */
+static void kernel_names(FILE *f, json_t *dt, const char *variant)
+{
+    size_t i, j, cap = 0, n = 0;
+    const char **seen = NULL;
+    json_t *cell, *name;
+    int cells = 0;
+    json_array_foreach(json_object_get(dt, "cells"), i, cell) {
+        json_t *kl = json_object_get(json_object_get(json_object_get(cell, "variants"), variant), "kernels_launched");
+        if (!kl) continue;
+        cells++;
+        json_array_foreach(json_object_get(kl, "names"), j, name) {
+            const char *s = json_string_value(name);
+            bool dup = !s;
+            for (size_t k = 0; k < n && !dup; k++) dup = strcmp(seen[k], s) == 0;
+            if (dup) continue;
+            if (n == cap) {
+                const char **more = realloc(seen, (cap = cap ? 2 * cap : 16) * sizeof *seen);
+                if (!more) break;
+                seen = more;
+            }
+            seen[n++] = s;
+        }
+    }
+    if (!cells) fprintf(f, "%s: kernels not measured (run with --timer cupti)\n", variant);
+    else fprintf(f, "%s launched, in %d cell%s:\n", variant, cells, cells > 1 ? "s" : "");
+    for (size_t k = 0; k < n; k++) fprintf(f, "  %s\n", seen[k]);
+    fputc('\n', f);
+    free(seen);
+}
+
+static void f_percent_of_ratio(double v, char *buf, size_t n) { snprintf(buf, n, "%.1f%%", v * 100.0); }
+static void f_percent(double v, char *buf, size_t n) { snprintf(buf, n, "%.1f%%", v); }
+static void f_tenths(double v, char *buf, size_t n) { snprintf(buf, n, "%.1f", v); }
+static void f_whole(double v, char *buf, size_t n) { snprintf(buf, n, "%.0f", v); }
+static void f_times(double v, char *buf, size_t n) { snprintf(buf, n, "%.2fx", v); }
+
+void fb_format_count(double v, char *buf, size_t n)
+{
+    static const char suffix[] = " kMGTPE";
+    int k = 0;
+    /* up to 9999 plainly; then three significant digits, the suffix moving on
+     * before a value would print as 1000 */
+    if (v < 9999.5) {
+        snprintf(buf, n, "%.0f", v);
+        return;
+    }
+    while (k < 6 && v >= 999.5) v /= 1000.0, k++;
+    snprintf(buf, n, "%.3g%c", v, suffix[k]);
+}
+
+const fb_show_mode fb_show_modes[FB_NSHOW] = {
+    [FB_SHOW_SPEEDUP] = {"speedup", "speedup", "speedup", "%1 vs %2 (t_%2 / t_%1)",
+                         "speedup, log scale: blue faster than the baseline, red slower, 100% the same",
+                         FB_SCALE_SPEEDUP, true, true, v_speedup, f_percent_of_ratio},
+    [FB_SHOW_SOL] = {"sol", "% SOL", "% of SOL", "%1 % of speed of light (t_copy(ideal bytes) / t_%1)",
+                     "% of speed of light (a streaming copy of the ideal bytes)", FB_SCALE_PERCENT, true, false, v_sol,
+                     f_percent},
+    [FB_SHOW_TIME] = {"time", "us", "time (us)", "%1 median time (us)", "median time (us), log scale", FB_SCALE_LOG,
+                      true, false, v_time, f_tenths},
+    [FB_SHOW_GBPS] = {"gbps", "GB/s", "GB/s", "%1 GB/s of ideal bytes", "GB/s of ideal bytes", FB_SCALE_FROM_ZERO, true,
+                      false, v_gbps, f_whole},
+    [FB_SHOW_DRAM] = {"dram", "DRAM/ideal", "DRAM / ideal",
+                      "%1 DRAM bytes read + written / ideal bytes (measured, from a flushed L2)",
+                      "DRAM bytes / ideal bytes, log scale (1.00x: each input read once, each output written once)",
+                      FB_SCALE_LOG, false, false, v_dram, f_times},
+    [FB_SHOW_INST] = {"inst", "inst", "instructions", "%1 warp instructions executed (measured)",
+                      "warp instructions executed, log scale", FB_SCALE_LOG, false, false, v_inst, fb_format_count},
+    [FB_SHOW_KERNELS] = {"kernels", "kernels", "kernels", "%1 kernels per run (measured by CUPTI; (N): declared, not measured)",
+                         "kernels per run (measured by CUPTI)", FB_SCALE_FROM_ZERO, false, false, v_kernels, f_whole,
+                         t_kernels, kernel_names},
+};
+
+const fb_opt_choice fb_show_choices[FB_NSHOW] = {
+    {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME},
+    {"gbps", FB_SHOW_GBPS},       {"dram", FB_SHOW_DRAM}, {"inst", FB_SHOW_INST},
+    {"kernels", FB_SHOW_KERNELS},
+};
+
 int fb_show_from_name(const char *s, fb_show *out)
 {
-    static const struct { const char *name; fb_show show; } table[] = {
-        {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL},
-        {"time", FB_SHOW_TIME},       {"gbps", FB_SHOW_GBPS},
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcmp(s, table[i].name) == 0) {
-            *out = table[i].show;
+    for (int i = 0; s && i < FB_NSHOW; i++)
+        if (strcmp(s, fb_show_modes[i].name) == 0) {
+            *out = (fb_show)i;
             return 0;
         }
     return -1;
+}
+
+double fb_show_value(fb_show show, const fb_show_input *in)
+{
+    double x = fb_show_modes[show].value(in);
+    return isfinite(x) && x >= 0 ? x : NAN;
+}
+
+bool fb_show_text(fb_show show, const fb_show_input *in, bool throttled, char *buf, size_t n)
+{
+    const fb_show_mode *mode = &fb_show_modes[show];
+    double value = fb_show_value(show, in);
+    if (mode->text) mode->text(in, buf, n);
+    else if (isfinite(value)) mode->format(value, buf, n);
+    else snprintf(buf, n, "-");
+    size_t len = strlen(buf);
+    if (!throttled || strcmp(buf, "-") == 0 || len + sizeof FB_THROTTLE_MARK > n) return false;
+    memcpy(buf + len, FB_THROTTLE_MARK, sizeof FB_THROTTLE_MARK);
+    return true;
+}
+
+const char *fb_show_describe(fb_show show, const char *variant, const char *baseline, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (!n) return buf;
+    buf[0] = 0;
+    for (const char *p = fb_show_modes[show].describe; *p && used + 1 < n; p++) {
+        int w;
+        if (p[0] == '%' && (p[1] == '1' || p[1] == '2')) {
+            const char *name = *++p == '1' ? variant : baseline;
+            w = snprintf(buf + used, n - used, "%s", name ? name : "?");
+        } else {
+            w = snprintf(buf + used, n - used, "%c", *p);
+        }
+        used = w > 0 && used + (size_t)w < n ? used + (size_t)w : n - 1;
+    }
+    return buf;
 }
 
 /* ---- looking things up with messages -------------------------------------- */
@@ -103,11 +266,12 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
                         fb_show show, bool *throttled)
 {
     *throttled = false;
+    const fb_show_mode *mode = &fb_show_modes[show];
     json_t *vars = json_object_get(cell, "variants");
     json_t *v = json_object_get(vars, variant);
     const char *mark = cell ? status_marker(v, false) : "-";
     json_t *b = NULL;
-    if (!mark && show == FB_SHOW_SPEEDUP) {
+    if (!mark && mode->needs_baseline) {
         b = json_object_get(vars, baseline);
         mark = status_marker(b, true);
     }
@@ -116,41 +280,20 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
         return;
     }
 
-    double t = median_ms(v), value = NAN;
-    const char *fmt = "%.1f%%";
-    switch (show) {
-    case FB_SHOW_SPEEDUP:
-        value = median_ms(b) / t * 100.0;
-        break;
-    case FB_SHOW_SOL: {
-        /* The same ratio of medians as the speedup, against the cell's streaming
-         * copy; the stored sol_pct is the fallback for a cell without sol times. */
-        json_t *sol = json_object_get(cell, "sol");
-        const char *sst = json_string_value(json_object_get(sol, "status"));
-        if (sst && strcmp(sst, "ok") == 0) value = median_ms(sol) / t * 100.0;
-        if (!isfinite(value)) value = fb_json_number(v, "sol_pct");
-        break;
-    }
-    case FB_SHOW_TIME:
-        value = t * 1000.0;
-        fmt = "%.1f";
-        break;
-    case FB_SHOW_GBPS:
-        value = fb_json_number(v, "gbps");
-        if (!isfinite(value)) value = fb_json_number(cell, "ideal_bytes") / (t * 1e-3) / 1e9;
-        fmt = "%.0f";
-        break;
-    }
-    if (isfinite(value) && value >= 0) snprintf(out, ENTRY_MAX, fmt, value);
-    else {
-        snprintf(out, ENTRY_MAX, "-");
-        return;
-    }
-    if (fb_clocks_json_throttled(json_object_get(cell, "clocks"))) {
-        *throttled = true;
-        size_t len = strlen(out);
-        if (len + 1 < ENTRY_MAX) memcpy(out + len, FB_THROTTLE_MARK, 2);
-    }
+    json_t *sol = json_object_get(cell, "sol");
+    const char *sst = json_string_value(json_object_get(sol, "status"));
+    json_t *metrics = json_object_get(v, "metrics");
+    fb_show_input in = {.t_ms = median_ms(v), .base_ms = b ? median_ms(b) : NAN,
+                        .sol_ms = sst && strcmp(sst, "ok") == 0 ? median_ms(sol) : NAN,
+                        .sol_pct = fb_json_number(v, "sol_pct"), .gbps = fb_json_number(v, "gbps"),
+                        .ideal_bytes = fb_json_number(cell, "ideal_bytes")};
+    for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = fb_json_number(metrics, fb_metric_table[i].key);
+    json_t *kl = json_object_get(v, "kernels_launched");
+    in.kernels = fb_json_number(v, "kernels");
+    in.launched = fb_json_number(kl, "count");
+    in.launched_min = fb_json_number(kl, "count_min");
+    in.launched_max = fb_json_number(kl, "count_max");
+    *throttled = fb_show_text(show, &in, fb_clocks_json_throttled(json_object_get(cell, "clocks")), out, ENTRY_MAX);
 }
 
 /* ---- the grid ------------------------------------------------------------- */
@@ -173,33 +316,9 @@ static void print_header(FILE *f, json_t *root, const char *case_name, const cha
                          const char *variant, const char *baseline, fb_show show)
 {
     const char *dev = json_string_value(json_object_get(json_object_get(root, "device"), "name"));
-    fprintf(f, "%s · %s · %s · ", case_name, dtype, dev ? dev : "unknown device");
-    switch (show) {
-    case FB_SHOW_SPEEDUP:
-        fprintf(f, "%s vs %s (t_%s / t_%s)\n", variant, baseline, baseline, variant);
-        break;
-    case FB_SHOW_SOL:
-        fprintf(f, "%s %% of speed of light (t_copy(ideal bytes) / t_%s)\n", variant, variant);
-        break;
-    case FB_SHOW_TIME:
-        fprintf(f, "%s median time (us)\n", variant);
-        break;
-    case FB_SHOW_GBPS:
-        fprintf(f, "%s GB/s of ideal bytes\n", variant);
-        break;
-    }
-}
-
-/* The column header of a 1-axis grid, where there are no column values. */
-static const char *value_heading(fb_show show)
-{
-    switch (show) {
-    case FB_SHOW_SPEEDUP: return "speedup";
-    case FB_SHOW_SOL: return "% SOL";
-    case FB_SHOW_TIME: return "us";
-    case FB_SHOW_GBPS: return "GB/s";
-    }
-    return "value";
+    char desc[1024];
+    fprintf(f, "%s · %s · %s · %s\n", case_name, dtype, dev ? dev : "unknown device",
+            fb_show_describe(show, variant, baseline, desc, sizeof desc));
 }
 
 /* Prints the table once every entry is formatted. heads[c] is the header of
@@ -258,7 +377,7 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
         fb_error("%s: no variant '%s' in the result (have: %s)", case_name, variant, have);
         return FB_E_USAGE;
     }
-    if (show == FB_SHOW_SPEEDUP) {
+    if (fb_show_modes[show].needs_baseline) {
         if (!baseline) baseline = json_string_value(json_object_get(cs, "baseline"));
         if (!baseline) {
             fb_error("%s: the result names no baseline; choose one of: %s", case_name, have);
@@ -296,7 +415,7 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
     if (cols_name)
         for (size_t c = 0; c < ncols; c++) format_label(heads[c], json_array_get(col_values, c));
     else
-        snprintf(heads[0], ENTRY_MAX, "%s", value_heading(show));
+        snprintf(heads[0], ENTRY_MAX, "%s", fb_show_modes[show].heading);
     int throttled = 0;
     for (size_t r = 0; r < nrows; r++) {
         json_t *rv = json_array_get(row_values, r);
@@ -313,6 +432,7 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
     print_header(f, root, case_name, dtype, variant, baseline, show);
     print_table(f, corner, row_labels, nrows, heads, ncols, entries,
                 throttled ? FB_THROTTLE_NOTE : NULL);
+    if (fb_show_modes[show].footer) fb_show_modes[show].footer(f, dt, variant);
     free(row_labels);
     free(heads);
     free(entries);
@@ -326,7 +446,7 @@ fb_status fb_report_case(FILE *f, json_t *root, const char *case_name, const cha
     for (int v = 0; v < n_variants; v++) only_baseline &= baseline && strcmp(variants[v], baseline) == 0;
     for (int v = 0; v < n_variants; v++) {
         fb_show sv = show;
-        if (show == FB_SHOW_SPEEDUP && baseline && strcmp(variants[v], baseline) == 0) {
+        if (fb_show_modes[show].needs_baseline && baseline && strcmp(variants[v], baseline) == 0) {
             if (!only_baseline) continue;
             sv = FB_SHOW_SOL;
         }

@@ -11,6 +11,7 @@
  * uses it, and a resumed run only adds: a cell keeps its finished variants, a
  * case keeps the grid values and variants of earlier runs. */
 #include "result.h"
+#include "bench.h"
 #include "clocks.h"
 
 #include <errno.h>
@@ -319,6 +320,21 @@ json_t *fb_samples_to_json(const double *ms, int n)
             a = NULL;
         }
     return a;
+}
+
+json_t *fb_kernels_launched_json(const fb_timer_kernels *k)
+{
+    json_t *j = json_object(), *names = json_array();
+    json_object_set_new(j, "count", json_integer(k->count));
+    for (int i = 0; i < k->n_names; i++) json_array_append_new(names, json_string(k->names[i]));
+    json_object_set_new(j, "names", names);
+    if (k->count_min != k->count_max) {
+        json_object_set_new(j, "count_min", json_integer(k->count_min));
+        json_object_set_new(j, "count_max", json_integer(k->count_max));
+    }
+    if (k->memops > 0) json_object_set_new(j, "memops", json_integer(k->memops));
+    if (k->names_dropped > 0) json_object_set_new(j, "names_dropped", json_integer(k->names_dropped));
+    return j;
 }
 
 json_t *fb_stats_to_json(const fb_stats *s)

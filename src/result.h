@@ -18,7 +18,9 @@
  *   "settings": {"timer", "warmup_ms", "rep_ms", "max_noise_pct", "max_wall_s",
  *                "flush": "write" | "clean" | "none",  (absent in older files: they always wrote;
  *                                     any text is read: older torch-peer files hold a sentence)
- *                "flush_bytes", "seed"},
+ *                "flush_bytes", "seed",
+ *                "metrics": {"dram_read_bytes": "dram__bytes_read.sum", ...}},  (run --metrics: what was
+ *                                             collected, and the CUPTI metric it was measured with)
  *   "cases": [
  *     {"name": "softmax", "summary": "...", "file": "cases/softmax.json",
  *      "rows": "dim0", "cols": "dim1",            (cols absent for a 1-axis grid)
@@ -36,11 +38,15 @@
  *                        "reason": "...",                 (for anything but ok)
  *                        "time_ms": STATS, "gbps": .., "tflops": .., "sol_pct": ..,
  *                        "kernels": 5, "footprint_bytes": .., "peak_bytes": ..,
+ *                        "kernels_launched": KERNELS, "span_ms": STATS,   (--timer cupti only)
  *                        "check": {"mode": "full|sampled", "rows_checked", "rows_total",
  *                                  "elements", "max_abs", "max_rel", "worst_output",
  *                                  "worst_index", "got", "want", "bad", "passed", "why"}
  *                                 | {"mode": "none", "unchecked": "why"},
  *                                  (unchecked: status stays "ok", but nothing says it is right)
+ *                        "metrics": {"dram_read_bytes": 268435456, "dram_write_bytes": 134217728,
+ *                                    "inst_executed": 4194304},  (run --metrics: the counts of one
+ *                                  run, metrics.c; only the collected ones; or "metrics_error": "why")
  *                        "samples_us": SAMPLES},
  *              "softmax.fused": {...}}}]}]}],
  *   "merged": [{"file", "started", "finished", "host", "command", "git", "settings"}]
@@ -51,11 +57,20 @@
  *   after the cell; a member NVML refused is absent. The cell is throttled when the
  *   SM clock fell by more than 10% (fb_clocks_throttled). Optional and additive. On a
  *   resume the cell keeps its first clocks unless a later run's are throttled.
+ * KERNELS = {"count": 5, "names": ["amax_kernel<float>", ...]}: what CUPTI saw the
+ *   variant launch (timer_cupti.c): kernels per run (the most frequent count over
+ *   the runs) and the distinct kernels' names in first-launch order; optional
+ *   "count_min" and "count_max" (only when runs differed), "memops" (memcpys +
+ *   memsets per run, only when there were any) and "names_dropped" (distinct
+ *   kernels past the 64 named). "kernels" beside it is the count the variant
+ *   declares (eager: one per op); time_ms is then the per-run sum of the kernels'
+ *   durations, span_ms first start to last end. Optional and additive (schema 1).
  * SAMPLES = [16.352, 16.38, ...]: every timing sample of that measurement, in
  *   microseconds rounded to 0.001 (1 ns), in the order they were taken (not
  *   sorted); as many as time_ms.n. Optional (files written before it have none;
  *   readers accept its absence) and additive, so the schema stays 1. Printed on
- *   one line, as every array of scalars is.
+ *   one line, as every array of scalars is. "metrics" and settings.metrics are
+ *   optional and additive in the same way.
  */
 #ifndef FB_RESULT_H
 #define FB_RESULT_H
@@ -109,6 +124,9 @@ void fb_result_sync_dir(const char *path);
  * microseconds rounded to 1 ns. NULL when there are none, or when one is not a
  * finite non-negative time (the schema has no spelling for it). */
 json_t *fb_samples_to_json(const double *ms, int n);
+/* The "kernels_launched" object of a CUPTI measurement (KERNELS above). */
+struct fb_timer_kernels;
+json_t *fb_kernels_launched_json(const struct fb_timer_kernels *k);
 /* Stats <-> JSON (NaN/Inf become null and read back as NaN). */
 json_t *fb_stats_to_json(const fb_stats *s);
 void fb_stats_from_json(const json_t *j, fb_stats *s);

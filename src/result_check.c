@@ -310,6 +310,51 @@ static fb_status check_samples(const char *path, const json_t *m, const char *wh
     return FB_OK;
 }
 
+/* "metrics", when present (run --metrics; files without it stay valid): an
+ * object of counts, each a non-negative number (integers as written; a real is
+ * accepted, null is not: a metric that was not measured is left out). Names
+ * this build does not know are kept, as every unknown key is. */
+static fb_status check_metrics(const char *path, const json_t *m, const char *where)
+{
+    json_t *obj;
+    TRY(field(path, m, where, "metrics", K_OBJECT, false, &obj));
+    TRY(field(path, m, where, "metrics_error", K_STRING, false, NULL));
+    if (!obj) return FB_OK;
+    char w[WHERE_MAX], wk[WHERE_MAX], d[96];
+    at_key(w, where, "metrics");
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        if (json_is_number(v) && json_number_value(v) >= 0) continue;
+        at_key(wk, w, key);
+        return fail(path, wk, "expected a non-negative number (a count), got %s", fb_json_describe(v, d, sizeof d));
+    }
+    return FB_OK;
+}
+
+/* "kernels_launched", when present (--timer cupti; result.h's KERNELS): what
+ * CUPTI saw the variant launch. */
+static fb_status check_kernels_launched(const char *path, const json_t *m, const char *where)
+{
+    static const char *const counts[] = {"count_min", "count_max", "memops", "names_dropped"};
+    json_t *kl, *names;
+    TRY(field(path, m, where, "kernels_launched", K_OBJECT, false, &kl));
+    if (!kl) return FB_OK;
+    char w[WHERE_MAX], wn[WHERE_MAX], wi[WHERE_MAX];
+    at_key(w, where, "kernels_launched");
+    TRY(field(path, kl, w, "count", K_COUNT, true, NULL));
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) TRY(field(path, kl, w, counts[i], K_COUNT, false, NULL));
+    TRY(field(path, kl, w, "names", K_ARRAY, true, &names));
+    at_key(wn, w, "names");
+    size_t i;
+    json_t *it;
+    json_array_foreach(names, i, it) {
+        at_index(wi, wn, i);
+        TRY(expect(path, wi, it, K_NAME));
+    }
+    return FB_OK;
+}
+
 /* A variant's entry in a cell, or the cell's "sol" (the speed-of-light copy). */
 static fb_status check_measurement(const char *path, const char *where, const json_t *m)
 {
@@ -330,8 +375,11 @@ static fb_status check_measurement(const char *path, const char *where, const js
     TRY(field(path, m, where, "reason", K_STRING, false, NULL));
     TRY(check_stats(path, m, where, "time_ms"));
     TRY(check_samples(path, m, where));
+    TRY(check_stats(path, m, where, "span_ms"));
+    TRY(check_kernels_launched(path, m, where));
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, m, where, reals[i], K_NUMBER, false, NULL));
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) TRY(field(path, m, where, ints[i], K_INTEGER, false, NULL));
+    TRY(check_metrics(path, m, where));
     return check_check(path, m, where);
 }
 
@@ -557,11 +605,19 @@ fb_status fb_result_check(const json_t *doc, const char *path)
     json_t *dev, *resumed;
     TRY(field(path, doc, "", "device", K_OBJECT, false, &dev));
     if (dev) TRY(field(path, dev, "device", "name", K_STRING, false, NULL));
-    json_t *settings;
+    json_t *settings, *metrics;
     TRY(field(path, doc, "", "settings", K_OBJECT, false, &settings));
     /* write, clean or none as run writes it; text, not a closed set: the torch
      * peer's files (scripts/torch_peer.py) described their flush in a sentence */
     if (settings) TRY(field(path, settings, "settings", "flush", K_NAME, false, NULL));
+    TRY(field(path, settings, "settings", "metrics", K_OBJECT, false, &metrics));
+    const char *mk;
+    json_t *mv;
+    json_object_foreach(metrics, mk, mv) {
+        char wm[WHERE_MAX];
+        at_key(wm, "settings.metrics", mk);
+        TRY(expect(path, wm, mv, K_STRING)); /* the CUPTI metric it was measured with */
+    }
     TRY(field(path, doc, "", "resumed", K_ARRAY, false, &resumed));
     size_t i;
     json_t *it;

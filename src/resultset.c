@@ -109,6 +109,39 @@ static fb_status read_samples(const char *path, const char *where, const json_t 
     return FB_OK;
 }
 
+/* "kernels_launched" and "span_ms" (--timer cupti), checked by fb_result_check. */
+static fb_status read_kernels(const char *path, const json_t *m, fb_rs_variant *v)
+{
+    const json_t *span = json_object_get(m, "span_ms");
+    fb_stats_from_json(span, &v->span_ms);
+    v->has_span = json_is_object(span) && isfinite(v->span_ms.median);
+    v->kernels_launched = v->kernels_launched_min = v->kernels_launched_max = -1;
+    const json_t *kl = json_object_get(m, "kernels_launched");
+    if (!json_is_object(kl)) return FB_OK;
+    int64_t k = int_at(kl, "count"), lo = int_at(kl, "count_min"), hi = int_at(kl, "count_max");
+    v->kernels_launched = k >= 0 && k <= INT32_MAX ? (int)k : -1;
+    v->kernels_launched_min = lo >= 0 && lo <= INT32_MAX ? (int)lo : -1;
+    v->kernels_launched_max = hi >= 0 && hi <= INT32_MAX ? (int)hi : -1;
+    const json_t *names = json_object_get(kl, "names");
+    size_t n = json_array_size(names), i, len = 1;
+    if (n == 0) return FB_OK;
+    if (n > (size_t)INT32_MAX) return FB_OK; /* cannot be: a file that large is refused on read */
+    v->kernel_names = malloc(n * sizeof *v->kernel_names);
+    if (!v->kernel_names) return no_memory(path);
+    json_t *it;
+    json_array_foreach(names, i, it) {
+        v->kernel_names[i] = json_string_value(it);
+        len += strlen(v->kernel_names[i]) + 2;
+    }
+    v->n_kernel_names = (int)n;
+    char *text = malloc(len);
+    if (!text) return no_memory(path);
+    size_t used = 0;
+    for (i = 0; i < n; i++) used += (size_t)snprintf(text + used, len - used, "%s%s", i ? "; " : "", v->kernel_names[i]);
+    v->kernel_names_text = text;
+    return FB_OK;
+}
+
 static fb_status read_measurement(const char *path, const char *where, const char *name, const json_t *m,
                                   fb_rs_variant *v)
 {
@@ -135,10 +168,20 @@ static fb_status read_measurement(const char *path, const char *where, const cha
     v->rows_checked = int_at(ck, "rows_checked");
     v->rows_total = int_at(ck, "rows_total");
     v->unchecked = fb_result_unchecked(m);
+    const json_t *mj = json_object_get(m, "metrics");
+    for (int i = 0; i < FB_NMETRICS; i++) v->metrics[i] = num_at(mj, fb_metric_table[i].key);
+    v->metrics_error = str_at(m, "metrics_error");
+    fb_status s = read_kernels(path, m, v);
+    if (s != FB_OK) return s;
     return read_samples(path, where, json_object_get(m, "samples_us"), v);
 }
 
-static void free_measurement(fb_rs_variant *v) { free(v->samples_us); }
+static void free_measurement(fb_rs_variant *v)
+{
+    free(v->samples_us);
+    free(v->kernel_names);
+    free((char *)v->kernel_names_text);
+}
 
 /* ---- cells ------------------------------------------------------------------------ */
 
@@ -157,8 +200,8 @@ static fb_status read_cell(const char *path, const char *where, const fb_rs_case
     if (sol) {
         snprintf(w, sizeof w, "%s.sol", where);
         fb_status s = read_measurement(path, w, "sol", sol, &c->sol);
+        c->has_sol = 1; /* also when it failed: free_cell releases what it read */
         if (s != FB_OK) return s;
-        c->has_sol = 1;
     }
     json_t *vars = json_object_get(j, "variants");
     size_t n = json_object_size(vars);

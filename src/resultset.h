@@ -29,6 +29,7 @@
 
 #include "clocks.h"
 #include "fb.h"
+#include "metrics.h"
 #include "stats.h"
 
 #ifdef __cplusplus
@@ -52,6 +53,16 @@ typedef struct fb_rs_variant { /* one variant in one cell */
     int n_samples;
     /* added to the contract */
     int64_t rows_checked, rows_total; /* -1 when absent (a sampled check says how many rows) */
+    double metrics[FB_NMETRICS]; /* run --metrics, by fb_metric_id (metrics.h); NaN when absent */
+    const char *metrics_error;   /* why the metrics pass failed for it, or NULL */
+    /* --timer cupti (result.h's KERNELS): what CUPTI saw the variant launch */
+    int kernels_launched;        /* kernels per run, -1 when absent */
+    int kernels_launched_min, kernels_launched_max; /* -1 when absent (runs agreed) */
+    const char **kernel_names;   /* the distinct kernels, first-launch order; NULL when absent */
+    int n_kernel_names;
+    const char *kernel_names_text; /* the names joined with "; " (csv, json), NULL when absent */
+    fb_stats span_ms;            /* first start to last end per run; all NaN when absent */
+    int has_span;
 } fb_rs_variant;
 
 typedef struct fb_rs_cell {

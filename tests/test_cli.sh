@@ -171,14 +171,56 @@ run run --case softmax --dtype bf61
 expect "run unknown dtype" 2 "--dtype: unknown dtype 'bf61'"
 run run --case softmax --dtype float64
 expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
-run run --case softmax --timer cupti
-expect "run cupti" 2 "--timer cupti: not available in this build"
 run run --case softmax --flush dirty
 expect "run unknown flush" 2 "--flush: unknown value 'dirty' (expected write, clean or none)"
 run run --case softmax --flush
 expect "run flush without a value" 2 "--flush needs a value (HOW)"
 run run --help
 if [[ "$out" == *"--flush HOW"*"clean (a read-only sweep"* ]]; then ok; else bad "run --help lacks --flush"; fi
+# --timer cupti: libcupti is found at run time; where it cannot be, run stops before the
+# GPU (exit 4) and says what it searched or what was wrong with $FB_CUPTI_LIB
+FB_CUPTI_LIB=/nonexistent/libcupti.so.13 run run --case softmax --timer cupti
+expect "run cupti, FB_CUPTI_LIB missing" 4 "--timer cupti: CUPTI: \$FB_CUPTI_LIB is /nonexistent/libcupti.so.13, which does not exist"
+FB_CUPTI_LIB=../cases/softmax.json run run --case softmax --timer cupti
+expect "run cupti, FB_CUPTI_LIB not a library" 4 "\$FB_CUPTI_LIB (../cases/softmax.json) cannot be used"
+run run --case softmax --timer cuptii
+expect "run cupti misspelt" 2 "(did you mean 'cupti'?)"
+run run --case softmax --show kernel
+expect "run --show kernels misspelt" 2 "(did you mean 'kernels'?)"
+# the toolkit's own libcupti: accepted, so the run goes on to the GPU (77 here, or a run there)
+cupti_lib=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")/lib64/libcupti.so.13
+if [ -f "$cupti_lib" ]; then
+    FB_CUPTI_LIB=$cupti_lib run run --case softmax --timer cupti --show kernels --quick --out "$TMP/cupti.json"
+    [ "$rc" = 77 ] || [ "$rc" = 0 ] && ok || bad "run cupti with the toolkit's libcupti: exit $rc (stderr: $err)"
+else
+    echo "cli: no toolkit libcupti at $cupti_lib: the accepted --timer cupti check is skipped" >&2
+fi
+run run --case softmax --metrics dramm
+expect "run --metrics unknown group" 2 "--metrics: unknown group 'dramm' (did you mean 'dram'?); groups: dram, inst, all"
+run run --case softmax --metrics all,inst
+expect "run --metrics all and more" 2 "--metrics: 'all' stands alone"
+run run --case softmax --metrics dram --metrics dram
+expect "run --metrics twice" 2 "--metrics: 'dram' given twice"
+# no libcupti: refused before the GPU is opened and before any timing (exit 4), with the
+# shared loader's message, and nothing written
+mkdir "$TMP/m"
+FB_CUPTI_LIB="$TMP/no/libcupti.so.13" run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
+expect "run --metrics without libcupti" 4 "--metrics: CUPTI: \$FB_CUPTI_LIB is $TMP/no/libcupti.so.13, which does not exist"
+[ -z "$(ls -A "$TMP/m")" ] && ok || bad "run --metrics without libcupti: left $(ls -A "$TMP/m")"
+FB_CUPTI_LIB=/etc/hostname run run --case softmax --quick --metrics inst --out "$TMP/m/r.json"
+expect "run --metrics, FB_CUPTI_LIB not a library" 4 "--metrics: CUPTI: \$FB_CUPTI_LIB (/etc/hostname) cannot be used"
+# libcupti stand-ins (tests/fake_cupti.c, built by meson): too old, not a CUPTI, and one
+# range-profiler entry point short
+if [ -n "${FB_TEST_FAKE_CUPTI_OLD-}" ]; then
+    FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_OLD run run --case softmax --quick --metrics all --out "$TMP/m/r.json"
+    expect "run --metrics, a CUPTI older than CUDA 13's" 4 "CUPTI API version 28 is older than 130000"
+    FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_PARTIAL run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
+    expect "run --metrics, not a CUPTI" 4 "has no cuptiActivityFlushAll (not a CUPTI library?)"
+    FB_CUPTI_LIB=$FB_TEST_FAKE_CUPTI_NOPROF run run --case softmax --quick --metrics dram --out "$TMP/m/r.json"
+    expect "run --metrics, a CUPTI without the range profiler" 4 \
+        "--metrics: $FB_TEST_FAKE_CUPTI_NOPROF: has no cuptiRangeProfilerCounterDataGetRangeInfo"
+    [ -z "$(ls -A "$TMP/m")" ] && ok || bad "run --metrics with a refused CUPTI: left $(ls -A "$TMP/m")"
+fi
 run run --case softmax --rep -1
 expect "run negative rep" 2 "--rep: expected a number from 0.001 to 100000, got '-1'"
 run run --case softmax --dim0 4294967296 --dim1 4294967296

@@ -7,12 +7,14 @@
  * grid whose cells cover ok, slower, a failed check, an unchecked variant, OOM,
  * error, a failed baseline, both OOM and a missing cell, a variant named
  * 'toy.<i>odd</i>&"name"' and a device 'Test GPU <rev "A"> & co' (escaping),
- * timing samples on one cell; a bfloat16 dtype with one cell; and a one-axis
- * case 'line'. Run from tests/ (meson's workdir).
+ * timing samples on one cell; run --metrics counts on a few variants (one with
+ * instructions only, one with a metrics_error); a bfloat16 dtype with one cell;
+ * and a one-axis case 'line'. Run from tests/ (meson's workdir).
  *
  * To regenerate the golden files after an intended change:
  *   FB_UPDATE_GOLDEN=1 ../build/tests/test_export   — then read the diff. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "report.h"
@@ -92,6 +94,10 @@ static void test_golden(const fb_rs_doc *d)
         {"svg", "small.svg", {FB_SHOW_SPEEDUP}},
         {"svg", "small-sol-toy-float32.svg", {FB_SHOW_SOL, "toy", "float32", "toy.fused"}},
         {"html", "small.html", {FB_SHOW_SPEEDUP}},
+        /* run --metrics: measured DRAM bytes / ideal bytes, and instructions */
+        {"md", "small-dram.md", {FB_SHOW_DRAM, "toy", "float32"}},
+        {"md", "small-inst.md", {FB_SHOW_INST, "toy", "float32"}},
+        {"svg", "small-dram-toy-float32.svg", {FB_SHOW_DRAM, "toy", "float32", "toy.fused"}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         fb_status st;
@@ -106,14 +112,18 @@ static void test_golden(const fb_rs_doc *d)
 /* ---- the grids agree with the terminal grid ------------------------------------- */
 
 /* The cells of every "| a | b |" row but the heading and rule, as one
- * space-separated line per row, from markdown. */
+ * space-separated line per row, from markdown; the grids' tables only (not the
+ * "#### ... kernels launched" tables after them). */
 static void md_cells(const char *md, char *out, size_t n)
 {
     size_t used = 0;
     out[0] = 0;
     int row = 0;
+    bool grid = true;
     for (const char *line = md; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        if (line[0] != '|') {
+        if (strncmp(line, "### ", 4) == 0) grid = true;
+        if (strncmp(line, "#### ", 5) == 0) grid = false;
+        if (line[0] != '|' || !grid) {
             row = 0;
             continue;
         }
@@ -180,7 +190,7 @@ static void test_same_as_report(const fb_rs_doc *small)
 {
     fb_rs_doc soft;
     CHECK(fb_rs_load(SOFTMAX, &soft) == FB_OK);
-    for (int s = 0; s < FB_NSHOW; s++) {
+    for (int s = 0; s < FB_NSHOW_VIEWS; s++) { /* the grid-only modes have no md view */
         check_same_as_report(SOFTMAX, &soft, "softmax", "float32", "softmax.fused", (fb_show)s);
         check_same_as_report(SMALL, small, "toy", "float32", "toy.fused", (fb_show)s);
         check_same_as_report(SMALL, small, "line", "float32", "line.fused", (fb_show)s);
@@ -294,6 +304,12 @@ static void test_records(const fb_rs_doc *d)
     CHECK(strstr(csv, ",full,false,0.75,0.5,,,,,,,,,,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
     /* the unchecked variant: a number, and the reason it is not checked */
     CHECK(strstr(csv, ",none,,,,,,no float64 reference for this op,") != NULL);
+    /* --timer cupti: kernels launched, their names and the span after the declared
+     * kernels; run --metrics: the counts as integers after peak_bytes, empty where
+     * not measured */
+    CHECK(strstr(csv, ",ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,13.1072,0.0065536,65536,32768,1,"
+                      "1,\"toy_fused_kernel<float, 4>\",5,65536,65536,32768,33554,2048,full,true,") != NULL);
+    CHECK(strstr(csv, ",toy.fused,eager,ok,,31,") && strstr(csv, ",131072,131072,,,4096,full,true,"));
     /* the sol rows: speedup of the copy against the baseline (16 / 4) */
     CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
     free(csv);
@@ -368,6 +384,41 @@ static void test_clocks(void)
     CHECK(strstr(html, "<td data-v=\"1650\" class=\"warn\">1980 → 1650!</td>") != NULL);
     CHECK(strstr(html, "<td data-v=\"\">1980 → ?</td>") != NULL);
     for (size_t i = 0; i < 5; i++) free(text[i]);
+
+    /* the mark in the metrics views as well: the throttled cell's toy.fused given
+     * metrics (128 x 128; 128 x 64, steady, too), its md grids and svg labels */
+    json_t *doc = NULL;
+    CHECK(fb_result_read(CLOCKS, &doc) == FB_OK);
+    json_t *dt = fb_result_dtype(fb_result_case(doc, "toy"), "float32");
+    const int64_t cols[] = {128, 64};
+    for (int k = 0; k < 2; k++) {
+        json_t *cell = fb_result_cell(dt, 128, cols[k]);
+        json_t *v = json_object_get(json_object_get(cell, "variants"), "toy.fused");
+        CHECK(v != NULL);
+        double ideal = fb_json_number(cell, "ideal_bytes");
+        json_object_set_new(v, "metrics", json_pack("{s:f, s:f, s:i}", "dram_read_bytes", ideal, "dram_write_bytes",
+                                                    k ? 0.0 : ideal, "inst_executed", k ? 4096 : 2048));
+    }
+    char tmp[] = "/tmp/fb_test_export_XXXXXX";
+    int fd = mkstemp(tmp);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    CHECK(json_dump_file(doc, tmp, 0) == 0);
+    json_decref(doc);
+    fb_rs_doc dm;
+    CHECK(fb_rs_load(tmp, &dm) == FB_OK);
+    char *dram = export_text(&dm, "md", (fb_export_opts){FB_SHOW_DRAM, .variant = "toy.fused"}, &st);
+    CHECK(st == FB_OK && strstr(dram, "| 1.00x | 2.00x! |") != NULL);
+    CHECK(strstr(dram, "!: throttled (the SM clock fell more than 10%") != NULL);
+    char *inst = export_text(&dm, "md", (fb_export_opts){FB_SHOW_INST, .variant = "toy.fused"}, &st);
+    CHECK(st == FB_OK && strstr(inst, "| 4096 | 2048! |") != NULL);
+    char *dsvg = export_text(&dm, "svg", (fb_export_opts){FB_SHOW_DRAM, .variant = "toy.fused"}, &st);
+    CHECK(st == FB_OK && strstr(dsvg, ">2.00x!</text>") != NULL && strstr(dsvg, ">1.00x</text>") != NULL);
+    free(dram);
+    free(inst);
+    free(dsvg);
+    fb_rs_free(&dm);
+    unlink(tmp);
 
     /* the same marks as the terminal grid */
     json_t *root = NULL;

@@ -38,6 +38,9 @@ run export "$SMALL" --format xlsx
 expect "bad --format" 2 "xlsx"
 run export "$SMALL" --format csv --show fast
 expect "bad --show" 2 "fast"
+# kernels is run's grid only (the md and html exports list what was launched instead)
+run export "$SMALL" --format md --show kernels
+expect "--show kernels is not an export view" 2 "--show: unknown value 'kernels' (expected speedup, sol, time, gbps, dram or inst)"
 run export "$SMALL" "$SMALL" --format csv
 expect "two files" 2 "one result file at a time"
 run export no/such.json --format csv
@@ -108,11 +111,12 @@ def check(cond, what):
     if not cond: fails.append(what)
 
 NUMERIC = ["row", "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n", "speedup",
-           "sol_pct", "gbps", "tflops", "ideal_bytes", "flops", "kernels", "footprint_bytes", "peak_bytes",
-           "max_abs", "max_rel", "rows_checked", "rows_total", "sm_clock_before_mhz", "sm_clock_after_mhz",
-           "mem_clock_before_mhz", "mem_clock_after_mhz", "temp_before_c", "temp_after_c", "power_before_w",
-           "power_after_w"]
-NCOLS = 45  # export.h's FB_N_FIELDS
+           "sol_pct", "gbps", "tflops", "ideal_bytes", "flops", "kernels", "kernels_launched", "span_us",
+           "footprint_bytes", "peak_bytes",
+           "max_abs", "max_rel", "rows_checked", "rows_total", "dram_read_bytes", "dram_write_bytes", "inst_executed",
+           "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz", "temp_before_c",
+           "temp_after_c", "power_before_w", "power_after_w"]
+NCOLS = 51  # export.h's FB_N_FIELDS
 try:
     import pandas as pd
 except ImportError:

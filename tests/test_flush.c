@@ -30,6 +30,15 @@ static void test_names(void)
     CHECK_STR(fb_flush_mode_name((fb_flush_mode)7), "?");
 }
 
+/* The flush of the metrics pass and env's copy: the timer's own, and still a
+ * flush (write) under --flush none. */
+static void test_cold(void)
+{
+    CHECK(fb_flush_mode_cold(FB_FLUSH_WRITE) == FB_FLUSH_WRITE);
+    CHECK(fb_flush_mode_cold(FB_FLUSH_CLEAN) == FB_FLUSH_CLEAN);
+    CHECK(fb_flush_mode_cold(FB_FLUSH_NONE) == FB_FLUSH_WRITE);
+}
+
 static void test_default(void)
 {
     fb_timer_opts o;
@@ -84,6 +93,7 @@ int main(void)
 {
     test_names();
     test_default();
+    test_cold();
     test_settings();
     return fb_t_report("flush");
 }

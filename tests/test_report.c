@@ -95,7 +95,104 @@ static void test_show_names(void)
     CHECK(fb_show_from_name("sol", &s) == 0 && s == FB_SHOW_SOL);
     CHECK(fb_show_from_name("time", &s) == 0 && s == FB_SHOW_TIME);
     CHECK(fb_show_from_name("gbps", &s) == 0 && s == FB_SHOW_GBPS);
+    CHECK(fb_show_from_name("dram", &s) == 0 && s == FB_SHOW_DRAM);
+    CHECK(fb_show_from_name("inst", &s) == 0 && s == FB_SHOW_INST);
+    CHECK(fb_show_from_name("kernels", &s) == 0 && s == FB_SHOW_KERNELS);
     CHECK(fb_show_from_name("fast", &s) == -1);
+    /* the table and the option choices agree, entry for entry */
+    for (int i = 0; i < FB_NSHOW; i++) {
+        CHECK_STR(fb_show_choices[i].name, fb_show_modes[i].name);
+        CHECK(fb_show_choices[i].value == i);
+        CHECK(fb_show_modes[i].value && fb_show_modes[i].format && fb_show_modes[i].heading);
+        /* a view's text is format(value), so the grid, md and svg agree; only the
+         * grid's own modes may say more */
+        if (i < FB_NSHOW_VIEWS) CHECK(!fb_show_modes[i].text && !fb_show_modes[i].footer);
+    }
+    CHECK(FB_SHOW_KERNELS >= FB_NSHOW_VIEWS); /* not offered by export --show */
+    char buf[128];
+    CHECK_STR(fb_show_describe(FB_SHOW_SPEEDUP, "v.f", "eager", buf, sizeof buf), "v.f vs eager (t_eager / t_v.f)");
+    CHECK_STR(fb_show_describe(FB_SHOW_SOL, "v.f", "eager", buf, sizeof buf),
+              "v.f % of speed of light (t_copy(ideal bytes) / t_v.f)");
+    CHECK_STR(fb_show_describe(FB_SHOW_TIME, "v.f", "eager", buf, 8), "v.f med"); /* cut to fit */
+}
+
+/* Instruction counts in three significant digits. */
+static void test_format_count(void)
+{
+    static const struct { double v; const char *want; } t[] = {
+        {0, "0"}, {512, "512"}, {9999, "9999"}, {10000, "10k"}, {12345, "12.3k"}, {999499, "999k"},
+        {999500, "1M"}, {1234567, "1.23M"}, {4.2e9, "4.2G"}, {1.5e12, "1.5T"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char buf[32];
+        fb_format_count(t[i].v, buf, sizeof buf);
+        if (strcmp(buf, t[i].want)) fprintf(stderr, "fb_format_count(%g)\n", t[i].v);
+        CHECK_STR(buf, t[i].want);
+    }
+}
+
+/* --show dram and inst: measured DRAM bytes over the cell's ideal bytes, and
+ * instruction counts, for the variants run --metrics measured; "-" elsewhere. */
+static void test_metrics_grids(json_t *root)
+{
+    json_t *doc = json_deep_copy(root);
+    json_t *cell = fb_result_cell(fb_result_dtype(fb_result_case(doc, "softmax"), "float32"), 128, 128);
+    json_t *vars = json_object_get(cell, "variants");
+    CHECK(fb_json_number(cell, "ideal_bytes") == 131072);
+    json_object_set_new(json_object_get(vars, "softmax.fused"), "metrics",
+                        json_pack("{s:i, s:i, s:i}", "dram_read_bytes", 65536, "dram_write_bytes", 68157,
+                                  "inst_executed", 123456));
+    json_object_set_new(json_object_get(vars, "eager"), "metrics",
+                        json_pack("{s:i, s:i, s:I}", "dram_read_bytes", 262144, "dram_write_bytes", 196608,
+                                  "inst_executed", (json_int_t)1234567890));
+    fb_status st;
+    char *g = grid(doc, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_DRAM, &st);
+    CHECK(st == FB_OK);
+    CHECK(strstr(g, "softmax.fused DRAM bytes read + written / ideal bytes (measured, from a flushed L2)\n") != NULL);
+    CHECK(strstr(g, "\n128         1.02x       -       -       -\n") != NULL); /* (65536 + 68157) / 131072 */
+    CHECK(strstr(g, "BFAIL") == NULL);                /* the baseline does not matter here */
+    free(g);
+    g = grid(doc, "softmax", "float32", "eager", NULL, FB_SHOW_DRAM, &st);
+    CHECK(st == FB_OK && strstr(g, "\n128         3.50x ") != NULL); /* (262144 + 196608) / 131072 */
+    free(g);
+    g = grid(doc, "softmax", "float32", "eager", NULL, FB_SHOW_INST, &st);
+    CHECK(st == FB_OK && strstr(g, "eager warp instructions executed (measured)") && strstr(g, " 1.23G "));
+    free(g);
+    g = grid(doc, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_INST, &st);
+    CHECK(st == FB_OK && strstr(g, " 123k ") != NULL);
+    free(g);
+    /* without metrics: dashes, and the marks as in every grid */
+    g = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_DRAM, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_dram_unmeasured.txt");
+    CHECK(strchr(strchr(g, '\n') + 1, 'x') == NULL); /* no ratio below the title */
+    CHECK(strstr(g, "FAIL") != NULL && strstr(g, "OOM") != NULL);
+    free(g);
+    json_decref(doc);
+}
+
+/* --show kernels: what --timer cupti measured per cell ("1", "1-2" when runs
+ * differed), the declared count in parentheses where it measured nothing, the
+ * usual marks; then the kernels' names over the dtype's cells. */
+static void test_kernels_grid(void)
+{
+    json_t *root = NULL;
+    fb_status st = fb_result_read("results/export/small.json", &root);
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return;
+    char *g = grid(root, "toy", "float32", "toy.fused", NULL, FB_SHOW_KERNELS, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_kernels.txt");
+    CHECK(strstr(g, "toy.fused kernels per run (measured by CUPTI; (N): declared, not measured)\n") != NULL);
+    CHECK(strstr(g, "128             1     1-2    FAIL\n") != NULL);
+    CHECK(strstr(g, "     (1)") != NULL);
+    CHECK(strstr(g, "toy.fused launched, in 2 cells:\n  toy_fused_kernel<float, 4>\n  toy_tail_kernel\n") != NULL);
+    free(g);
+    g = grid(root, "line", "float32", "line.fused", NULL, FB_SHOW_KERNELS, &st);
+    CHECK(st == FB_OK);
+    CHECK(strstr(g, "line.fused: kernels not measured (run with --timer cupti)") != NULL);
+    free(g);
+    json_decref(root);
 }
 
 /* The golden files hold what the user sees; the spot checks below tie a few of
@@ -484,6 +581,38 @@ static void test_throttled(json_t *root)
     g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_TIME, &st);
     CHECK(strstr(g, " 500.0!") != NULL && strstr(g, FB_THROTTLE_NOTE) != NULL);
     free(g);
+    /* every mode, the metrics and kernels views included (the mark is added where
+     * every mode's text is made): nothing measured, "-" and no mark, no note */
+    static const fb_show views[] = {FB_SHOW_DRAM, FB_SHOW_INST, FB_SHOW_KERNELS};
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+        g = grid(r, "softmax", "float32", "softmax.fused", NULL, views[i], &st);
+        CHECK(st == FB_OK && strstr(g, "!") == NULL && strstr(g, "throttled") == NULL);
+        free(g);
+    }
+    json_t *hv = json_object_get(json_object_get(hot, "variants"), "softmax.fused");
+    json_t *mv = json_object_get(json_object_get(mild, "variants"), "softmax.fused");
+    double ideal = fb_json_number(hot, "ideal_bytes");
+    CHECK(hv && mv && ideal > 0);
+    json_object_set_new(hv, "metrics", json_pack("{s:f, s:f, s:i}", "dram_read_bytes", ideal, "dram_write_bytes",
+                                                 ideal, "inst_executed", 123456));
+    double mild_ideal = fb_json_number(mild, "ideal_bytes");
+    json_object_set_new(mv, "metrics", json_pack("{s:f, s:f, s:i}", "dram_read_bytes", mild_ideal, "dram_write_bytes",
+                                                 0.0, "inst_executed", 654321));
+    json_object_set_new(hv, "kernels_launched", json_pack("{s:i, s:i, s:i, s:[s]}", "count", 1, "count_min", 1,
+                                                          "count_max", 2, "names", "k"));
+    json_object_set_new(mv, "kernels_launched", json_pack("{s:i, s:[s]}", "count", 1, "names", "k"));
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_DRAM, &st);
+    CHECK(st == FB_OK && strstr(g, "\n128         1.00x  2.00x!       -       -\n") != NULL); /* -9%: not throttled */
+    CHECK(strstr(g, "\n" FB_THROTTLE_NOTE "\n") != NULL);
+    free(g);
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_INST, &st);
+    CHECK(st == FB_OK && strstr(g, " 123k!") != NULL && strstr(g, " 654k ") != NULL);
+    CHECK(strstr(g, FB_THROTTLE_NOTE) != NULL);
+    free(g);
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_KERNELS, &st);
+    CHECK(st == FB_OK && strstr(g, " 1-2!") != NULL && strstr(g, FB_THROTTLE_NOTE) != NULL);
+    CHECK(strstr(g, "FAIL!") == NULL && strstr(g, "(1)!") == NULL);
+    free(g);
     /* no throttled cell, no note (the golden grids above have none) */
     g = grid(root, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
     CHECK(strstr(g, "!") == NULL && strstr(g, "throttled") == NULL);
@@ -494,6 +623,8 @@ static void test_throttled(json_t *root)
 int main(void)
 {
     test_show_names();
+    test_format_count();
+    test_kernels_grid();
     test_stats_json();
     test_write_read();
     json_t *root = load_small();
@@ -505,6 +636,7 @@ int main(void)
         test_grid_errors(root);
         test_unchecked(root);
         test_throttled(root);
+        test_metrics_grids(root);
         json_decref(root);
     }
     return fb_t_report("test_report");

@@ -204,6 +204,36 @@ static void test_validation(void)
          "cases[0].dtypes[0].cells[1].variants[\"softmax.fused\"].samples_us: 1 sample, but no time_ms.n to hold it against"},
         {"cases/0/dtypes/0/cells/0/sol/samples_us", "[\"4.5\"]",
          "cases[0].dtypes[0].cells[0].sol.samples_us[0]: expected a non-negative number (a time in microseconds), got the string '4.5'"},
+        /* measured traffic and work (optional, run --metrics) */
+        {"cases/0/dtypes/0/cells/0/variants/eager/metrics", "[1, 2]",
+         "cases[0].dtypes[0].cells[0].variants.eager.metrics: expected an object, got an array"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/metrics", "{\"dram_read_bytes\": 131072, \"dram_write_bytes\": -5}",
+         "cases[0].dtypes[0].cells[0].variants.eager.metrics.dram_write_bytes: expected a non-negative number (a count), got -5"},
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/metrics", "{\"inst_executed\": null}",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].metrics.inst_executed: expected a non-negative number (a count), got null"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/metrics", "{\"dram_read_bytes\": \"128 MB\"}",
+         "cases[0].dtypes[0].cells[0].variants.eager.metrics.dram_read_bytes: expected a non-negative number (a count), got the string '128 MB'"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/metrics_error", "false",
+         "cases[0].dtypes[0].cells[0].variants.eager.metrics_error: expected a string, got false"},
+        {"settings", "{\"metrics\": [\"dram\"]}", "settings.metrics: expected an object, got an array"},
+        {"settings", "{\"metrics\": {\"inst_executed\": 1}}", "settings.metrics.inst_executed: expected a string, got 1"},
+        /* what --timer cupti saw launched (optional): {"count": N, "names": [...]} */
+        {"cases/0/dtypes/0/cells/0/variants/eager/kernels_launched", "[]",
+         "cases[0].dtypes[0].cells[0].variants.eager.kernels_launched: expected an object, got an array"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/kernels_launched", "{\"names\": []}",
+         "cases[0].dtypes[0].cells[0].variants.eager.kernels_launched: missing key 'count'"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/kernels_launched", "{\"count\": -1, \"names\": []}",
+         "cases[0].dtypes[0].cells[0].variants.eager.kernels_launched.count: expected a non-negative integer, got -1"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/kernels_launched", "{\"count\": 5}",
+         "cases[0].dtypes[0].cells[0].variants.eager.kernels_launched: missing key 'names'"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/kernels_launched", "{\"count\": 5, \"names\": [\"amax\", \"\"]}",
+         "cases[0].dtypes[0].cells[0].variants.eager.kernels_launched.names[1]: expected a non-empty string, got the string ''"},
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/kernels_launched", "{\"count\": 1, \"names\": [\"k\"], \"memops\": 1.5}",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].kernels_launched.memops: expected a non-negative integer, got 1.5"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/span_ms", "0.02",
+         "cases[0].dtypes[0].cells[0].variants.eager.span_ms: expected an object, got 0.02"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/span_ms", "{\"median\": \"x\"}",
+         "cases[0].dtypes[0].cells[0].variants.eager.span_ms.median: expected a number (or null), got the string 'x'"},
         /* the case list */
         {"cases/1", "{\"name\": \"softmax\", \"rows\": \"n\", \"row_values\": [1], \"variants\": [\"eager\"], \"baseline\": \"eager\", \"dtypes\": []}",
          "cases[1].name: case 'softmax' is already cases[0]"},
@@ -222,6 +252,23 @@ static void test_validation(void)
         CHECK(st == FB_E_CASE);
         CHECK_STR(fb_last_error(), want);
         json_decref(root);
+    }
+
+    /* metrics as run --metrics writes them are valid, and so is an unknown metric */
+    json_t *good = parse_base();
+    if (good) {
+        static const bad_doc ok[] = {
+            {"settings", "{\"metrics\": {\"dram_read_bytes\": \"dram__bytes_read.sum\"}}", NULL},
+            {"cases/0/dtypes/0/cells/0/variants/eager/metrics",
+             "{\"dram_read_bytes\": 393216, \"dram_write_bytes\": 131072, \"inst_executed\": 52000, \"l2_bytes\": 1.5}",
+             NULL},
+            {"cases/0/dtypes/0/cells/0/variants/softmax.fused/metrics_error", "\"cuptiRangeProfilerStart: ...\"", NULL},
+        };
+        for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) apply(good, &ok[i]);
+        fb_status st = fb_result_check(good, "base.json");
+        if (st != FB_OK) fprintf(stderr, "metrics: %s\n", fb_last_error());
+        CHECK(st == FB_OK);
+        json_decref(good);
     }
 
     /* a 1-axis case: cells have no col, and there are no col_values */

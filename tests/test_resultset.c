@@ -5,6 +5,9 @@
  * Run from tests/ (meson's workdir): it reads ../results/h100/. */
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#include "bench.h"
 
 #include "result.h"
 #include "resultset.h"
@@ -107,6 +110,8 @@ static void test_published_softmax(void)
     CHECK(e->unchecked == NULL);
     CHECK(e->rows_checked == -1);
     CHECK(e->samples_us == NULL && e->n_samples == 0); /* written before samples were kept */
+    for (int i = 0; i < FB_NMETRICS; i++) CHECK(isnan(e->metrics[i])); /* and before metrics */
+    CHECK(e->metrics_error == NULL);
     CHECK(isnan(cell->sol.sol_pct) && cell->sol.kernels == -1 && cell->sol.check_mode == NULL);
     CHECK(cell->sol.check_passed == -1);
     CHECK(!cell->has_clocks && !cell->throttled && isnan(cell->clock_after.sm_mhz)); /* written before clocks */
@@ -139,9 +144,11 @@ static const char synthetic[] =
     "      \"sol\": {\"status\": \"ok\", \"time_ms\": {\"median\": 0.002, \"n\": 3}, \"samples_us\": [2.1, 2.0, 1.9]},\n"
     "      \"variants\": {\"eager\": {\"status\": \"ok\", \"time_ms\": {\"median\": 0.010, \"n\": 4},\n"
     "                               \"samples_us\": [10.5, 9.75, 10.0, 10.25],\n"
+    "                               \"metrics\": {\"dram_read_bytes\": 196608, \"dram_write_bytes\": 98304, \"inst_executed\": 4096},\n"
     "                               \"check\": {\"mode\": \"none\", \"unchecked\": \"no reference for float16 dropout\"}},\n"
     "                    \"stray\": {\"status\": \"skipped\", \"reason\": \"not in the list\"},\n"
     "                    \"toy.fused\": {\"status\": \"fail\", \"reason\": \"max rel 0.5\", \"time_ms\": {\"median\": 0.004, \"n\": 2},\n"
+    "                                   \"metrics\": {\"inst_executed\": 1024, \"l2_bytes\": 7}, \"metrics_error\": \"partly\",\n"
     "                                   \"check\": {\"mode\": \"full\", \"passed\": false, \"max_abs\": 1.5, \"max_rel\": 0.5}}}},\n"
     "     {\"row\": 128, \"col\": 64, \"variants\": {\"eager\": {\"status\": \"oom\", \"reason\": \"out of memory\"},\n"
     "                                             \"toy.fused\": {\"status\": \"error\", \"reason\": \"launch failed\"}}}]},\n"
@@ -206,6 +213,10 @@ static void test_synthetic(void)
     CHECK_STR(e->unchecked, "no reference for float16 dropout");
     CHECK(e->check_passed == -1);
     CHECK(a->has_sol && a->sol.n_samples == 3 && a->sol.samples_us[2] == 1.9);
+    /* run --metrics: the counts by fb_metric_id; absent ones NaN, unknown names ignored */
+    CHECK(e->metrics[FB_METRIC_DRAM_READ] == 196608 && e->metrics[FB_METRIC_DRAM_WRITE] == 98304);
+    CHECK(e->metrics[FB_METRIC_INST] == 4096 && e->metrics_error == NULL);
+    CHECK(isnan(a->sol.metrics[FB_METRIC_DRAM_READ]) && isnan(a->sol.metrics[FB_METRIC_INST]));
 
     const fb_rs_variant *f = fb_rs_find_variant(a, "toy.fused");
     CHECK_STR(f->status, "fail");
@@ -213,6 +224,9 @@ static void test_synthetic(void)
     CHECK(f->has_time && f->check_passed == 0);
     CHECK_NEAR(f->max_rel, 0.5, 0);
     CHECK(f->samples_us == NULL && f->n_samples == 0);
+    CHECK(isnan(f->metrics[FB_METRIC_DRAM_READ]) && isnan(f->metrics[FB_METRIC_DRAM_WRITE]));
+    CHECK(f->metrics[FB_METRIC_INST] == 1024);
+    CHECK_STR(f->metrics_error, "partly");
     CHECK(!fb_rs_is_timed(f) && fb_rs_is_timed(e));
     CHECK(isnan(fb_rs_speedup(f, e))); /* a failed check has no speedup */
     CHECK_NEAR(fb_rs_speedup(e, e), 1.0, 0);
@@ -289,9 +303,64 @@ static void test_refusals(void)
     json_decref(j);
 }
 
+/* --timer cupti's "kernels_launched" and "span_ms": written from what the timer
+ * saw (fb_kernels_launched_json), through a result file, into the read model. */
+static void test_kernels_launched_round_trip(void)
+{
+    static const char *const names[] = {"softmax_cta_kernel<float, false, 16, true>", "tail_kernel"};
+    fb_timer_kernels k = {.count = 2, .count_min = 1, .count_max = 2, .memops = 1, .runs = 40,
+                          .names = names, .n_names = 2};
+    double span[] = {0.012, 0.011, 0.013};
+    fb_stats_compute(span, 3, &k.span);
+    json_t *kj = fb_kernels_launched_json(&k);
+    CHECK(json_integer_value(json_object_get(kj, "count")) == 2);
+    CHECK(json_integer_value(json_object_get(kj, "memops")) == 1);
+    CHECK(json_object_get(kj, "names_dropped") == NULL); /* only when some were */
+
+    json_t *root = json_pack("{s:{s:i}, s:[{s:s, s:s, s:s, s:[i], s:[i], s:[s], s:s, s:[{s:s, s:[]}]}]}",
+                             "fusionbench", "schema", 1, "cases", "name", "t", "rows", "n", "cols", "m", "row_values",
+                             64, "col_values", 8, "variants", "t.fused", "baseline", "t.fused", "dtypes", "dtype",
+                             "float32", "cells");
+    json_t *cell = json_pack("{s:i, s:i, s:{s:{s:s, s:i, s:o, s:o}}}", "row", 64, "col", 8, "variants", "t.fused",
+                             "status", "ok", "kernels", 1, "kernels_launched", kj, "span_ms", fb_stats_to_json(&k.span));
+    json_t *one = json_pack("{s:i, s:i, s:{s:{s:s, s:i}}}", "row", 32, "col", 8, "variants", "t.fused", "status", "ok",
+                            "kernels", 1); /* measured with events: no field, still valid */
+    json_t *cells = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(root, "cases"), 0), "dtypes"), 0), "cells");
+    json_array_append_new(cells, cell);
+    json_array_append_new(cells, one);
+    char path[] = "/tmp/fb_test_kernels_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    CHECK(fb_result_write(root, path) == FB_OK);
+    json_decref(root);
+
+    fb_rs_doc d;
+    fb_status st = fb_rs_load(path, &d);
+    if (st != FB_OK) fprintf(stderr, "load: %s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    remove(path);
+    if (st != FB_OK) return;
+    const fb_rs_dtype *dt = &d.cases[0].dtypes[0];
+    const fb_rs_variant *v = fb_rs_find_variant(fb_rs_find_cell(dt, 64, 8), "t.fused");
+    CHECK(v->kernels == 1 && v->kernels_launched == 2);
+    CHECK(v->kernels_launched_min == 1 && v->kernels_launched_max == 2);
+    CHECK(v->n_kernel_names == 2);
+    CHECK_STR(v->kernel_names[0], names[0]);
+    CHECK_STR(v->kernel_names[1], "tail_kernel");
+    CHECK_STR(v->kernel_names_text, "softmax_cta_kernel<float, false, 16, true>; tail_kernel");
+    CHECK(v->has_span && v->span_ms.n == 3);
+    CHECK_NEAR(v->span_ms.median, 0.012, 1e-12);
+    const fb_rs_variant *w = fb_rs_find_variant(fb_rs_find_cell(dt, 32, 8), "t.fused");
+    CHECK(w->kernels_launched == -1 && w->kernel_names == NULL && w->kernel_names_text == NULL && !w->has_span);
+    CHECK(w->kernels_launched_min == -1 && w->kernels_launched_max == -1);
+    fb_rs_free(&d);
+}
+
 int main(void)
 {
     test_published_softmax();
+    test_kernels_launched_round_trip();
     test_synthetic();
     test_bad_samples();
     test_refusals();

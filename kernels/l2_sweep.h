@@ -1,0 +1,26 @@
+/* l2_sweep.h — the read-only L2 sweep (kernels/l2_sweep.cu): the `--flush clean`
+ * flush (src/bench.c) and the end of every range of the metrics pass
+ * (src/metrics.c). */
+#ifndef FB_L2_SWEEP_H
+#define FB_L2_SWEEP_H
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads every byte of buf[0, bytes) once (bytes a positive multiple of 16, buf
+ * 16-byte aligned; else cudaErrorInvalidValue) with ordinary L2-allocating
+ * loads, and writes nothing: the buffer must hold zeros (the loads are folded
+ * into one word that is stored to *sink only if it equals a nonzero constant,
+ * which a zeroed buffer's fold never does). Every line that was in the L2 is
+ * evicted (dirty ones written back) and only clean lines of buf are left. The
+ * grid is fixed for a device (8 blocks of 256 threads per SM, fewer for a small
+ * buffer), so its instruction count depends on `bytes` alone. Returns a
+ * cudaError_t. */
+int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned *sink, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
