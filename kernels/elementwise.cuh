@@ -33,6 +33,7 @@
 #include <stdio.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "common.cuh"
 #include "../src/variant.h"
@@ -141,17 +142,18 @@ __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, cons
 // owning the 2 x 128 consecutive packs from b * 256, thread t packs b * 256 + t and + 128: each
 // CTA reads and writes one contiguous span per tensor; the bias is loaded per pack.
 constexpr int kTileThreads = 128, kTilePacks = 2;
-template <typename T, int P, class Op, Hint H>
+// I: the index type, 32-bit when n fits (Triton's choice: fewer address instructions per pack).
+template <typename T, int P, class Op, Hint H, typename I>
 __global__ void __launch_bounds__(kTileThreads) tile_kernel(const T *__restrict__ x, const T *__restrict__ bias,
-                                                            const T *__restrict__ res, T *__restrict__ y, int64_t n,
-                                                            int64_t W, bool bvec, Op op) {
+                                                            const T *__restrict__ res, T *__restrict__ y, I n,
+                                                            I W, bool bvec, Op op) {
     using A = acc_t<T>;
-    const int64_t np = n / P;
-    const int64_t q0 = (int64_t)blockIdx.x * (kTileThreads * kTilePacks) + threadIdx.x;
+    const I np = n / P;
+    const I q0 = (I)blockIdx.x * (kTileThreads * kTilePacks) + (I)threadIdx.x;
     pack<T, P> xv[kTilePacks], rv[kTilePacks];
 #pragma unroll
     for (int k = 0; k < kTilePacks; ++k) {
-        const int64_t q = q0 + k * kTileThreads;
+        const I q = q0 + k * kTileThreads;
         if (q < np) {
             if constexpr (H == Hint::stream) {
                 xv[k] = load_pack_stream<T, P>(x + q * P);
@@ -164,10 +166,13 @@ __global__ void __launch_bounds__(kTileThreads) tile_kernel(const T *__restrict_
     }
 #pragma unroll
     for (int k = 0; k < kTilePacks; ++k) {
-        const int64_t q = q0 + k * kTileThreads;
+        const I q = q0 + k * kTileThreads;
         if (q < np) {
             A b[P];
-            if constexpr (Op::kBias) load_bias<T, P>(bias, column<P>(q, W), W, bvec, b);
+            if constexpr (Op::kBias) {
+                using UI = std::make_unsigned_t<I>;
+                load_bias<T, P>(bias, (int64_t)((UI)(q * P) % (UI)W), W, bvec, b);
+            }
             else
 #pragma unroll
                 for (int j = 0; j < P; ++j) b[j] = A(0);
@@ -182,7 +187,7 @@ __global__ void __launch_bounds__(kTileThreads) tile_kernel(const T *__restrict_
         }
     }
     if (blockIdx.x == 0) {  // the n mod P elements past the last whole pack
-        const int64_t e = np * P + threadIdx.x;
+        const I e = np * P + (I)threadIdx.x;
         if (e < n) {
             const A bb = Op::kBias ? to_acc(bias[e % W]) : A(0);
             const A r = Op::kRes ? to_acc(res[e]) : A(0);
@@ -219,7 +224,12 @@ static int launch(const Operands<T> &o, const Op &op, Grid grid, cudaStream_t st
             fb_error("%s: %lld CTAs do not fit one grid", Op::kName, (long long)ctas);
             return FB_E_UNSUPPORTED;
         }
-        tile_kernel<T, P, Op, H><<<(unsigned)ctas, kTileThreads, 0, st>>>(o.x, o.bias, o.res, o.y, o.n, o.W, bvec, op);
+        if (o.n < INT32_MAX - kTileThreads * kTilePacks * P)
+            tile_kernel<T, P, Op, H, int32_t><<<(unsigned)ctas, kTileThreads, 0, st>>>(o.x, o.bias, o.res, o.y, (int32_t)o.n,
+                                                                                      (int32_t)o.W, bvec, op);
+        else
+            tile_kernel<T, P, Op, H, int64_t><<<(unsigned)ctas, kTileThreads, 0, st>>>(o.x, o.bias, o.res, o.y, o.n, o.W,
+                                                                                      bvec, op);
         return fb_cuda_status((int)cudaGetLastError(), Op::kName, __FILE__, __LINE__);
     }
     // One-shot grids of U packs per thread that would not fill one wave of resident threads

@@ -672,7 +672,10 @@ static fb_status configure(fb_metrics *m, pass_state *ps)
     CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, NULL, m->cu, NULL};
     CUPTI_CALL(RangeProfilerEnable, &en);
     ps->obj = en.pRangeProfilerObject;
-    if (!m->counter_data) {
+    /* Every range profiler object is told its metrics by GetCounterDataSize: the image
+     * initialisation below reads them from the object, so a second object that skipped this
+     * call crashed inside libcupti (H100, CUPTI 13.0.1). The image is reused when it fits. */
+    {
         CUpti_RangeProfiler_GetCounterDataSize_Params sz;
         memset(&sz, 0, sizeof sz);
         sz.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
@@ -682,11 +685,15 @@ static fb_status configure(fb_metrics *m, pass_state *ps)
         sz.maxNumOfRanges = N_RANGES;
         sz.maxNumRangeTreeNodes = N_RANGES;
         CUPTI_CALL(RangeProfilerGetCounterDataSize, &sz);
-        if (!(m->counter_data = malloc(sz.counterDataSize ? sz.counterDataSize : 1))) {
-            fb_error("out of host memory for a CUPTI counter data image of %zu bytes", sz.counterDataSize);
-            return FB_E_NOMEM;
+        if (!m->counter_data || m->counter_bytes != sz.counterDataSize) {
+            free(m->counter_data);
+            m->counter_bytes = 0;
+            if (!(m->counter_data = malloc(sz.counterDataSize ? sz.counterDataSize : 1))) {
+                fb_error("out of host memory for a CUPTI counter data image of %zu bytes", sz.counterDataSize);
+                return FB_E_NOMEM;
+            }
+            m->counter_bytes = sz.counterDataSize;
         }
-        m->counter_bytes = sz.counterDataSize;
     }
     memset(m->counter_data, 0, m->counter_bytes);
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
