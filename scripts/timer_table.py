@@ -57,9 +57,16 @@ def ncu_times(path, case):
             rows.append((r[kn], float(r[tm].replace(",", "")) / 1e3))  # ns -> us
         except (ValueError, IndexError):
             continue  # the units row
+    def base(n):  # "void <unnamed>::softmax_cta_kernel<float, ...>(...)" -> "softmax_cta_kernel"
+        n = n.split("(")[0].split("<")[0] if not n.startswith("void <") else n[len("void "):]
+        n = n.split("(")[0]
+        if "::" in n:
+            n = n.split("::")[-1]
+        return n.split("<")[0].strip()
+
+    fused = lambda n: base(n).startswith(case + "_")
     out = {}
-    for side, pick in (("fused", lambda n: n.startswith(case + "_") or ("void " + case + "_") in n),
-                       ("eager", lambda n: not (n.startswith(case + "_") or ("void " + case + "_") in n))):
+    for side, pick in (("fused", fused), ("eager", lambda n: not fused(n))):
         by = {}
         for n, t in rows:
             if pick(n):

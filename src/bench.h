@@ -26,7 +26,7 @@ const char *fb_flush_mode_name(fb_flush_mode m);                /* "none", "writ
 int fb_flush_mode_from_name(const char *s, fb_flush_mode *out); /* 0, or -1 when unknown   */
 /* The flush of work that must start from a cold L2 whatever the timer's mode
  * (fb_timer_flush_l2: the metrics pass; env's copy bandwidth): `m` itself when
- * it flushes, FB_FLUSH_WRITE (the default) for FB_FLUSH_NONE. */
+ * it flushes, FB_FLUSH_CLEAN (the default) for FB_FLUSH_NONE. */
 fb_flush_mode fb_flush_mode_cold(fb_flush_mode m);
 
 typedef struct fb_timer_opts {
@@ -37,7 +37,7 @@ typedef struct fb_timer_opts {
     double max_wall_s;    /* wall-time cap per measurement (default 5) */
     int min_samples;      /* default 10 */
     int max_samples;      /* default 2000 */
-    fb_flush_mode flush;  /* how L2 is flushed before each sample (default FB_FLUSH_WRITE) */
+    fb_flush_mode flush;  /* how L2 is flushed before each sample (default FB_FLUSH_CLEAN) */
 } fb_timer_opts;
 
 void fb_timer_opts_default(fb_timer_opts *o);

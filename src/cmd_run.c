@@ -107,9 +107,9 @@ static int run_table(run_opts *o, fb_opt *t)
                               "needs libcupti, found at run time, see $FB_CUPTI_LIB)"};
     t[n++] = (fb_opt){.name = "flush", .kind = FB_OPT_ENUM, .dst = &o->flush_mode, .arg = "HOW",
                       .choices = flush_modes, .n_choices = 3,
-                      .help = "the L2 flush before every sample: write (default; a memset of >= 2x L2,\n"
-                              "as do_bench), clean (a read-only sweep of it: no dirty lines, as\n"
-                              "Nsight Compute), none (no flush: warm L2)"};
+                      .help = "the L2 flush before every sample: clean (default; a read-only sweep of\n"
+                              ">= 2x L2: no dirty lines, as Nsight Compute), write (a memset of it, as\n"
+                              "do_bench and scripts/torch_peer.py), none (no flush: warm L2)"};
     t[n++] = (fb_opt){.name = "warmup", .kind = FB_OPT_DOUBLE, .dst = &o->timer.warmup_ms, .arg = "MS",
                       .lo = 0, .hi = MAX_WARMUP_MS, .help = "warm-up time per measurement (default 25, at most 10000)"};
     t[n++] = (fb_opt){.name = "rep", .kind = FB_OPT_DOUBLE, .dst = &o->timer.rep_ms, .arg = "MS",

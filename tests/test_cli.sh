@@ -176,7 +176,7 @@ expect "run unknown flush" 2 "--flush: unknown value 'dirty' (expected write, cl
 run run --case softmax --flush
 expect "run flush without a value" 2 "--flush needs a value (HOW)"
 run run --help
-if [[ "$out" == *"--flush HOW"*"clean (a read-only sweep"* ]]; then ok; else bad "run --help lacks --flush"; fi
+if [[ "$out" == *"--flush HOW"*"clean (default; a read-only sweep"* ]]; then ok; else bad "run --help lacks --flush"; fi
 # --timer cupti: libcupti is found at run time; where it cannot be, run stops before the
 # GPU (exit 4) and says what it searched or what was wrong with $FB_CUPTI_LIB
 FB_CUPTI_LIB=/nonexistent/libcupti.so.13 run run --case softmax --timer cupti
