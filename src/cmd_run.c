@@ -310,6 +310,7 @@ static fb_status plan_dtypes(const run_opts *o, case_plan *p)
         }
         bool listed = false;
         for (int i = 0; i < c->n_dtypes; i++) listed |= c->dtypes[i] == d;
+        if (!listed && o->all) continue; /* --all: this case sits that dtype out (load_plans says so) */
         if (!listed) {
             fb_error("--dtype: case '%s' does not list %s", c->name, fb_dtype_name(d));
             return FB_E_USAGE;
@@ -513,8 +514,20 @@ static fb_status load_plans(run_opts *o, case_plan **out, int *n_out)
     if (s == FB_OK) s = parse_overrides(o, plans, n);
     for (int i = 0; i < n && s == FB_OK; i++) {
         s = plan_dtypes(o, &plans[i]);
+        if (s == FB_OK && plans[i].n_dtypes == 0) {
+            /* --all with a --dtype list this case does not take: leave the case out, say so */
+            fprintf(stderr, "note: --all: case '%s' lists none of --dtype %s: left out\n", plans[i].c.name, o->dtypes);
+            memmove(&plans[i], &plans[i + 1], (size_t)(n - i - 1) * sizeof *plans);
+            n--;
+            i--;
+            continue;
+        }
         if (s == FB_OK) s = plan_variants(o, &plans[i]);
         if (s == FB_OK) s = plan_axes(o, &plans[i]);
+    }
+    if (s == FB_OK && n == 0) {
+        fb_error("--all: no case lists --dtype %s", o->dtypes);
+        s = FB_E_USAGE;
     }
     if (s == FB_OK) s = check_unique_names(plans, n);
     if (s != FB_OK) {

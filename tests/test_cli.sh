@@ -171,6 +171,8 @@ run run --case softmax --dtype bf61
 expect "run unknown dtype" 2 "--dtype: unknown dtype 'bf61'"
 run run --case softmax --dtype float64
 expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
+run run --all --dtype float64
+expect "run --all, a dtype no case lists" 2 "--all: no case lists --dtype float64"
 run run --case softmax --flush dirty
 expect "run unknown flush" 2 "--flush: unknown value 'dirty' (expected write, clean or none)"
 run run --case softmax --flush
@@ -335,6 +337,9 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
     run run --case softmax --dtype all --dim0 256 --resume "$TMP/partial.json"
     expect "resume a valid file" 77 "no usable GPU"
     cmp -s results/softmax_partial.json "$TMP/partial.json" && ok || bad "resume a valid file: the file was changed"
+    # --all with a dtype some cases do not list: those are left out with a note, the rest go on
+    run run --all --dtype bfloat16 --quick
+    expect "run --all --dtype bfloat16" 77 "note: --all: case 'copy' lists none of --dtype bfloat16: left out"
     mkdir "$TMP/w"
     run run --case softmax --quick --out "$TMP/w/r.json"
     expect "out writable" 77 "no usable GPU"
