@@ -111,7 +111,8 @@ def learn_names(exe, root, env):
         cases = json.loads(p.stdout)
         plans.learn([c["name"] for c in cases],
                     [f["name"] if isinstance(f, dict) else f for c in cases for f in c.get("fused", [])],
-                    [a["symbol"] for c in cases for a in c.get("grid", []) if isinstance(a, dict)])
+                    [a["symbol"] for c in cases for a in c.get("grid", []) if isinstance(a, dict)],
+                    {c["name"]: [a["symbol"] for a in c.get("grid", []) if isinstance(a, dict)] for c in cases})
     except (OSError, ValueError, KeyError, TypeError, subprocess.TimeoutExpired) as e:
         print("fuzz: could not learn names from 'list --json' (%s); using defaults" % e, file=sys.stderr)
 

@@ -22,14 +22,20 @@ CASE_NAMES = ["softmax"]
 VARIANTS = ["eager", "softmax.fused", "softmax.warp_rows", "softmax.block_row", "softmax.cluster_row",
             "softmax.two_pass", "softmax.smem_rows", "softmax.row_smem"]
 AXES = ["dim0", "dim1"]
+CASE_AXES = {}  # a case's own grid axes (copy: n); a case not here takes AXES
 
 
-def learn(cases, variants, axes):
+def learn(cases, variants, axes, case_axes=None):
     """The bundled cases' names, their variants and grid axes, as the binary lists them."""
-    global CASE_NAMES, VARIANTS, AXES
+    global CASE_NAMES, VARIANTS, AXES, CASE_AXES
     CASE_NAMES = sorted(set(cases)) or CASE_NAMES
     VARIANTS = ["eager"] + sorted(set(variants) - {"eager"})
     AXES = sorted(set(axes)) or AXES
+    CASE_AXES = dict(case_axes or {})
+
+
+def axes_of(name):
+    return CASE_AXES.get(name) or AXES
 
 
 def a_case(rng):
@@ -152,8 +158,11 @@ def result_plan(rng, corpus):
     p.subject = arg
     name = a_case(rng)
     p.argv = ["run", "--case", rng.choice([name, name, "cases/%s.json" % name]), "--resume", arg]
+    # a valid grid override for the case named (a usage error would be about the option,
+    # not the file under test)
+    ax = axes_of(name)
     p.argv += rng.choice([[], [], ["--quick"], ["--out", "{D}/out.json"], ["--dtype", "all"],
-                          ["--" + AXES[0], "128", "--" + AXES[-1], "128,256"]])
+                          ["--" + ax[0], "128", "--" + ax[-1], "128,256"]])
     return p
 
 
