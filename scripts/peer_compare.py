@@ -69,8 +69,14 @@ class Table:
     def __init__(self):
         self.groups = {}  # (case, dtype) -> {"cells": {(row, col): cell}, "rows", "cols", "variants", "files"}
         self.devices = []
+        self.flushes = {}  # settings.flush -> files
 
     def add(self, doc, path):
+        # a file from before --flush flushed with a memset: "write" (the torch peer's flush)
+        # (older peer files hold a sentence there describing their zero_() flush: also "write")
+        fl = str((doc.get("settings") or {}).get("flush") or "write")
+        fl = fl if fl in ("write", "clean", "none") else "write"
+        self.flushes.setdefault(fl, []).append(path)
         dev = doc.get("device", {}).get("name")
         if dev and dev not in self.devices:
             self.devices.append(dev)
@@ -361,6 +367,11 @@ def main(argv=None):
             raise Problem("no fusionbench result file among the files (give one from 'fusionbench run --out')", 2)
         if not peer.groups:
             raise Problem("no torch peer result file among the files (give one from 'torch_peer.py run --out')", 2)
+        if set(fb.flushes) != set(peer.flushes) or len(fb.flushes) > 1:
+            # the flush changes small and mid-size cells by 8-36% (README, the timer): say so
+            print("peer_compare: warning: the files were timed with different L2 flushes (fusionbench: %s; peer: %s):"
+                  " compare like with like (fusionbench run --flush write)"
+                  % (", ".join(sorted(fb.flushes)), ", ".join(sorted(peer.flushes))), file=sys.stderr)
         cases = {c for s in (args.case or []) for c in s.split(",") if c}
         dtypes = {d for d in (args.dtype or "").split(",") if d}
         groups = [k for k in fb.groups if k in peer.groups

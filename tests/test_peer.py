@@ -548,6 +548,18 @@ class TestPeerCompare(unittest.TestCase):
         self.assertIn("| t | float32 | " + f"{gm:.3f}x | 0 of 2 | 0 of 1 | met |", md)
         self.assertIn("| **65536** |", md)
 
+    def test_different_flushes_warn(self):
+        fb, peer = self.fb_peer()
+        _, _, err, _ = self.run_compare(fb, peer)
+        self.assertNotIn("different L2 flushes", err)  # neither says: both count as write
+        peer["settings"] = {"flush": "zero_() of a uint8 buffer before every sample"}  # an older peer file
+        fb["settings"] = {"flush": "write"}
+        _, _, err, _ = self.run_compare(fb, peer)
+        self.assertNotIn("different L2 flushes", err)
+        fb["settings"] = {"flush": "clean"}
+        _, _, err, _ = self.run_compare(fb, peer)
+        self.assertIn("different L2 flushes (fusionbench: clean; peer: write)", err)
+
     def test_a_slow_big_cell_misses(self):
         fb, peer = self.fb_peer(fused_big=0.052)  # 4% slower than torch.compile's 0.050
         rc, out, err, md = self.run_compare(fb, peer, "--targets")
