@@ -79,6 +79,41 @@ __device__ __forceinline__ void load_bias(const T *bias, int64_t c, int64_t W, b
     }
 }
 
+// Both kernels below move packs the same way: every load of a group issued before any math
+// (load_operands), then op and the store per pack (store_result); n mod P trailing elements one
+// per thread (tail_element).
+template <typename T, int P, class Op, Hint H, typename I>
+__device__ __forceinline__ void load_operands(const T *__restrict__ x, const T *__restrict__ res, I q,
+                                              pack<T, P> &xv, pack<T, P> &rv) {
+    if constexpr (H == Hint::stream) {
+        xv = load_pack_stream<T, P>(x + q * P);
+        if constexpr (Op::kRes) rv = load_pack_stream<T, P>(res + q * P);
+    } else {
+        xv = load_pack_plain<T, P>(x + q * P);
+        if constexpr (Op::kRes) rv = load_pack_plain<T, P>(res + q * P);
+    }
+}
+template <typename T, int P, class Op, Hint H, typename I, typename A>
+__device__ __forceinline__ void store_result(T *__restrict__ y, I q, const pack<T, P> &xv, const pack<T, P> &rv,
+                                             const A (&b)[P], const Op &op) {
+    pack<T, P> o;
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+        const A r = Op::kRes ? to_acc(rv.v[j]) : A(0);
+        o.v[j] = from_acc<T>(op(to_acc(xv.v[j]), b[j], r, (uint64_t)(q * P + j)));
+    }
+    if constexpr (H == Hint::stream) store_pack_stream<T, P>(y + q * P, o);
+    else store_pack_plain<T, P>(y + q * P, o);
+}
+template <typename T, class Op, typename I>
+__device__ __forceinline__ void tail_element(const T *__restrict__ x, const T *__restrict__ bias,
+                                             const T *__restrict__ res, T *__restrict__ y, I e, I W, const Op &op) {
+    using A = acc_t<T>;
+    const A bb = Op::kBias ? to_acc(bias[e % W]) : A(0);
+    const A r = Op::kRes ? to_acc(res[e]) : A(0);
+    y[e] = from_acc<T>(op(to_acc(x[e]), bb, r, (uint64_t)e));
+}
+
 template <typename T, int P, int U, class Op, Hint H>
 __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, const T *__restrict__ bias,
                                                    const T *__restrict__ res, T *__restrict__ y, int64_t n,
@@ -103,39 +138,18 @@ __global__ void __launch_bounds__(kThreads) kernel(const T *__restrict__ x, cons
 #pragma unroll
         for (int k = 0; k < U; ++k) {
             const int64_t q = i + k * S;
-            if (q < np) {
-                if constexpr (H == Hint::stream) {
-                    xv[k] = load_pack_stream<T, P>(x + q * P);
-                    if constexpr (Op::kRes) rv[k] = load_pack_stream<T, P>(res + q * P);
-                } else {
-                    xv[k] = load_pack_plain<T, P>(x + q * P);
-                    if constexpr (Op::kRes) rv[k] = load_pack_plain<T, P>(res + q * P);
-                }
-            }
+            if (q < np) load_operands<T, P, Op, H>(x, res, q, xv[k], rv[k]);
         }
 #pragma unroll
         for (int k = 0; k < U; ++k) {
             const int64_t q = i + k * S;
-            if (q < np) {
-                pack<T, P> o;
-#pragma unroll
-                for (int j = 0; j < P; ++j) {
-                    const A r = Op::kRes ? to_acc(rv[k].v[j]) : A(0);
-                    o.v[j] = from_acc<T>(op(to_acc(xv[k].v[j]), b[j], r, (uint64_t)(q * P + j)));
-                }
-                if constexpr (H == Hint::stream) store_pack_stream<T, P>(y + q * P, o);
-                else store_pack_plain<T, P>(y + q * P, o);
-            }
+            if (q < np) store_result<T, P, Op, H>(y, q, xv[k], rv[k], b, op);
         }
     }
 
     // The tail: n mod P elements after the last whole pack, one per thread.
     const int64_t e = np * P + t;
-    if (e < n) {
-        const A bb = Op::kBias ? to_acc(bias[e % W]) : A(0);
-        const A r = Op::kRes ? to_acc(res[e]) : A(0);
-        y[e] = from_acc<T>(op(to_acc(x[e]), bb, r, (uint64_t)e));
-    }
+    if (e < n) tail_element(x, bias, res, y, e, W, op);
 }
 
 // Grid::tile, Inductor's pointwise launch shape (XBLOCK = 1024, 4 warps): 128-thread CTAs, CTA b
@@ -154,15 +168,7 @@ __global__ void __launch_bounds__(kTileThreads) tile_kernel(const T *__restrict_
 #pragma unroll
     for (int k = 0; k < kTilePacks; ++k) {
         const I q = q0 + k * kTileThreads;
-        if (q < np) {
-            if constexpr (H == Hint::stream) {
-                xv[k] = load_pack_stream<T, P>(x + q * P);
-                if constexpr (Op::kRes) rv[k] = load_pack_stream<T, P>(res + q * P);
-            } else {
-                xv[k] = load_pack_plain<T, P>(x + q * P);
-                if constexpr (Op::kRes) rv[k] = load_pack_plain<T, P>(res + q * P);
-            }
-        }
+        if (q < np) load_operands<T, P, Op, H>(x, res, q, xv[k], rv[k]);
     }
 #pragma unroll
     for (int k = 0; k < kTilePacks; ++k) {
@@ -172,27 +178,16 @@ __global__ void __launch_bounds__(kTileThreads) tile_kernel(const T *__restrict_
             if constexpr (Op::kBias) {
                 using UI = std::make_unsigned_t<I>;
                 load_bias<T, P>(bias, (int64_t)((UI)(q * P) % (UI)W), W, bvec, b);
-            }
-            else
+            } else {
 #pragma unroll
                 for (int j = 0; j < P; ++j) b[j] = A(0);
-            pack<T, P> o;
-#pragma unroll
-            for (int j = 0; j < P; ++j) {
-                const A r = Op::kRes ? to_acc(rv[k].v[j]) : A(0);
-                o.v[j] = from_acc<T>(op(to_acc(xv[k].v[j]), b[j], r, (uint64_t)(q * P + j)));
             }
-            if constexpr (H == Hint::stream) store_pack_stream<T, P>(y + q * P, o);
-            else store_pack_plain<T, P>(y + q * P, o);
+            store_result<T, P, Op, H>(y, q, xv[k], rv[k], b, op);
         }
     }
     if (blockIdx.x == 0) {  // the n mod P elements past the last whole pack
         const I e = np * P + (I)threadIdx.x;
-        if (e < n) {
-            const A bb = Op::kBias ? to_acc(bias[e % W]) : A(0);
-            const A r = Op::kRes ? to_acc(res[e]) : A(0);
-            y[e] = from_acc<T>(op(to_acc(x[e]), bb, r, (uint64_t)e));
-        }
+        if (e < n) tail_element(x, bias, res, y, e, W, op);
     }
 }
 
