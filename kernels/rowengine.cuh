@@ -87,12 +87,12 @@ __device__ __forceinline__ float shfl_bcast(float x) { return __shfl_sync(0xffff
 __device__ __forceinline__ float2 shfl_bcast(float2 x) {
     return make_float2(__shfl_sync(0xffffffffu, x.x, 0), __shfl_sync(0xffffffffu, x.y, 0));
 }
-// Partials travel through shared memory (and DSMEM) as float4 slots, whatever the combiner's type.
-__device__ __forceinline__ float4 pack4(float x) { return make_float4(x, 0.f, 0.f, 0.f); }
-__device__ __forceinline__ float4 pack4(float2 x) { return make_float4(x.x, x.y, 0.f, 0.f); }
-template <class T> __device__ __forceinline__ T unpack4(float4 x);
-template <> __device__ __forceinline__ float unpack4<float>(float4 x) { return x.x; }
-template <> __device__ __forceinline__ float2 unpack4<float2>(float4 x) { return make_float2(x.x, x.y); }
+// Partials travel through shared memory (and DSMEM) as float2 slots, whatever the combiner's type.
+__device__ __forceinline__ float2 pack2(float x) { return make_float2(x, 0.f); }
+__device__ __forceinline__ float2 pack2(float2 x) { return x; }
+template <class T> __device__ __forceinline__ T unpack2(float2 x);
+template <> __device__ __forceinline__ float unpack2<float>(float2 x) { return x.x; }
+template <> __device__ __forceinline__ float2 unpack2<float2>(float2 x) { return x; }
 
 // Over G lanes (a power of two <= 32); every lane of the warp must call it.
 template <class C> __device__ __forceinline__ typename C::type lanes_reduce(typename C::type x, int G) {
@@ -125,7 +125,7 @@ struct GroupReducer {
 // carries on across rows of a persistent CTA for the same reason.
 template <bool CLUSTER> struct CtaReducer {
     static constexpr bool kLocalIsRow = false;
-    float4 *part;  // __shared__ float4[66]: two buffers of 33: a partial per warp, then the CTA's
+    float2 *part;  // __shared__ float2[66]: two buffers of 33: a partial per warp, then the CTA's
     int C;         // CTAs per row (1 without a cluster)
     int phase;
     template <class Cb> __device__ __forceinline__ typename Cb::type local(typename Cb::type x) {
@@ -134,21 +134,21 @@ template <bool CLUSTER> struct CtaReducer {
     template <class Cb> __device__ __forceinline__ typename Cb::type reduce(typename Cb::type x) {
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
         x = lanes_reduce<Cb>(x, 32);
-        float4 *buf = part + (phase & 1) * 33;
+        float2 *buf = part + (phase & 1) * 33;
         ++phase;
-        if (lane == 0) buf[warp] = pack4(x);
+        if (lane == 0) buf[warp] = pack2(x);
         __syncthreads();
         typename Cb::type acc = Cb::identity();
-        if (lane < nwarps) acc = unpack4<typename Cb::type>(buf[lane]);
+        if (lane < nwarps) acc = unpack2<typename Cb::type>(buf[lane]);
         acc = lanes_reduce<Cb>(acc, 32);
         if constexpr (CLUSTER) {
             // the CTA partial: slot nwarps (<= 32) of the same 33-slot buffer
-            if (warp == 0 && lane == 0) buf[nwarps] = pack4(acc);
+            if (warp == 0 && lane == 0) buf[nwarps] = pack2(acc);
             cluster_arrive_release();
             cluster_wait();
             cg::cluster_group cl = cg::this_cluster();
             typename Cb::type c = Cb::identity();
-            if (lane < C) c = unpack4<typename Cb::type>(cl.map_shared_rank(buf, lane)[nwarps]);
+            if (lane < C) c = unpack2<typename Cb::type>(cl.map_shared_rank(buf, lane)[nwarps]);
             acc = lanes_reduce<Cb>(c, 8);
             // lanes_reduce over 8 lanes leaves lanes 0..7's result in each aligned group of 8;
             // lane 0's group holds ranks 0..7
@@ -477,7 +477,7 @@ template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
     using U = Unit<T, VEC>;
     constexpr int N = U::N, NIN = Op::NIN;
-    __shared__ float4 part[66];
+    __shared__ float2 part[66];
 
     long row = blockIdx.x, begin = 0;
     if constexpr (CLUSTER) {
@@ -523,7 +523,7 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
     using U = Unit<T, true>;
     constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
     extern __shared__ float4 row_sm[];
-    __shared__ float4 part[66];
+    __shared__ float2 part[66];
     const long row = blockIdx.x, off = row * W, nunits = W / N;
     const int T_ = blockDim.x;
 
@@ -665,7 +665,7 @@ __global__ void __launch_bounds__(256) row_tile_kernel(const Args<T> a, long row
 template <class Op, typename T>
 __global__ void __launch_bounds__(1024) row_stream_kernel(const Args<T> a, long rows, long W) {
     constexpr int NIN = Op::NIN, NP = Op::NPARAM;
-    __shared__ float4 part[66];
+    __shared__ float2 part[66];
     CtaReducer<false> red{part, 1, 0};
     float *ws = a.ws + (long)blockIdx.x * NIN * W;
     for (long row = blockIdx.x; row < rows; row += gridDim.x) {
