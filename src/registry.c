@@ -14,6 +14,8 @@
 #include "pointwise_chain.h"
 #include "double_softmax.h"
 #include "layernorm.h"
+#include "rmsnorm.h"
+#include "rmsnorm_backward.h"
 #include "norm_chain.h"
 #include "softmax.h"
 #include "softmax_backward.h"
@@ -35,6 +37,8 @@ static const variant_table tables[] = {
     {fb_softmax_backward_variants, &fb_softmax_backward_variant_count},
     {fb_layernorm_variants, &fb_layernorm_variant_count},
     {fb_norm_chain_variants, &fb_norm_chain_variant_count},
+    {fb_rmsnorm_variants, &fb_rmsnorm_variant_count},
+    {fb_rmsnorm_backward_variants, &fb_rmsnorm_backward_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 

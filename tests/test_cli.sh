@@ -171,7 +171,9 @@ run run --case softmax --dtype bf61
 expect "run unknown dtype" 2 "--dtype: unknown dtype 'bf61'"
 run run --case softmax --dtype float64
 expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
-run run --all --dtype float64
+# a cases directory whose cases list only float32 (rmsnorm lists float64 in the bundled one)
+mkdir -p "$TMP/f32cases" && cp ../cases/softmax.json ../cases/layernorm.json "$TMP/f32cases/"
+FUSIONBENCH_CASES="$TMP/f32cases" run run --all --dtype float64
 expect "run --all, a dtype no case lists" 2 "--all: no case lists --dtype float64"
 run run --case softmax --flush dirty
 expect "run unknown flush" 2 "--flush: unknown value 'dirty' (expected write, clean or none)"

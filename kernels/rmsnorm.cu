@@ -1,0 +1,272 @@
+// rmsnorm.cu — RMSNorm forward over the last dim, in four dtypes (half types stored as half and
+// computed in fp32, float64 in double):  y = x * rsqrt(mean(x^2) + 1e-6) * w,  x [..., N], w [N].
+// Ideal traffic: x read once, w once, y written once.
+//
+// Every variant is a group of G threads per row (rowgroup.cuh: G <= 32 lanes for short rows, 256 /
+// G rows per CTA; the whole CTA for long ones), 16-byte units where rows are 16-byte aligned.
+// TileGym's three modes, as kernels:
+//   rmsnorm.multi_wave_cached    one row per group, a grid of ceil(rows / rows-per-CTA) CTAs (many
+//                                waves); the row's units held in registers between the sum of
+//                                squares and the output, so x is read once. Rows of up to 1024 x 8
+//                                units (float32: 32768 elements).
+//   rmsnorm.multi_wave_reload    the same grid, the row streamed twice: the second pass re-reads x
+//                                (from L1/L2: the row was just read) instead of holding it, so any
+//                                row length runs, at the price of the second pass's latency.
+//   rmsnorm.static_persistent    the cached kernel on a grid of exactly the CTAs that fit the GPU at
+//                                once; each group loops over rows (row += groups in the grid): no
+//                                tail wave, no launch of CTAs beyond the resident ones.
+//   rmsnorm.fused                picks one of the three by shape (pick_mode below: the rule and the
+//                                table it came from are there).
+#include "rmsnorm.h"
+#include "rowgroup.cuh"
+
+#include <stdio.h>
+
+namespace {
+
+using namespace fb;
+using namespace fb::rowgroup;
+
+constexpr double kEps = 1e-6;
+
+enum Mode { MULTI_WAVE_CACHED = 0, MULTI_WAVE_RELOAD = 1, STATIC_PERSISTENT = 2, MODE_AUTO = 3 };
+const char *const mode_names[] = {"multi_wave_cached", "multi_wave_reload", "static_persistent", "fused"};
+
+// Cached: U units per thread held in registers. The grid decides persistence: a group starts at
+// row blockIdx.x * rpc + g and steps by every group of the grid (one step in a multi-wave grid).
+template <typename T, bool VEC, int U>
+__global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restrict__ x, const T *__restrict__ w,
+                                                              T *__restrict__ y, long rows, long N, long units,
+                                                              int G, acc_t<T> eps) {
+    using A = acc_t<T>;
+    using IO = Io<T, VEC>;
+    constexpr int NV = IO::NV;
+    __shared__ A scratch[64];
+    const int l = threadIdx.x & (G - 1), g = threadIdx.x / G, rpc = blockDim.x / G;
+    const A inv_n = A(1) / (A)N;
+    for (long row = (long)blockIdx.x * rpc + g; row < rows; row += (long)gridDim.x * rpc) {
+        const T *xr = x + row * N;
+        T *yr = y + row * N;
+        A v[U][NV];
+        A ss = A(0);
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < units) {
+                IO::load(xr, k, v[j]);  // plain: measured 1-7% faster than evict-first here
+#pragma unroll
+                for (int i = 0; i < NV; ++i) ss = fma(v[j][i], v[j][i], ss);
+            }
+        }
+        const A r = rsqrt_acc(row_sum(ss, G, scratch) * inv_n + eps);
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < units) {
+                A wv[NV];
+                IO::load(w, k, wv);
+#pragma unroll
+                for (int i = 0; i < NV; ++i) v[j][i] = v[j][i] * r * wv[i];
+                IO::store_stream(yr, k, v[j]);
+            }
+        }
+    }
+}
+
+// Reload: nothing held; the output pass reads x again (plain loads in the first pass so that the
+// second finds the row in L1/L2).
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restrict__ x, const T *__restrict__ w,
+                                                              T *__restrict__ y, long rows, long N, long units,
+                                                              int G, acc_t<T> eps) {
+    using A = acc_t<T>;
+    using IO = Io<T, VEC>;
+    constexpr int NV = IO::NV;
+    __shared__ A scratch[64];
+    const int l = threadIdx.x & (G - 1), g = threadIdx.x / G, rpc = blockDim.x / G;
+    const A inv_n = A(1) / (A)N;
+    for (long row = (long)blockIdx.x * rpc + g; row < rows; row += (long)gridDim.x * rpc) {
+        const T *xr = x + row * N;
+        T *yr = y + row * N;
+        A ss = A(0);
+#pragma unroll 4
+        for (long k = l; k < units; k += G) {
+            A v[NV];
+            IO::load(xr, k, v);
+#pragma unroll
+            for (int i = 0; i < NV; ++i) ss = fma(v[i], v[i], ss);
+        }
+        const A r = rsqrt_acc(row_sum(ss, G, scratch) * inv_n + eps);
+#pragma unroll 4
+        for (long k = l; k < units; k += G) {
+            A v[NV], wv[NV];
+            IO::load(xr, k, v);
+            IO::load(w, k, wv);
+#pragma unroll
+            for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
+            IO::store_stream(yr, k, v);
+        }
+    }
+}
+
+template <typename T, bool VEC, int U> void *cached_fn() { return (void *)rmsnorm_cached_kernel<T, VEC, U>; }
+
+// The launch of one mode on a geometry; dry: pick the kernel and grid, launch nothing.
+struct Launch {
+    void *fn = nullptr;
+    unsigned grid = 0;
+    int threads = 0;
+};
+
+template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
+    if (m == MULTI_WAVE_RELOAD) {
+        L->fn = g.vec ? (void *)rmsnorm_reload_kernel<T, true> : (void *)rmsnorm_reload_kernel<T, false>;
+    } else {
+        if (g.U > 8) return false;
+#define FB_RMS_CACHED(V)                                                     \
+    switch (g.U) {                                                           \
+    case 1: L->fn = cached_fn<T, V, 1>(); break;                             \
+    case 2: L->fn = cached_fn<T, V, 2>(); break;                             \
+    case 4: L->fn = cached_fn<T, V, 4>(); break;                             \
+    default: L->fn = cached_fn<T, V, 8>(); break;                            \
+    }
+        if (g.vec) {
+            FB_RMS_CACHED(true)
+        } else {
+            FB_RMS_CACHED(false)
+        }
+#undef FB_RMS_CACHED
+    }
+    L->threads = g.threads;
+    const long need = (g.rows + g.rpc() - 1) / g.rpc();
+    long grid = need;
+    if (m == STATIC_PERSISTENT) {
+        int per_sm = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)L->fn, g.threads, 0) != cudaSuccess ||
+            per_sm <= 0) {
+            (void)cudaGetLastError();
+            per_sm = 1;
+        }
+        const long resident = (long)per_sm * sm_count();
+        grid = need < resident ? need : resident;
+    }
+    if (grid > 0x7fffffffL) return false;
+    L->grid = (unsigned)grid;
+    return true;
+}
+
+// rmsnorm.fused's rule. TileGym's starting point: static_persistent when there are many rows,
+// multi-wave otherwise. What the H100 said instead (kernels/NOTES.md, "rmsnorm: the three modes",
+// all 4 x 39 shapes, each mode timed in the same run):
+//   - 16-byte rows (the usual case): multi_wave_cached is the fastest or within noise (3%) of it on
+//     most shapes; static_persistent never beats it by more than noise on aligned rows, and loses
+//     5-20% on long rows (its resident grid holds only 1-2 rows per SM in flight);
+//   - unaligned rows (61, 130, 1027: single-element loads) with >= 2048 rows: static_persistent
+//     wins by 4-16% (the per-row CTA start-up is a larger share of a short scalar row);
+//   - rows of >= 32 KB in a 2-byte or 8-byte dtype (half N = 16384, float64 N >= 8192 ... 16384):
+//     multi_wave_reload wins by 5-11% (cached holds 32 half values or 16 doubles per thread).
+Mode pick_mode(const Geom &g, int esz) {
+    if (g.U > 8) return MULTI_WAVE_RELOAD;
+    if (!g.vec && g.rows >= 2048) return STATIC_PERSISTENT;
+    if (esz != 4 && g.N * esz >= 32 * 1024) return MULTI_WAVE_RELOAD;
+    return MULTI_WAVE_CACHED;
+}
+
+struct Problem {
+    const void *x, *w;
+    void *y;
+    fb_dtype dt;
+    Geom g;
+};
+
+int check(const fb_call *c, char *why, size_t n) {
+    if (c->n_in != 2 || c->n_out != 1) {
+        if (why) snprintf(why, n, "rmsnorm takes x, w and gives y");
+        return FB_E_UNSUPPORTED;
+    }
+    const fb_tensor *x = &c->in[0], *w = &c->in[1], *y = &c->out[0];
+    if (x->dtype != y->dtype || w->dtype != y->dtype) {
+        if (why) snprintf(why, n, "rmsnorm needs one dtype for x, w and y");
+        return FB_E_UNSUPPORTED;
+    }
+    const int rank = y->shape.rank;
+    bool same = rank >= 1 && x->shape.rank == rank;
+    for (int d = 0; same && d < rank; ++d) same = x->shape.dim[d] == y->shape.dim[d];
+    if (!same || w->shape.rank != 1 || w->shape.dim[0] != y->shape.dim[rank - 1]) {
+        if (why) snprintf(why, n, "rmsnorm needs x and y of one shape [..., N] and w of shape [N]");
+        return FB_E_UNSUPPORTED;
+    }
+    return FB_OK;
+}
+
+Problem problem(const fb_call *c) {
+    Problem p;
+    const fb_tensor *y = &c->out[0];
+    p.x = c->in[0].data;
+    p.w = c->in[1].data;
+    p.y = y->data;
+    p.dt = y->dtype;
+    const long N = y->shape.dim[y->shape.rank - 1];
+    long rows = 1;
+    for (int d = 0; d + 1 < y->shape.rank; ++d) rows *= y->shape.dim[d];
+    const bool aligned = aligned16(p.x) && aligned16(p.w) && aligned16(p.y);
+    const int esz = (int)fb_dtype_size(p.dt);
+    plan_geom(rows, N, esz, aligned, 64 / esz, &p.g);  // 64 bytes of x per thread in flight
+    return p;
+}
+
+template <Mode M> struct Variant {
+    static Mode mode(const Problem &p) { return M == MODE_AUTO ? pick_mode(p.g, (int)fb_dtype_size(p.dt)) : M; }
+    static int supports(const fb_call *c, char *why, size_t n) {
+        const int st = check(c, why, n);
+        if (st != FB_OK) return st;
+        const Problem p = problem(c);
+        if (p.g.rows > 0 && p.g.N > 0 && mode(p) != MULTI_WAVE_RELOAD && p.g.U > 8) {
+            if (why)
+                snprintf(why, n, "rmsnorm.%s holds a row in registers: rows of at most 8192 units (this row has %ld)",
+                         mode_names[M], p.g.units);
+            return FB_E_UNSUPPORTED;
+        }
+        return FB_OK;
+    }
+    static int launch(const fb_call *c, bool dry) {
+        const int st = supports(c, nullptr, 0);
+        if (st != FB_OK) return st;
+        const Problem p = problem(c);
+        if (p.g.rows == 0 || p.g.N == 0) return FB_OK;
+        bool ok = false;
+        Launch L;
+        FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(mode(p), p.g, &L); });
+        if (!ok) {
+            fb_error("rmsnorm.%s: no kernel for rows of %ld elements", mode_names[M], p.g.N);
+            return FB_E_UNSUPPORTED;
+        }
+        if (dry) return FB_OK;
+        long rows = p.g.rows, N = p.g.N, units = p.g.units;
+        int G = p.g.G;
+        cudaError_t e = cudaErrorInvalidValue;
+        FB_DISPATCH(p.dt, T, {
+            acc_t<T> eps = (acc_t<T>)kEps;
+            void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.y, &rows, &N, &units, &G, &eps};
+            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), args, 0, c->stream);
+        });
+        return fb_cuda_status((int)e, "rmsnorm", __FILE__, __LINE__);
+    }
+    static int run(const fb_call *c) { return launch(c, false); }
+};
+
+}  // namespace
+
+extern "C" int fb_rmsnorm_plan_only(const fb_call *c) { return Variant<MODE_AUTO>::launch(c, true); }
+
+extern "C" const fb_variant fb_rmsnorm_variants[] = {
+    {"rmsnorm.fused", "RMSNorm forward, the mode picked by shape (kernels/rmsnorm.cu's rule)", FB_DTYPES_ALL,
+     Variant<MODE_AUTO>::supports, nullptr, Variant<MODE_AUTO>::run, 1},
+    {"rmsnorm.multi_wave_cached", "RMSNorm forward, one row per thread group, the row held in registers",
+     FB_DTYPES_ALL, Variant<MULTI_WAVE_CACHED>::supports, nullptr, Variant<MULTI_WAVE_CACHED>::run, 1},
+    {"rmsnorm.multi_wave_reload", "RMSNorm forward, one row per thread group, x read twice (any row length)",
+     FB_DTYPES_ALL, Variant<MULTI_WAVE_RELOAD>::supports, nullptr, Variant<MULTI_WAVE_RELOAD>::run, 1},
+    {"rmsnorm.static_persistent", "RMSNorm forward, a resident grid looping over rows, the row in registers",
+     FB_DTYPES_ALL, Variant<STATIC_PERSISTENT>::supports, nullptr, Variant<STATIC_PERSISTENT>::run, 1},
+};
+extern "C" const int fb_rmsnorm_variant_count = (int)(sizeof fb_rmsnorm_variants / sizeof fb_rmsnorm_variants[0]);

@@ -1,0 +1,16 @@
+/* rmsnorm.h — variant table of kernels/rmsnorm.cu. */
+#ifndef FB_RMSNORM_H
+#define FB_RMSNORM_H
+#include "../src/variant.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const fb_variant fb_rmsnorm_variants[];
+extern const int fb_rmsnorm_variant_count;
+/* The fused variant's host side without the launch (plan + kernel choice): FB_OK when
+ * run() has a kernel for this call. No GPU needed: for tests. */
+int fb_rmsnorm_plan_only(const fb_call *call);
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,312 @@
+// rmsnorm_backward.cu — RMSNorm backward, rstd recomputed from x (no saved statistics), four
+// dtypes (half types stored as half, fp32 arithmetic; float64 in double). For x, dy [..., N], w [N]:
+//     r  = rsqrt(mean(x^2) + 1e-6)                         per row
+//     dx = r * dy * w - x * r^3 * mean(dy * w * x)         per row
+//     dw = sum over every row of dy * x * r                over the leading dims
+// Ideal traffic: x, dy read once, w once; dx, dw written once.
+//
+// The kernel: a group of G threads per row (rowgroup.cuh), x and dy held in registers, both row
+// sums (x^2 and dy*w*x) in one paired reduction, dx written in the same pass. Each thread owns the
+// same columns for every row it visits, so its dw terms accumulate in registers across all the rows
+// its group handles; at the end the CTA's groups are summed in group order through shared memory
+// into one float32 (float64) partial row per CTA, and a second small kernel adds the CTAs' partial
+// rows in CTA order. Nothing is atomic: the same inputs give the same bits on every run.
+//
+// Variants:
+//   rmsnorm_backward.persistent   a grid of exactly the CTAs resident at once; each group steps
+//                                 through the rows (row += groups in the grid). Fewest partial rows.
+//   rmsnorm_backward.fused        the same kernel on the grid pick_grid chooses by shape (a
+//                                 resident grid, or fewer CTAs where the partial rows would cost
+//                                 more than the extra rows per CTA; the rule's table is in
+//                                 kernels/NOTES.md).
+#include "rmsnorm_backward.h"
+#include "rowgroup.cuh"
+
+#include <stdio.h>
+
+namespace {
+
+using namespace fb;
+using namespace fb::rowgroup;
+
+constexpr double kEps = 1e-6;
+// Elements a thread holds per tensor (x and dy both held): 16 in fp32, 8 in double (same registers).
+inline int held_values(int esz) { return esz == 8 ? 8 : 16; }
+constexpr int kUmax = 8;  // instantiated units per thread: 1, 2, 4, 8
+
+template <typename T, bool VEC, int U>
+__global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__ x, const T *__restrict__ w,
+                                                           const T *__restrict__ dy, T *__restrict__ dx,
+                                                           acc_t<T> *__restrict__ partial, long rows, long N,
+                                                           long units, int G, acc_t<T> eps) {
+    using A = acc_t<T>;
+    using IO = Io<T, VEC>;
+    constexpr int NV = IO::NV;
+    extern __shared__ unsigned char smem_raw[];
+    A *scratch = reinterpret_cast<A *>(smem_raw);  // 64 slots: the paired row sums
+    A *groups = scratch + 64;                       // [rpc][units * NV]: each group's dw terms
+    const int l = threadIdx.x & (G - 1), g = threadIdx.x / G, rpc = blockDim.x / G;
+    const A inv_n = A(1) / (A)N;
+    const long W = units * NV;
+    // dw accumulates in shared memory, not registers: each element has exactly one owner thread
+    // (its group's lane for that unit), so a plain read-modify-write per row, no atomics, and the
+    // registers stay free for x and dy.
+    A *mine = groups + (long)g * W;
+    for (long c = l; c < W; c += G) mine[c] = A(0);
+
+    for (long row = (long)blockIdx.x * rpc + g; row < rows; row += (long)gridDim.x * rpc) {
+        const T *xr = x + row * N, *dyr = dy + row * N;
+        A xv[U][NV], dv[U][NV];
+        A ss = A(0), gx = A(0);
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < units) {
+                A wv[NV];
+                IO::load_stream(xr, k, xv[j]);
+                IO::load_stream(dyr, k, dv[j]);
+                IO::load(w, k, wv);
+#pragma unroll
+                for (int i = 0; i < NV; ++i) {
+                    ss = fma(xv[j][i], xv[j][i], ss);
+                    gx = fma(dv[j][i] * wv[i], xv[j][i], gx);
+                }
+            }
+        }
+        row_sum2(ss, gx, G, scratch);
+        const A r = rsqrt_acc(ss * inv_n + eps);
+        const A k3 = r * r * r * (gx * inv_n);
+        T *dxr = dx + row * N;
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < units) {
+                A wv[NV], o[NV];
+                IO::load(w, k, wv);
+#pragma unroll
+                for (int i = 0; i < NV; ++i) {
+                    o[i] = r * dv[j][i] * wv[i] - xv[j][i] * k3;
+                    mine[k * NV + i] = fma(dv[j][i], xv[j][i] * r, mine[k * NV + i]);
+                }
+                IO::store_stream(dxr, k, o);
+            }
+        }
+    }
+
+    // This CTA's partial row: its groups' dw in group order.
+    __syncthreads();
+    A *out = partial + (long)blockIdx.x * N;
+    for (long c = threadIdx.x; c < N; c += blockDim.x) {
+        A s = A(0);
+        for (int q = 0; q < rpc; ++q) s += groups[(long)q * W + c];
+        out[c] = s;
+    }
+}
+
+// dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 8 warps each adding every
+// 8th partial row, then the 8 warp sums in warp order.
+template <typename T>
+__global__ void __launch_bounds__(256) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial, long P, long N,
+                                                         T *__restrict__ dw) {
+    using A = acc_t<T>;
+    __shared__ A s[8][33];
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const long c = (long)blockIdx.x * 32 + tx;
+    A acc = A(0);
+    if (c < N)
+        for (long p = ty; p < P; p += 8) acc += partial[p * N + c];
+    s[ty][tx] = acc;
+    __syncthreads();
+    if (ty == 0 && c < N) {
+        A t = A(0);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) t += s[q][tx];
+        dw[c] = from_acc<T>(t);
+    }
+}
+
+template <typename T, bool VEC, int U> void *bwd_fn() { return (void *)rmsnorm_bwd_kernel<T, VEC, U>; }
+
+struct Problem {
+    const void *x, *w, *dy;
+    void *dx, *dw;
+    fb_dtype dt;
+    Geom g;
+};
+
+enum Grid { PERSISTENT = 0, AUTO = 1 };
+const char *const grid_names[] = {"persistent", "fused"};
+
+int check(const fb_call *c, char *why, size_t n) {
+    if (c->n_in != 3 || c->n_out != 2) {
+        if (why) snprintf(why, n, "rmsnorm_backward takes x, w, dy and gives dx, dw");
+        return FB_E_UNSUPPORTED;
+    }
+    const fb_tensor *x = &c->in[0], *w = &c->in[1], *dy = &c->in[2], *dx = &c->out[0], *dw = &c->out[1];
+    const fb_dtype dt = dx->dtype;
+    if (x->dtype != dt || w->dtype != dt || dy->dtype != dt || dw->dtype != dt) {
+        if (why) snprintf(why, n, "rmsnorm_backward needs one dtype throughout");
+        return FB_E_UNSUPPORTED;
+    }
+    const int rank = dx->shape.rank;
+    bool same = rank >= 1 && x->shape.rank == rank && dy->shape.rank == rank;
+    for (int d = 0; same && d < rank; ++d)
+        same = x->shape.dim[d] == dx->shape.dim[d] && dy->shape.dim[d] == dx->shape.dim[d];
+    const long N = rank >= 1 ? dx->shape.dim[rank - 1] : 0;
+    if (!same || w->shape.rank != 1 || w->shape.dim[0] != N || dw->shape.rank != 1 || dw->shape.dim[0] != N) {
+        if (why) snprintf(why, n, "rmsnorm_backward needs x, dy, dx of one shape [..., N] and w, dw of shape [N]");
+        return FB_E_UNSUPPORTED;
+    }
+    return FB_OK;
+}
+
+Problem problem(const fb_call *c) {
+    Problem p;
+    const fb_tensor *dx = &c->out[0];
+    p.x = c->in[0].data;
+    p.w = c->in[1].data;
+    p.dy = c->in[2].data;
+    p.dx = dx->data;
+    p.dw = c->out[1].data;
+    p.dt = dx->dtype;
+    const long N = dx->shape.dim[dx->shape.rank - 1];
+    long rows = 1;
+    for (int d = 0; d + 1 < dx->shape.rank; ++d) rows *= dx->shape.dim[d];
+    const bool aligned = aligned16(p.x) && aligned16(p.w) && aligned16(p.dy) && aligned16(p.dx);
+    plan_geom(rows, N, (int)fb_dtype_size(p.dt), aligned, held_values((int)fb_dtype_size(p.dt)), &p.g);
+    return p;
+}
+
+struct Launch {
+    void *fn = nullptr;
+    unsigned grid = 0;
+    int threads = 0;
+    size_t smem = 0;
+};
+
+template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
+    if (g.U > kUmax) return false;
+#define FB_RMS_BWD(V)                                \
+    switch (g.U) {                                   \
+    case 1: L->fn = bwd_fn<T, V, 1>(); break;        \
+    case 2: L->fn = bwd_fn<T, V, 2>(); break;        \
+    case 4: L->fn = bwd_fn<T, V, 4>(); break;        \
+    default: L->fn = bwd_fn<T, V, 8>(); break;       \
+    }
+    if (g.vec) {
+        FB_RMS_BWD(true)
+    } else {
+        FB_RMS_BWD(false)
+    }
+#undef FB_RMS_BWD
+    using A = acc_t<T>;
+    const long nv = g.vec ? 16 / (long)sizeof(T) : 1;
+    L->threads = g.threads;
+    L->smem = (64 + (size_t)g.rpc() * (size_t)(g.units * nv)) * sizeof(A);
+    if (L->smem > 200 * 1024) return false;
+    if (L->smem > 48 * 1024 &&
+        cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)L->fn, g.threads, L->smem) !=
+            cudaSuccess ||
+        per_sm <= 0) {
+        (void)cudaGetLastError();
+        per_sm = 1;
+    }
+    const long need = (g.rows + g.rpc() - 1) / g.rpc();
+    const long resident = (long)per_sm * sm_count();
+    (void)mode;  // both grids are resident-sized until NOTES.md's measurements say otherwise
+    const long grid = need < resident ? need : resident;
+    L->grid = (unsigned)(grid > 0 ? grid : 1);
+    return true;
+}
+
+size_t workspace_for(const Problem &p) {
+    // the partial rows: one per CTA of a resident grid at most
+    Launch L;
+    bool ok = false;
+    FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(AUTO, p.g, &L); });
+    if (!ok) return 0;
+    const size_t acc = p.dt == FB_F64 ? 8 : 4;
+    return (size_t)L.grid * (size_t)p.g.N * acc;
+}
+
+template <Grid M> struct Variant {
+    static int supports(const fb_call *c, char *why, size_t n) {
+        const int st = check(c, why, n);
+        if (st != FB_OK) return st;
+        const Problem p = problem(c);
+        if (p.g.rows > 0 && p.g.N > 0 && p.g.U > kUmax) {
+            if (why)
+                snprintf(why, n, "rmsnorm_backward.%s holds x and dy in registers: rows of at most %d units (this "
+                         "row has %ld)", grid_names[M], 1024 * kUmax, p.g.units);
+            return FB_E_UNSUPPORTED;
+        }
+        return FB_OK;
+    }
+    static size_t workspace(const fb_call *c) {
+        if (check(c, nullptr, 0) != FB_OK) return 0;
+        return workspace_for(problem(c));
+    }
+    static int launch(const fb_call *c, bool dry) {
+        const int st = supports(c, nullptr, 0);
+        if (st != FB_OK) return st;
+        const Problem p = problem(c);
+        if (p.g.N == 0) return FB_OK;
+        Launch L;
+        bool ok = false;
+        FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(M, p.g, &L); });
+        if (!ok) {
+            fb_error("rmsnorm_backward.%s: no kernel for rows of %ld elements", grid_names[M], p.g.N);
+            return FB_E_UNSUPPORTED;
+        }
+        if (dry) return FB_OK;
+        const size_t acc = p.dt == FB_F64 ? 8 : 4;
+        if (c->workspace_bytes < (size_t)L.grid * (size_t)p.g.N * acc || !c->workspace) {
+            fb_error("rmsnorm_backward.%s: needs a %zu-byte workspace", grid_names[M],
+                     (size_t)L.grid * (size_t)p.g.N * acc);
+            return FB_E_UNSUPPORTED;
+        }
+        long rows = p.g.rows, N = p.g.N, units = p.g.units, P = L.grid;
+        int G = p.g.G;
+        void *partial = c->workspace;
+        cudaError_t e = cudaErrorInvalidValue;
+        if (rows == 0) {
+            // no rows: dw is a sum of nothing
+            e = cudaMemsetAsync(p.dw, 0, (size_t)N * fb_dtype_size(p.dt), c->stream);
+            return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
+        }
+        FB_DISPATCH(p.dt, T, {
+            acc_t<T> eps = (acc_t<T>)kEps;
+            void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
+                            &rows, &N, &units, &G, &eps};
+            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), args, L.smem, c->stream);
+            if (e == cudaSuccess) {
+                rmsnorm_dw_kernel<T><<<(unsigned)((N + 31) / 32), 256, 0, c->stream>>>(
+                    (const acc_t<T> *)partial, P, N, (T *)p.dw);
+                e = cudaGetLastError();
+            }
+        });
+        return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
+    }
+    static int run(const fb_call *c) { return launch(c, false); }
+};
+
+}  // namespace
+
+extern "C" int fb_rmsnorm_backward_plan_only(const fb_call *c) { return Variant<AUTO>::launch(c, true); }
+
+extern "C" const fb_variant fb_rmsnorm_backward_variants[] = {
+    {"rmsnorm_backward.fused",
+     "RMSNorm backward: dx in one pass per row (x, dy in registers), dw from per-CTA partial rows, deterministic",
+     FB_DTYPES_ALL, Variant<AUTO>::supports, Variant<AUTO>::workspace, Variant<AUTO>::run, 2},
+    {"rmsnorm_backward.persistent",
+     "RMSNorm backward on a resident grid looping over rows; dw partials in registers across rows, deterministic",
+     FB_DTYPES_ALL, Variant<PERSISTENT>::supports, Variant<PERSISTENT>::workspace, Variant<PERSISTENT>::run, 2},
+};
+extern "C" const int fb_rmsnorm_backward_variant_count =
+    (int)(sizeof fb_rmsnorm_backward_variants / sizeof fb_rmsnorm_backward_variants[0]);

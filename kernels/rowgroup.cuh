@@ -1,0 +1,130 @@
+// rowgroup.cuh — rows owned by groups of G threads, in any dtype float64 included (the parts the
+// RMSNorm kernels share; rowwise.cuh/rowengine.cuh are the fp32-compute engine of the softmax
+// family and have no float64 path).
+//
+// A row of N elements is cut into units: 16-byte vectors when every row starts on a 16-byte
+// boundary (N * esz % 16 == 0 and aligned base pointers), else single elements. A group of G
+// threads (a power of two: G <= 32 lanes of one warp, or the whole CTA) owns a row; thread l of
+// the group owns units l, l + G, l + 2G, ... — the same columns for every row it visits, which
+// is what lets a persistent backward keep its dw partial sums in registers across rows.
+// Arithmetic is in acc_t<T> (fp32 for the half types and float32, double for float64).
+#pragma once
+
+#include "common.cuh"
+
+namespace fb {
+namespace rowgroup {
+
+// One unit of T moved as acc_t<T> values. Streaming (evict-first) for tensors touched once;
+// plain (cached) for what is read again (w by every row; x by a reload pass).
+template <typename T, bool VEC> struct Io {
+    using A = acc_t<T>;
+    static constexpr int NV = VEC ? 16 / (int)sizeof(T) : 1;
+    static __device__ __forceinline__ void load_stream(const T *p, long k, A (&v)[NV]) {
+        const pack<T, NV> t = load_pack_stream<T, NV>(p + k * NV);
+#pragma unroll
+        for (int i = 0; i < NV; ++i) v[i] = to_acc(t.v[i]);
+    }
+    static __device__ __forceinline__ void load(const T *p, long k, A (&v)[NV]) {
+        const pack<T, NV> t = load_pack_plain<T, NV>(p + k * NV);
+#pragma unroll
+        for (int i = 0; i < NV; ++i) v[i] = to_acc(t.v[i]);
+    }
+    static __device__ __forceinline__ void store_stream(T *p, long k, const A (&v)[NV]) {
+        pack<T, NV> t;
+#pragma unroll
+        for (int i = 0; i < NV; ++i) t.v[i] = from_acc<T>(v[i]);
+        store_pack_stream<T, NV>(p + k * NV, t);
+    }
+};
+
+// The lanes of this thread's group within its warp (G <= 32), for shuffles that name only the
+// group: groups of one warp may run different numbers of rows.
+__device__ __forceinline__ unsigned group_mask(int G) {
+    if (G >= 32) return 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    return ((1u << G) - 1u) << (lane & ~(G - 1));
+}
+
+// Sums over the G threads of a row, returned to each of them: shuffles when G <= 32; else the
+// group is the CTA (G == blockDim.x): warp shuffles, one partial per warp through `scratch`
+// (>= 32 slots), two barriers. Two values at once, for rows that need two sums (backward).
+template <typename A> __device__ __forceinline__ void row_sum2(A &a, A &b, int G, A *scratch) {
+    if (G <= 32) {
+        const unsigned m = group_mask(G);
+        for (int o = G >> 1; o > 0; o >>= 1) {
+            a += __shfl_xor_sync(m, a, o);
+            b += __shfl_xor_sync(m, b, o);
+        }
+        return;
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    __syncthreads();  // the previous row's readers are done with scratch
+    if (lane == 0) {
+        scratch[warp] = a;
+        scratch[32 + warp] = b;
+    }
+    __syncthreads();
+    a = lane < nwarps ? scratch[lane] : A(0);
+    b = lane < nwarps ? scratch[32 + lane] : A(0);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+}
+template <typename A> __device__ __forceinline__ A row_sum(A a, int G, A *scratch) {
+    A b = A(0);
+    row_sum2(a, b, G, scratch);
+    return a;
+}
+
+__device__ __forceinline__ float rsqrt_acc(float x) { return rsqrtf(x); }
+__device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
+
+// ---- host: the group geometry of a shape --------------------------------------------------
+struct Geom {
+    long rows = 0, N = 0;
+    bool vec = false;
+    long units = 0;    // units per row
+    int G = 1;         // threads per row (power of two, <= 1024)
+    int U = 1;         // units a thread holds (cached kernels): 1, 2, 4 or 8
+    int threads = 256; // per CTA: 256 when G <= 32 (256 / G rows per CTA), else G (one row)
+    int rpc() const { return threads / G; }
+};
+
+inline long pow2_at_least(long v) {
+    long p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+// G = the power of two that leaves each thread about `values` elements (values / units-size
+// units, at least 1), at most 1024 threads; U = the units each thread then holds, rounded up to
+// an instantiated 1, 2, 4, 8. false when a row needs more than 1024 x 8 units (cached kernels
+// cannot hold it; reload kernels can).
+inline bool plan_geom(long rows, long N, int esz, bool aligned, int values, Geom *g) {
+    g->rows = rows;
+    g->N = N;
+    g->vec = aligned && (N * esz) % 16 == 0;
+    const int nv = g->vec ? 16 / esz : 1;
+    g->units = (N + nv - 1) / nv;
+    // a scalar unit is one element: 4 per thread (more serial single-element loads gain nothing)
+    const int umax = !g->vec ? 4 : values / nv > 1 ? values / nv : 1;
+    long G = pow2_at_least((g->units + umax - 1) / umax);
+    if (G > 1024) G = 1024;
+    long U = (g->units + G - 1) / G;
+    U = U <= 1 ? 1 : U <= 2 ? 2 : U <= 4 ? 4 : U <= 8 ? 8 : 16;
+    g->G = (int)G;
+    g->U = (int)U;
+    g->threads = G <= 32 ? 256 : (int)G;
+    return U <= 8;
+}
+
+}  // namespace rowgroup
+}  // namespace fb
