@@ -620,9 +620,9 @@ class TestResultFile(unittest.TestCase):
 
 # ---- peer_compare.py -------------------------------------------------------------------------------
 
-def result(kind, cells):
+def result(kind, cells, variants=None):
     """A small result file: cells = {(row, col): (ideal_bytes, {variant: median ms or status})}."""
-    variants = ["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"]
+    variants = variants or (["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"])
     doc = {"fusionbench": {"version": "0.1.0", "git": "x", "schema": 1}, "device": {"name": "GPU"},
            "cases": [{"name": "t", "rows": "dim0", "cols": "dim1", "variants": variants, "baseline": variants[0],
                       "dtypes": [{"dtype": "float32", "cells": []}]}]}
@@ -729,6 +729,64 @@ class TestPeerCompare(unittest.TestCase):
         rc, _, err, _ = self.run_compare(fb, peer, "--dtype", "bfloat16")
         self.assertEqual(rc, 2)
         self.assertIn("no case and dtype in both", err)
+
+
+class TestPeerCompareLibrary(unittest.TestCase):
+    """t.fused against the peer file's library peers (torch_peer.py's PEERS: liger, torch.rms_norm)."""
+    PEERS = ["torch.eager", "torch.compile", "torch.rms_norm", "liger"]
+    run_compare = TestPeerCompare.run_compare
+
+    def files(self, liger="ok"):
+        fb = result("fb", {(128, 128): (1 << 20, {"eager": 0.010, "t.fused": 0.004}),
+                           (128, 256): (2 << 20, {"eager": 0.012, "t.fused": 0.005}),
+                           (65536, 128): (BIG, {"eager": 0.100, "t.fused": 0.040})})
+        times = [(0.005, 0.006, 0.004), (0.006, 0.010, 0.006), (0.050, 0.080, 0.040)]
+        cells = {}
+        for (key, ideal), (tc, tr, tl) in zip([((128, 128), 1 << 20), ((128, 256), 2 << 20), ((65536, 128), BIG)], times):
+            cells[key] = (ideal, {"torch.eager": 0.1, "torch.compile": tc, "torch.rms_norm": tr,
+                                  "liger": tl if liger == "ok" else "skipped"})
+        peer = result("peer", cells, self.PEERS)
+        if liger != "ok":
+            for c in peer["cases"][0]["dtypes"][0]["cells"]:
+                c["variants"]["liger"]["reason"] = liger
+        return fb, peer
+
+    def test_geomean_against_each_library_peer(self):
+        fb, peer = self.files()
+        rc, out, err, md = self.run_compare(fb, peer, "--targets", "--peer-target", "liger=1.0")
+        self.assertEqual(rc, 0, out + err)
+        g_rms = (0.006 / 0.004 * 0.010 / 0.005 * 0.080 / 0.040) ** (1 / 3)
+        g_lig = (0.004 / 0.004 * 0.006 / 0.005 * 0.040 / 0.040) ** (1 / 3)
+        self.assertIn("t.fused vs torch.rms_norm (t_torch.rms_norm / t_t.fused; > 100% = fused faster)", out)
+        self.assertIn(f"geomean {g_rms:.3f}x over 3 cells (lowest 1.500x at dim0=128 dim1=128", out)
+        self.assertIn("t.fused vs liger (t_liger / t_t.fused; > 100% = fused faster)", out)
+        self.assertIn(f"geomean {g_lig:.3f}x over 3 cells", out)
+        self.assertIn("120.0%", out)  # liger at 128 x 256
+        self.assertIn(f"geomean vs liger >= 1.00x: PASS ({g_lig:.3f}x over 3 cells)", out)
+        self.assertIn(f"ok  vs torch.rms_norm {g_rms:.3f}x, liger {g_lig:.3f}x", out)  # the summary line
+        self.assertIn(f"| met | torch.rms_norm {g_rms:.3f}x, liger {g_lig:.3f}x |", md)
+        self.assertIn(f"**t.fused vs liger** (t_liger / t_t.fused) — geomean {g_lig:.3f}x", md)
+        rc, out, err, _ = self.run_compare(fb, peer, "--targets", "--peer-target", "liger=1.1")
+        self.assertEqual(rc, 1)
+        self.assertIn("geomean vs liger >= 1.10x: FAIL", out)
+
+    def test_a_peer_skipped_in_every_cell_is_named_not_compared(self):
+        fb, peer = self.files(liger="unsupported: liger takes float32, float16, bfloat16")
+        rc, out, err, md = self.run_compare(fb, peer, "--targets", "--peer-target", "liger=1.0")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("t.fused vs liger: not compared, every cell skipped (unsupported: liger takes", out)
+        self.assertNotIn("geomean vs liger", out)
+        self.assertIn("liger skipped |", md)
+
+    def test_peer_target_errors(self):
+        fb, peer = self.files()
+        rc, _, err, _ = self.run_compare(fb, peer, "--peer-target", "quack=1.0")
+        self.assertEqual(rc, 2)
+        self.assertIn("no compared case has a library peer 'quack' in the peer files (have: liger, torch.rms_norm", err)
+        for bad in ("liger", "liger=x", "=1.0", "liger=0"):
+            rc, _, err, _ = self.run_compare(fb, peer, "--peer-target", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("expected NAME=X", err)
 
 
 # ---- the command line, without torch ----------------------------------------------------------------
