@@ -907,8 +907,9 @@ PEERS = {
         LibraryPeer("torch.rms_norm", ("x", "w", "dy"), ("dx", "dw"), None, ALL_DTYPES, "",
                     _BACKWARD.format(fwd=_F_RMS_NORM, dy="dy"), _prepare_torch_rms_norm_backward),
         LibraryPeer("liger", ("x", "w", "dy"), ("dx", "dw"), LIGER_MODULE, LIGER_DTYPES, LIGER_DTYPES_WHY,
-                    f"{LIGER_MODULE}: " + _BACKWARD.format(fwd=_LIGER_CALL, dy="g") + "; g = dy copied in, untimed, before "
-                    "every call (in_place: Liger writes dx over g)", _prepare_liger_backward),
+                    f"{LIGER_MODULE}: " + _BACKWARD.format(fwd=_LIGER_CALL, dy="g")
+                    + "; g = dy copied in, untimed, before every call (in_place: Liger writes dx over g)",
+                    _prepare_liger_backward),
     ),
 }
 
