@@ -9,6 +9,10 @@ and for every case and dtype present in both prints:
                                 geomean over the cells both measured, and the cells of >= 64 MiB
                                 ideal traffic where the fused variant is slower than torch.compile
                                 by more than 3%
+  NAME.fused vs a library peer  the same grid and geomean against each other variant of the peer
+                                file (torch_peer.py's library peers, e.g. torch.rms_norm and liger
+                                for rmsnorm); a peer whose every cell was skipped (a dtype it does
+                                not take) is named, not compared
   fusionbench eager vs torch eager
                                 per-cell t_torch.eager / t_eager (100% = the same), and the cells
                                 of >= 64 MiB outside +-15% (is fusionbench's eager a faithful
@@ -21,10 +25,13 @@ never a time); a >= 64 MiB cell where torch.compile ran and the fused variant di
 slower. --md FILE writes the same as markdown (for results/h100/). With --targets the exit code
 is 1 when a case and dtype misses one of the issue's targets: geomean >= 1.10x, no >= 64 MiB cell
 slower than torch.compile by more than 3%, fusionbench eager within +-15% of torch eager on every
->= 64 MiB cell (the issue states them for float32: add --dtype float32).
+>= 64 MiB cell (the issue states them for float32: add --dtype float32), and, per --peer-target
+NAME=X, geomean >= X against library peer NAME in every case and dtype where it ran (issue 9:
+--peer-target liger=1.0).
 
 Usage: python3 scripts/peer_compare.py FB.json PEER.json [more files] [--dtype float32]
                                        [--case NAME] [--fused NAME] [--md FILE] [--targets]
+                                       [--peer-target NAME=X ...]
 Exit codes: 0 ok, 1 a target missed (--targets), 2 usage, 3 not a result file, 4 unreadable file.
 """
 import argparse
@@ -143,12 +150,32 @@ def pick_fused(case, fb_group, wanted):
     return next((v for v in fb_group["variants"] if v != "eager"), None)
 
 
+OWN_VARIANTS = ("torch.eager", "torch.compile")  # the peer file's variants that are not library peers
+
+
+def all_skipped(g, variant):
+    """Every cell of a peer group has `variant` with status skipped (a dtype the library does not take):
+    its first reason, else None."""
+    entries = [c.get("variants", {}).get(variant) for c in g["cells"].values()]
+    if entries and all(isinstance(e, dict) and e.get("status") == "skipped" for e in entries):
+        return entries[0].get("reason") or "skipped"
+    return None
+
+
+def library_speed(keys, fb, peer, fused, variant):
+    """t_variant / t_fused per cell, the geomean, the cells in it, and the skip reason if it never ran."""
+    cells = {k: ratio_cell(peer["cells"][k].get("variants", {}).get(variant),
+                           fb["cells"][k].get("variants", {}).get(fused)) for k in keys}
+    rs = [r for r, _ in cells.values() if r is not None]
+    return {"cells": cells, "geomean": geomean(rs), "n": len(rs), "skipped": all_skipped(peer, variant)}
+
+
 def compare_group(case, dtype, fb, peer, args):
     """Everything one case and dtype says: grids, lists, and the targets."""
     fused = pick_fused(case, fb, args.fused)
     keys = sorted(set(fb["cells"]) & set(peer["cells"]), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
     res = {"case": case, "dtype": dtype, "fused": fused, "rows": fb["rows"], "cols": fb["cols"], "keys": keys,
-           "speed": {}, "eager": {}, "slow": [], "eager_out": [], "sol": [], "big": 0}
+           "speed": {}, "eager": {}, "slow": [], "eager_out": [], "sol": [], "big": 0, "library": {}}
     band = args.eager_band / 100.0
     for key in keys:
         a, b = fb["cells"][key], peer["cells"][key]
@@ -188,6 +215,17 @@ def compare_group(case, dtype, fb, peer, args):
          not res["eager_out"],
          f"{len(res['eager_out'])} of {len(big_eager)} cells outside"),
     ]
+    if fused:
+        for v in peer["variants"]:
+            if v not in OWN_VARIANTS:
+                res["library"][v] = library_speed(keys, fb, peer, fused, v)
+    for v, x in args.peer_targets.items():
+        lib = res["library"].get(v)
+        if lib is None or lib["skipped"]:
+            continue  # not a peer of this case, or none of this dtype's cells ran: no target here
+        res["targets"].append(
+            (f"geomean vs {v} >= {x:.2f}x", lib["geomean"] is not None and lib["geomean"] >= x,
+             "no cell compared" if lib["geomean"] is None else f"{lib['geomean']:.3f}x over {lib['n']} cells"))
     return res
 
 
@@ -196,7 +234,7 @@ def compare_group(case, dtype, fb, peer, args):
 def grid_rows(res, which):
     rows = sorted({k[0] for k in res["keys"]})
     cols = sorted({k[1] for k in res["keys"]}, key=lambda c: -1 if c is None else c)
-    cells = res[which]
+    cells = res[which] if isinstance(which, str) else which  # a key of res, or the cells themselves
     out = []
     for r in rows:
         line = []
@@ -258,13 +296,22 @@ def sol_line(res, min_mib):
             f"median {med:.3f}, range {s[0]:.3f}..{s[-1]:.3f}")
 
 
-def speed_summary(res):
-    sp = [(r, k) for k, (r, _) in res["speed"].items() if r is not None]
+def speed_summary(res, cells=None):
+    cells = res["speed"] if cells is None else cells
+    sp = [(r, k) for k, (r, _) in cells.items() if r is not None]
     if not sp:
         return "no cell measured by both"
     lo, hi = min(sp), max(sp)
-    return (f"geomean {res['geomean']:.3f}x over {len(sp)} cells (lowest {lo[0]:.3f}x at {cell_label(res, lo[1])}, "
-            f"highest {hi[0]:.3f}x at {cell_label(res, hi[1])})")
+    return (f"geomean {geomean([r for r, _ in sp]):.3f}x over {len(sp)} cells (lowest {lo[0]:.3f}x at "
+            f"{cell_label(res, lo[1])}, highest {hi[0]:.3f}x at {cell_label(res, hi[1])})")
+
+
+def library_line(res):
+    """'liger 1.050x, torch.rms_norm 1.300x' (geomean of t_peer / t_fused), or '-'."""
+    parts = []
+    for v, lib in res["library"].items():
+        parts.append(f"{v} {'skipped' if lib['skipped'] else '-' if lib['geomean'] is None else format(lib['geomean'], '.3f') + 'x'}")
+    return ", ".join(parts) or "-"
 
 
 def print_text(results, args, devices, f):
@@ -278,6 +325,13 @@ def print_text(results, args, devices, f):
             sl = slow_lines(res)
             f.write(f"cells >= {mib:g} MiB where {res['fused']} is slower than torch.compile by > {args.max_slower:g}%: "
                     + ("none\n" if not sl else f"{len(sl)}\n" + "".join(f"  {x}\n" for x in sl)))
+            for v, lib in res["library"].items():
+                if lib["skipped"]:
+                    f.write(f"{res['fused']} vs {v}: not compared, every cell skipped ({lib['skipped']})\n")
+                    continue
+                f.write(f"{res['fused']} vs {v} (t_{v} / t_{res['fused']}; > 100% = fused faster)\n")
+                text_grid(res, lib["cells"], f)
+                f.write(speed_summary(res, lib["cells"]) + "\n")
         else:
             f.write("no fused variant in the fusionbench file for this case\n")
         f.write("fusionbench eager vs torch eager (t_torch.eager / t_eager; 100% = the same)\n")
@@ -293,26 +347,28 @@ def print_text(results, args, devices, f):
     for res in results:
         miss = [name for name, ok, _ in res["targets"] if not ok]
         g = "-" if res["geomean"] is None else f"{res['geomean']:.3f}x"
+        lib = f"  vs {library_line(res)}" if res["library"] else ""
         f.write(f"{res['case']:<32} {res['dtype']:<9} geomean {g:>7}  slower cells {len(res['slow']):>3}  "
-                f"eager outside {len(res['eager_out']):>3}  {'ok' if not miss else 'MISSED: ' + '; '.join(miss)}\n")
+                f"eager outside {len(res['eager_out']):>3}  {'ok' if not miss else 'MISSED: ' + '; '.join(miss)}{lib}\n")
 
 
 def write_md(results, args, meta, path):
     mib = args.min_bytes / MIB
     with open(path, "w") as f:
-        f.write("# fusionbench beside PyTorch (torch eager, torch.compile)\n\n")
+        f.write("# fusionbench beside PyTorch (torch eager, torch.compile, library peers)\n\n")
         f.write(f"Device: {meta['devices']}. {meta['peer']}. Files: {', '.join(f'`{p}`' for p in meta['files'])}.\n\n")
         f.write("Speed: t_torch.compile / t_fused (> 100% = the fused kernel is faster); eager: t_torch.eager / "
                 "t_eager (100% = the same). Only cells with status ok on both sides are compared; OOM, FAIL, "
                 f"ERR, SKIP name the side that did not run. Big cells: >= {mib:g} MiB of ideal traffic.\n\n")
         f.write(f"| case | dtype | geomean vs torch.compile | big cells slower by > {args.max_slower:g}% | "
-                f"eager outside +-{args.eager_band:g}% | targets |\n|---|---|---:|---:|---:|---|\n")
+                f"eager outside +-{args.eager_band:g}% | targets | geomean vs library peers |\n"
+                "|---|---|---:|---:|---:|---|---|\n")
         for res in results:
             miss = [name for name, ok, _ in res["targets"] if not ok]
             g = "-" if res["geomean"] is None else f"{res['geomean']:.3f}x"
             f.write(f"| {res['case']} | {res['dtype']} | {g} | {len(res['slow'])} of {res['big']} | "
                     f"{len(res['eager_out'])} of {res['n_big_eager']} | "
-                    f"{'met' if not miss else 'missed: ' + '; '.join(miss)} |\n")
+                    f"{'met' if not miss else 'missed: ' + '; '.join(miss)} | {library_line(res)} |\n")
         for res in results:
             f.write(f"\n## {res['case']} · {res['dtype']}\n\n")
             if res["fused"]:
@@ -321,6 +377,13 @@ def write_md(results, args, meta, path):
                 sl = slow_lines(res)
                 f.write(f"\nBig cells where {res['fused']} is slower than torch.compile by > {args.max_slower:g}%: "
                         + ("none.\n" if not sl else "\n\n" + "".join(f"- {x}\n" for x in sl)))
+                for v, lib in res["library"].items():
+                    if lib["skipped"]:
+                        f.write(f"\n**{res['fused']} vs {v}**: not compared, every cell skipped ({lib['skipped']}).\n")
+                        continue
+                    f.write(f"\n**{res['fused']} vs {v}** (t_{v} / t_{res['fused']}) — "
+                            f"{speed_summary(res, lib['cells'])}.\n\n")
+                    md_grid(res, lib["cells"], f)
             f.write("\n**fusionbench eager vs torch eager**\n\n")
             md_grid(res, "eager", f)
             el = eager_lines(res)
@@ -330,6 +393,21 @@ def write_md(results, args, meta, path):
 
 
 # ---- main --------------------------------------------------------------------------------------
+
+def parse_peer_targets(specs):
+    """['liger=1.0', ...] -> {'liger': 1.0}"""
+    out = {}
+    for spec in specs:
+        name, _, x = spec.partition("=")
+        try:
+            val = float(x)
+        except ValueError:
+            val = math.nan
+        if not name or not val > 0:
+            raise Problem(f"--peer-target: expected NAME=X with X > 0, e.g. liger=1.0, got '{spec}'", 2)
+        out[name] = val
+    return out
+
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="peer_compare.py", description=__doc__,
@@ -346,10 +424,14 @@ def main(argv=None):
                    help="target: no big cell slower than torch.compile by more than PCT (default 3)")
     p.add_argument("--eager-band", type=float, default=15.0, metavar="PCT",
                    help="target: fusionbench eager within +-PCT of torch eager on big cells (default 15)")
+    p.add_argument("--peer-target", action="append", default=[], metavar="NAME=X",
+                   help="target: geomean >= X against library peer NAME wherever it ran (repeatable; "
+                        "issue 9: --peer-target liger=1.0)")
     p.add_argument("--md", metavar="FILE", help="also write the comparison as markdown")
     p.add_argument("--targets", action="store_true", help="exit 1 when a case and dtype misses a target")
     args = p.parse_args(argv)
     try:
+        args.peer_targets = parse_peer_targets(args.peer_target)
         fb, peer = Table(), Table()
         peer_info = []
         for path in args.files:
@@ -382,6 +464,11 @@ def main(argv=None):
             raise Problem(f"no case and dtype in both (fusionbench: {', '.join(have_fb)}; "
                           f"torch: {', '.join(have_peer)})", 2)
         results = [compare_group(c, d, fb.groups[(c, d)], peer.groups[(c, d)], args) for c, d in groups]
+        for v in args.peer_targets:
+            if not any(v in r["library"] for r in results):
+                have = sorted({x for r in results for x in r["library"]})
+                raise Problem(f"--peer-target {v}: no compared case has a library peer '{v}' in the peer files "
+                              f"(have: {', '.join(have) or 'none'}; was it skipped when the peer ran?)", 2)
         devices = " / ".join(fb.devices) or "unknown device"
         if peer.devices and peer.devices != fb.devices:
             devices += f" (torch ran on {' / '.join(peer.devices)})"

@@ -10,11 +10,14 @@
            sol            a device-to-device copy of the cell's ideal bytes, exactly what fusionbench
                           times as the cell's speed of light (src/cell.c: cudaMemcpyAsync of
                           ideal_bytes / 2 rounded down to 16, so read + write = ideal bytes)
+         and, for the cases that have them (the PEERS table), library peers: a library's own
+         kernel for the case's math (rmsnorm, rmsnorm_backward: torch.rms_norm, liger; below)
          checks each variant against a float64 torch evaluation of the same program on the same
          inputs, times each the way fusionbench does, and writes a fusionbench result file
          (schema of src/result.h) whose cells line up with fusionbench's grid cell by cell;
          scripts/peer_compare.py puts the two side by side.
-  code   prints the PyTorch function generated for a case (no torch needed)
+  code   prints the PyTorch function generated for a case and what its library peers run
+         (no torch needed)
   copy   device-to-device copy bandwidth of N bytes (read + write counted), the figure
          `fusionbench env` must agree with
 
@@ -34,6 +37,33 @@ torch.compile: dynamic=False and fullgraph=True, torch._dynamo.reset() before ev
 cell gets kernels specialised to its shape (as the seed study ran it) and the recompile limit is
 never hit (hitting it would silently fall back to eager). The first call (compile + run) is
 timed and written as compile_s; it is never a sample.
+
+Library peers (PEERS, keyed by case name; `code --case NAME` prints what each runs; checked against
+the same float64 reference as the others, every output):
+  rmsnorm           torch.rms_norm  F.rms_norm(x, (N,), w, eps=1e-6): on CUDA torch's fused kernel
+                                    (aten _fused_rms_norm), which also writes rstd per row
+                    liger           Liger-Kernel's LigerRMSNormFunction (liger_kernel.ops.rms_norm, its
+                                    Triton kernel), offset 0 and casting_mode "gemma": float32 compute,
+                                    one rounding to the dtype at the store, the case's own math (its
+                                    default "llama" rounds x * rstd to a half type before the multiply
+                                    by w); also writes rstd per row
+  rmsnorm_backward  torch.rms_norm, liger: the backward of the same forward, as a user's
+                    loss.backward() runs it. x and w are leaves that require grad, the forward runs once
+                    outside the timed region, and what is timed is
+                    torch.autograd.grad(y, (x, w), dy, retain_graph=True) -> (dx, dw): the library's
+                    backward kernels and nothing else. That is the fair peer: no one calls a
+                    library's backward on its own, and a backward that recomputed what its forward
+                    saved would be a different kernel from the one users run. Its saved state
+                    differs from the case's: the case (and fusionbench's kernels) read x, w, dy and
+                    recompute rstd from x; both peers read x, w, dy and the float32 rstd their
+                    forward saved (4 bytes a row more; the row's sum of squares not recomputed), and
+                    reduce dw over the rows each its own way (Liger: a float32 row of N partial sums
+                    per SM, added up by a torch kernel after). Liger's backward writes dx over the
+                    gradient it is given (in_place=True, its default), so it is handed its own copy
+                    of dy, restored before every call outside the sample and ahead of the flush.
+Liger needs liger_kernel importable (README, Against PyTorch); where it is not, its variants are
+skipped with one message and the run goes on. It takes float32, float16 and bfloat16: a float64
+cell reads `skipped`, `unsupported: ...`. torch.rms_norm takes all four.
 
 Dropout: the case's `dropout` op (attributes p, seed, training) is fusionbench's counter-based
 mask (src/fb_random.h). torch.eager and torch.compile are TIMED with what a PyTorch user writes,
@@ -764,6 +794,170 @@ def build_function(source, namespace, label):
     return ns["program"]
 
 
+# ---- library peers ----------------------------------------------------------------------------------
+# Beside torch.eager and torch.compile, which any case's program gives, a case may have library
+# peers: a library's own kernel for the case's math, what a user calls who never writes the program
+# out. One table, keyed by case name. Each entry names the case inputs it reads and the outputs it
+# returns, in the case's order (tests/test_peer.py holds both against the case file), and how a cell
+# sets it up; everything torch- or library-specific happens in `prepare`, on the GPU machine.
+
+RMS_EPS = 1e-6  # cases/rmsnorm*.json: add(ms, 1e-6); tests/test_peer.py checks the files say so
+ALL_DTYPES = ("float32", "float16", "bfloat16", "float64")
+LIGER_MODULE = "liger_kernel.ops.rms_norm"  # the submodule: always Liger's Triton kernels, never a
+                                            # backend that liger_kernel.ops may swap in
+# LigerRMSNormFunction.apply(X, W, eps, offset, casting_mode, in_place): offset 0 (y = x r w, not
+# x r (1 + w)); casting mode "gemma": x and w cast to float32, everything computed in float32, y
+# rounded once to x's dtype when stored -- the case's math (half types computed in float32, stored
+# as half). LigerRMSNorm's default "llama" rounds x r to the half type and multiplies by w in it
+# (two roundings), and "none" computes in the half type; for float32 the three are the same. The
+# modes read and write the same bytes, so the choice changes no time. in_place=True is Liger's
+# default: its backward writes dx over the dy it is given.
+LIGER_ARGS = (0.0, "gemma", True)
+LIGER_DTYPES = ("float32", "float16", "bfloat16")
+LIGER_DTYPES_WHY = ("Liger's Triton kernels take float32, float16 and bfloat16 "
+                    "(liger_kernel.ops.utils.torch_to_triton_dtype) and compute in float32")
+
+
+@dataclass(frozen=True)
+class PeerCall:
+    fn: object             # fn() -> the outputs, in the case's order
+    launches: int          # about how many kernels a call launches (the timer's batch size)
+    before: object = None  # runs untimed before every call of fn: gives back an input fn overwrites
+
+
+@dataclass(frozen=True)
+class LibraryPeer:
+    name: str          # the variant's name in the result file (never one of fusionbench's: eager, CASE.*)
+    inputs: tuple      # the case inputs it reads
+    outputs: tuple     # what fn() returns: the case's outputs, in order
+    module: object     # the module that must import for it; None: torch alone
+    dtypes: tuple      # the dtypes it takes; a cell of another dtype is skipped as unsupported
+    dtypes_why: str    # why only those
+    code: str          # what it runs (the code subcommand, the result file)
+    prepare: object    # prepare({input name: tensor}) -> PeerCall, outside the timed region
+
+    def unsupported(self, dtype):
+        """The reason a cell of this dtype is skipped, or None."""
+        if dtype in self.dtypes:
+            return None
+        return f"unsupported: {self.name} takes {', '.join(self.dtypes)} ({self.dtypes_why})"
+
+
+def _leaves(t):
+    """x and w as a user's parameters and activations are: leaves that require grad."""
+    return t["x"].detach().requires_grad_(), t["w"].detach().requires_grad_()
+
+
+def _backward_of(forward, t, dy):
+    """The backward of `forward` as a user's loss.backward() runs it: the forward once, here and
+    untimed, then each call is torch.autograd.grad(y, (x, w), dy, retain_graph=True) -> (dx, dw),
+    the backward kernels alone, reading what the forward saved."""
+    x, w = _leaves(t)
+    with torch.enable_grad():
+        y = forward(x, w)
+    return lambda: torch.autograd.grad(y, (x, w), dy, retain_graph=True)
+
+
+def _f_rms_norm(x, w):
+    return torch.nn.functional.rms_norm(x, (x.shape[-1],), w, eps=RMS_EPS)
+
+
+def _liger_rms_norm(x, w):
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    return LigerRMSNormFunction.apply(x, w, RMS_EPS, *LIGER_ARGS)
+
+
+def _prepare_torch_rms_norm(t):
+    x, w = t["x"], t["w"]
+    return PeerCall(lambda: (_f_rms_norm(x, w),), 1)
+
+
+def _prepare_torch_rms_norm_backward(t):
+    return PeerCall(_backward_of(_f_rms_norm, t, t["dy"]), 3)
+
+
+def _prepare_liger(t):
+    x, w = t["x"], t["w"]
+    return PeerCall(lambda: (_liger_rms_norm(x, w),), 1)
+
+
+def _prepare_liger_backward(t):
+    # in_place: Liger's backward writes dx over the gradient it is handed, so it gets its own
+    # copy g of dy, restored before every call (outside the sample, ahead of the L2 flush): every
+    # call reads the same dy, and the cell's dy stays intact for the variants after it
+    dy = t["dy"]
+    g = dy.clone()
+    return PeerCall(_backward_of(_liger_rms_norm, t, g), 4, before=lambda: g.copy_(dy))
+
+
+_F_RMS_NORM = f"F.rms_norm(x, (x.shape[-1],), w, eps={RMS_EPS!r})"
+_LIGER_CALL = (f"LigerRMSNormFunction.apply(x, w, eps={RMS_EPS!r}, offset={LIGER_ARGS[0]!r}, "
+               f"casting_mode={LIGER_ARGS[1]!r}, in_place={LIGER_ARGS[2]!r})")
+_BACKWARD = ("x, w: leaves that require grad; y = {fwd} once, untimed; timed: "
+             "dx, dw = torch.autograd.grad(y, (x, w), {dy}, retain_graph=True)")
+
+PEERS = {
+    "rmsnorm": (
+        LibraryPeer("torch.rms_norm", ("x", "w"), ("y",), None, ALL_DTYPES, "",
+                    f"y = {_F_RMS_NORM}", _prepare_torch_rms_norm),
+        LibraryPeer("liger", ("x", "w"), ("y",), LIGER_MODULE, LIGER_DTYPES, LIGER_DTYPES_WHY,
+                    f"{LIGER_MODULE}: y = {_LIGER_CALL}", _prepare_liger),
+    ),
+    "rmsnorm_backward": (
+        LibraryPeer("torch.rms_norm", ("x", "w", "dy"), ("dx", "dw"), None, ALL_DTYPES, "",
+                    _BACKWARD.format(fwd=_F_RMS_NORM, dy="dy"), _prepare_torch_rms_norm_backward),
+        LibraryPeer("liger", ("x", "w", "dy"), ("dx", "dw"), LIGER_MODULE, LIGER_DTYPES, LIGER_DTYPES_WHY,
+                    f"{LIGER_MODULE}: " + _BACKWARD.format(fwd=_LIGER_CALL, dy="g")
+                    + "; g = dy copied in, untimed, before every call (in_place: Liger writes dx over g)",
+                    _prepare_liger_backward),
+    ),
+}
+
+
+def case_peers(case_name):
+    return PEERS.get(case_name, ())
+
+
+def find_peer(case_name, variant):
+    return next((p for p in case_peers(case_name) if p.name == variant), None)
+
+
+def peer_names():
+    """Every library peer's name, over all cases, in table order."""
+    return list(dict.fromkeys(p.name for peers in PEERS.values() for p in peers))
+
+
+def drop_missing_peers(plans, importer=None, err=None):
+    """Library peers whose module does not import are left out of every plan, with one message per
+    module; returns {variant: why}. Plans left with no variant are dropped from the list."""
+    import importlib
+    importer = importer or importlib.import_module
+    err = err or sys.stderr
+    why = {}  # module -> None (imports) or the reason it does not
+    skipped = {}
+    for p in plans:
+        keep = []
+        for v in p.variants:
+            peer = find_peer(p.case.name, v)
+            if peer is not None and peer.module:
+                if peer.module not in why:
+                    try:
+                        importer(peer.module)
+                        why[peer.module] = None
+                    except Exception as e:  # ImportError, or a package that breaks on import
+                        why[peer.module] = f"cannot import {peer.module}: {first_line(e)}"
+                        names = [q.name for ps in PEERS.values() for q in ps if q.module == peer.module]
+                        print(f"torch_peer: skipping {', '.join(dict.fromkeys(names))}: {why[peer.module]} "
+                              "(README, Against PyTorch, says how to install it)", file=err)
+                if why[peer.module]:
+                    skipped[v] = why[peer.module]
+                    continue
+            keep.append(v)
+        p.variants = keep
+    plans[:] = [p for p in plans if p.variants]
+    return skipped
+
+
 # ---- fusionbench's dropout mask (src/fb_random.h) ------------------------------------------------
 # bits(seed, i) = top 32 bits of splitmix64_finalizer(seed * 0x9E3779B97F4A7C15 + i);
 # keep(i) = bits >= floor(p * 2^32). In int64 tensor arithmetic: multiply and add wrap (two's
@@ -1011,7 +1205,9 @@ def case_entry(doc, case, axes, variants):
     if len(axes) > 1:
         entry["cols"] = axes[1][0]
         entry["col_values"] = list(axes[1][1])
-    entry["variants"] = list(variants)
+    # a resumed run may time fewer variants (a library that did not import): its cells still hold them
+    entry["variants"] = list(dict.fromkeys(list(entry.get("variants") or []) + list(variants)))
+    variants = entry["variants"]
     entry["baseline"] = "torch.eager" if "torch.eager" in variants else variants[0]
     return entry
 
@@ -1130,22 +1326,57 @@ def _cudnn_version():
         return None
 
 
-def peer_json(args):
+def package_version(dist):
+    try:
+        from importlib import metadata
+        return metadata.version(dist)
+    except Exception:  # not installed, or no metadata (a --target install keeps it; a copy may not)
+        return None
+
+
+def peer_json(args, plans=(), skipped=None):
     try:
         import triton
         tv = triton.__version__
     except ImportError:
         tv = None
-    return {"tool": TOOL, "torch": torch.__version__, "triton": tv, "cuda": torch.version.cuda,
-            "compile_mode": args.compile_mode or "default", "dropout": args.dropout,
-            "dynamic": getattr(args, "dynamic", "none"),
-            "variants": {"torch.eager": "the program op by op, one torch call per op",
-                         "torch.compile": ("torch.compile(program, dynamic=False, fullgraph=True"
-                                           if getattr(args, "dynamic", "none") == "none" else
-                                           "torch.compile(program, dynamic=None, fullgraph=True) per case, dtype and "
-                                           "width, the row dim marked dynamic (maybe_mark_dynamic)")
-                                          + (f", mode='{args.compile_mode}'" if args.compile_mode else "") + ")",
-                         "sol": "dst.copy_(src) of ideal_bytes / 2 (cudaMemcpyAsync), as fusionbench's sol"}}
+    doc = {"tool": TOOL, "torch": torch.__version__, "triton": tv, "cuda": torch.version.cuda,
+           "compile_mode": args.compile_mode or "default", "dropout": args.dropout,
+           "dynamic": getattr(args, "dynamic", "none"),
+           "variants": {"torch.eager": "the program op by op, one torch call per op",
+                        "torch.compile": ("torch.compile(program, dynamic=False, fullgraph=True"
+                                          if getattr(args, "dynamic", "none") == "none" else
+                                          "torch.compile(program, dynamic=None, fullgraph=True) per case, dtype and "
+                                          "width, the row dim marked dynamic (maybe_mark_dynamic)")
+                                         + (f", mode='{args.compile_mode}'" if args.compile_mode else "") + ")",
+                        "sol": "dst.copy_(src) of ideal_bytes / 2 (cudaMemcpyAsync), as fusionbench's sol"}}
+    # what each library peer runs, per case (one name, e.g. liger, is a forward in one case and a
+    # backward in another), and the version of each library it imports
+    library = {}
+    for p in plans:
+        for v in p.variants:
+            peer = find_peer(p.case.name, v)
+            if peer is not None:
+                library.setdefault(p.case.name, {})[v] = peer.code
+                if peer.module:
+                    top = peer.module.split(".")[0]
+                    doc.setdefault("libraries", {})[top] = package_version(top) or "unknown"
+    if library:
+        doc["library_peers"] = library
+    if skipped:
+        doc["skipped"] = dict(skipped)
+    return doc
+
+
+def merge_peer_json(old, fresh):
+    """A resumed run's library peers, libraries and skips added to the file's (the rest of `peer`
+    describes the run that started the file)."""
+    for c, peers in fresh.get("library_peers", {}).items():
+        old.setdefault("library_peers", {}).setdefault(c, {}).update(peers)
+    for key in ("libraries", "skipped"):
+        if key in fresh:
+            old.setdefault(key, {}).update(fresh[key])
+    return old
 
 
 def is_oom(e):
@@ -1215,13 +1446,16 @@ class Timer:
                 "flush_how": "zero_() of a uint8 buffer before every sample",
                 "hold": "torch.cuda._sleep while a batch is queued" if self.cycles_per_ms else "none"}
 
-    def batch(self, fn, n, flush=True):
-        """n samples back to back; returns their times in ms."""
+    def batch(self, fn, n, flush=True, before=None):
+        """n samples back to back; returns their times in ms. `before` (if any) runs ahead of
+        every sample, outside it and ahead of the flush, so what it touches is not left in L2."""
         if self.cycles_per_ms:
             hold = min(n * self.host_ms * 1.5 + 0.05, self.MAX_HOLD_MS)
             torch.cuda._sleep(int(hold * self.cycles_per_ms))
         t0 = time.perf_counter()
         for i in range(n):
+            if before is not None:
+                before()
             if flush:
                 self.flush_buf.zero_()
             self.start[i].record()
@@ -1231,10 +1465,10 @@ class Timer:
         torch.cuda.synchronize()
         return [self.start[i].elapsed_time(self.end[i]) for i in range(n)]
 
-    def _batch_size(self, launches, est_ms, remaining, flush):
+    def _batch_size(self, launches, est_ms, remaining, flush, before=False):
         gpu_ms = est_ms + (self.flush_ms if flush else 0.0)
         by_time = int(self.BATCH_GPU_MS / gpu_ms) if gpu_ms > 0 else self.EV_PAIRS
-        per_sample = max(launches, 1) + (1 if flush else 0) + 2
+        per_sample = max(launches, 1) + (1 if flush else 0) + (1 if before else 0) + 2
         return max(1, min(remaining, self.EV_PAIRS, 500 // per_sample, by_time))
 
     def _should_stop(self, xs, n_rep, t0):
@@ -1247,11 +1481,13 @@ class Timer:
             return True
         return False
 
-    def _warm_up(self, fn, est_ms, t0):
+    def _warm_up(self, fn, est_ms, t0, before=None):
         n_warm = min(max(math.ceil(self.warmup_ms / est_ms), 1), 100000)
         w0 = time.perf_counter()
         limit = 2 * self.warmup_ms / 1e3 + 0.05
         for i in range(n_warm):
+            if before is not None:
+                before()
             fn()
             if i & 31 == 31:
                 now = time.perf_counter()
@@ -1259,22 +1495,26 @@ class Timer:
                     break
         torch.cuda.synchronize()
 
-    def measure(self, fn, launches=1, flush=True):
-        """Samples (ms) of fn, by bench.c's procedure."""
+    def measure(self, fn, launches=1, flush=True, before=None):
+        """Samples (ms) of fn, by bench.c's procedure. `before`, where given, runs untimed ahead of
+        every call of fn (a library peer that overwrites an input gets it back)."""
         t0 = time.perf_counter()
         h0 = time.perf_counter()
+        if before is not None:
+            before()
         fn()  # untimed: lazy initialisation never lands in a sample
         self.host_ms = (time.perf_counter() - h0) * 1e3 + 0.01
         torch.cuda.synchronize()
-        est = self.batch(fn, 1, flush)
+        est = self.batch(fn, 1, flush, before)
         if est[0] * 4 < self.rep_ms / 10:
-            est += self.batch(fn, 4, flush)
+            est += self.batch(fn, 4, flush, before)
         e = max(quantile_sorted(sorted(est), 0.5), 1e-4)
-        self._warm_up(fn, e, t0)
+        self._warm_up(fn, e, t0, before)
         n_rep = min(max(math.ceil(self.rep_ms / e), self.min_samples), self.max_samples)
         xs = []
         while not self._should_stop(xs, n_rep, t0):
-            xs += self.batch(fn, self._batch_size(launches, e, n_rep - len(xs), flush), flush)
+            n = self._batch_size(launches, e, n_rep - len(xs), flush, before is not None)
+            xs += self.batch(fn, n, flush, before)
         return xs
 
 
@@ -1535,7 +1775,19 @@ class CellRunner:
     def run_variant(self, name, case, fn, inputs, ref, dtype, costs, cell, entry, twin):
         args = self.args
         launches = len(case.nodes)
-        if name == "torch.compile":
+        peer = find_peer(case.name, name)
+        before = None
+        if peer is not None:
+            why = peer.unsupported(dtype)
+            if why:
+                entry.clear()
+                entry.update({"status": "skipped", "reason": why})
+                return
+            # set up outside the timed region (a backward's forward runs here); its memory is
+            # allocated before `base`, so peak_bytes is what the timed call adds
+            call = peer.prepare({i.name: x for i, x in zip(case.inputs, inputs)})
+            run, launches, before = call.fn, call.launches, call.before
+        elif name == "torch.compile":
             kernels0 = _inductor_kernel_count()
             if args.dynamic == "rows":
                 fn = self.compiled_for_rows(case, fn, inputs, dtype)
@@ -1543,11 +1795,16 @@ class CellRunner:
                 torch._dynamo.reset()
                 fn = torch.compile(fn, mode=args.compile_mode, dynamic=False, fullgraph=True)
             launches = 4
+        if peer is None:  # torch.eager, torch.compile: the case's program on the cell's inputs
+            def run():
+                return fn(*inputs)
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
+        if before is not None:
+            before()
         t0 = time.perf_counter()
-        outs = fn(*inputs)
+        outs = run()
         torch.cuda.synchronize()
         first_s = time.perf_counter() - t0
         if name == "torch.compile":
@@ -1555,7 +1812,7 @@ class CellRunner:
             k = _inductor_kernel_count()
             if k is not None and kernels0 is not None and k > kernels0:
                 entry["kernels"] = k - kernels0
-        else:
+        elif peer is None:
             entry["kernels"] = len(case.nodes)
         if ref is None:
             check = None
@@ -1579,7 +1836,7 @@ class CellRunner:
         if status == "fail":
             entry["reason"] = entry["check"].get("why") or entry["check"].get("hash_twin", {}).get("why", "check failed")
         if not args.no_time:
-            xs = self.timer.measure(lambda: fn(*inputs), launches=launches)
+            xs = self.timer.measure(run, launches=launches, before=before)
             sol = cell.get("sol", {})
             sol_ms = sol.get("time_ms", {}).get("median") if sol.get("status") == "ok" else None
             timed_entry(entry, xs, costs["ideal_bytes"], costs["flops"], sol_ms)
@@ -1653,14 +1910,28 @@ def select_dtypes(case, spec):
     return out
 
 
-def select_variants(spec):
+def case_variants(case_name):
+    """What a case can run: torch.eager, torch.compile, then its library peers (PEERS)."""
+    return list(VARIANTS) + [p.name for p in case_peers(case_name)]
+
+
+def select_variants(spec, case_names=None):
+    """--variants A,B: the names asked for, each known (a typo is a usage error). None: every
+    variant of each case. A library peer runs only for the cases that have it (PEERS), but at
+    least one of case_names must have every name asked for."""
     if not spec:
-        return list(VARIANTS)
+        return None
+    known = list(VARIANTS) + peer_names()
     out = []
     for tok in spec.split(","):
-        if tok not in VARIANTS:
-            raise UsageError(f"--variants: no variant '{tok}'{suggest(tok, VARIANTS)} (have {', '.join(VARIANTS)})")
-        out.append(tok)
+        if tok not in known:
+            raise UsageError(f"--variants: no variant '{tok}'{suggest(tok, known)} (have {', '.join(known)})")
+        if case_names is not None and not any(tok in case_variants(c) for c in case_names):
+            cases = sorted(c for c in PEERS if tok in case_variants(c))
+            raise UsageError(f"--variants: {', '.join(case_names)} {'has' if len(case_names) == 1 else 'have'} "
+                             f"no variant '{tok}' (a library peer of {', '.join(cases)})")
+        if tok not in out:
+            out.append(tok)
     return out
 
 
@@ -1670,6 +1941,7 @@ class Plan:
     dtypes: list
     axes: list
     fixed: dict
+    variants: list  # in the order the result file lists them
 
 
 def make_plans(args, overrides):
@@ -1687,7 +1959,12 @@ def make_plans(args, overrides):
             shapes = program_shapes(case, point)
             for d in dtypes:
                 program_costs(case, shapes, d)
-        plans.append(Plan(case, dtypes, axes, fixed))
+        plans.append(Plan(case, dtypes, axes, fixed, case_variants(case.name)))
+    wanted = select_variants(getattr(args, "variants", None), [p.case.name for p in plans])
+    if wanted is not None:
+        for p in plans:
+            p.variants = [v for v in wanted if v in p.variants]
+        plans = [p for p in plans if p.variants]  # --variants liger --all: only the cases with it
     return plans
 
 
@@ -1700,7 +1977,6 @@ def fmt_us(entry):
 
 def cmd_run(args, extra):
     overrides = split_overrides(extra)
-    variants = select_variants(args.variants)
     plans = make_plans(args, overrides)  # bad input costs nothing: before torch and the GPU
     out = args.out or args.resume or time.strftime("torch-peer-%Y%m%d-%H%M%S.json")
     doc = None
@@ -1712,13 +1988,17 @@ def cmd_run(args, extra):
         if not isinstance(doc, dict) or "peer" not in doc or not isinstance(doc.get("cases"), list):
             raise CaseError(f"{args.resume}: not a torch_peer result file")
     load_torch()
+    skipped = drop_missing_peers(plans)  # one message per library that does not import; the run goes on
+    if not plans:
+        raise PeerError("no variant left to run: " + "; ".join(f"{v}: {w}" for v, w in skipped.items()))
     timer = Timer(args.warmup, args.rep, args.max_noise, args.max_time)
     command = " ".join([TOOL] + args.argv)
     if doc is None:
         settings = timer.settings() | {"seed": args.seed}
-        doc = new_result(command, device_json(), settings, peer_json(args))
+        doc = new_result(command, device_json(), settings, peer_json(args, plans, skipped))
     else:
         doc.setdefault("resumed", []).append({"at": iso_now(), "command": command})
+        merge_peer_json(doc.setdefault("peer", {}), peer_json(args, plans, skipped))
     write_atomic(doc, out)  # a file that cannot be written is found out now, not after an hour
 
     runner = CellRunner(args, timer)
@@ -1727,6 +2007,7 @@ def cmd_run(args, extra):
     done = failed_cells = oom_cells = 0
     stopped = False
     for p in plans:
+        variants = p.variants
         ce = case_entry(doc, p.case, p.axes, variants)
         for dtype in p.dtypes:
             de = dtype_entry(ce, dtype)
@@ -1749,6 +2030,8 @@ def cmd_run(args, extra):
                     raise PeerError(f"{p.case.name} {dtype} {point_str(p.axes, point)}: {first_line(e)} "
                                     f"(the run cannot go on; what was measured before is in {out})") from e
                 if old is not None:
+                    for v, e in old.get("variants", {}).items():  # what an earlier run timed and this one does not
+                        cell["variants"].setdefault(v, e)
                     de["cells"].remove(old)
                 de["cells"].append(cell)
                 failed_cells += failed
@@ -1786,6 +2069,13 @@ def cmd_code(args, extra):
         case = find_case(spec)
         print(f"# {case.name}: {case.summary}")
         print(generate(case, args.dropout))
+        peers = case_peers(case.name)
+        if peers:
+            print(f"# library peers of {case.name} (variants beside torch.eager and torch.compile):")
+            for peer in peers:
+                only = "" if set(peer.dtypes) >= set(case.dtypes) else f" [{', '.join(peer.dtypes)} only]"
+                print(f"#   {peer.name}: {peer.code}{only}")
+            print()
     return EXIT_OK
 
 
@@ -1822,7 +2112,8 @@ def parser():
     r.add_argument("--all", action="store_true", help="every bundled case (cases/*.json, or $FUSIONBENCH_CASES)")
     r.add_argument("--dtype", metavar="T[,T]", help="float32, float16, bfloat16, float64, or 'all' "
                    "(default: the case's first)")
-    r.add_argument("--variants", metavar="A,B", help="torch.eager, torch.compile (default: both)")
+    r.add_argument("--variants", metavar="A,B", help="torch.eager, torch.compile, and a case's library peers: "
+                   + ", ".join(peer_names()) + " (default: every one the case has)")
     r.add_argument("--quick", action="store_true", help="only the first, middle and last value of each axis")
     r.add_argument("--warmup", type=float, default=25.0, metavar="MS", help="warm-up per measurement (default 25)")
     r.add_argument("--rep", type=float, default=100.0, metavar="MS", help="measured time per measurement (default 100)")
@@ -1844,7 +2135,8 @@ def parser():
     r.add_argument("--budget", type=float, metavar="S",
                    help="start no new cell after S seconds (then --resume the file to go on)")
 
-    c = sub.add_parser("code", help="print the PyTorch function generated for a case (no torch needed)")
+    c = sub.add_parser("code", help="print the PyTorch function generated for a case, and its library peers "
+                       "(no torch needed)")
     c.add_argument("--case", action="append", required=True, metavar="NAME")
     c.add_argument("--dropout", choices=("torch", "hash"), default="torch")
 

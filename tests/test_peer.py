@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 from pathlib import Path
 
@@ -321,6 +322,134 @@ class TestGrid(unittest.TestCase):
             tp.select_variants("torch.eagr")
 
 
+RMSNORM_CASES = ("rmsnorm", "rmsnorm_backward")
+
+
+def plan_args(case=None, all_=False, variants=None, dtype=None):
+    import argparse
+    return argparse.Namespace(case=case, all=all_, variants=variants, dtype=dtype, quick=True)
+
+
+class TestLibraryPeers(unittest.TestCase):
+    def test_table_matches_the_case_files(self):
+        """Each peer reads inputs its case has and returns the case's outputs in order; its name
+        is its own (not torch_peer's, not fusionbench's eager or CASE.*)."""
+        self.assertEqual(set(tp.PEERS), set(RMSNORM_CASES))
+        for name, peers in tp.PEERS.items():
+            with self.subTest(case=name):
+                c = tp.find_case(name)
+                names = [p.name for p in peers]
+                self.assertEqual(len(names), len(set(names)))
+                for p in peers:
+                    self.assertNotIn(p.name, tp.VARIANTS)
+                    self.assertNotEqual(p.name, "eager")
+                    self.assertFalse(p.name.startswith(name + "."))
+                    self.assertNotIn(p.name, c.fused)
+                    self.assertEqual(list(p.outputs), c.outputs)
+                    self.assertLessEqual(set(p.inputs), {i.name for i in c.inputs})
+                    self.assertLessEqual(set(p.dtypes), set(tp.ALL_DTYPES))
+                    self.assertTrue(callable(p.prepare))
+                self.assertEqual([p.name for p in peers], ["torch.rms_norm", "liger"])
+
+    def test_the_peers_eps_is_the_cases(self):
+        for name in RMSNORM_CASES:
+            c = tp.find_case(name)
+            eps = [a for n in c.nodes if n.op.name == "add" for a in n.ins if isinstance(a, float)]
+            self.assertEqual(eps, [tp.RMS_EPS], name)
+            self.assertIn(f"eps={tp.RMS_EPS!r}", tp.find_peer(name, "liger").code)
+
+    def test_liger_math_and_dtypes(self):
+        self.assertEqual(tp.LIGER_ARGS, (0.0, "gemma", True))  # offset, casting mode, in place
+        liger = tp.find_peer("rmsnorm", "liger")
+        self.assertIsNone(liger.unsupported("bfloat16"))
+        self.assertIsNone(liger.unsupported("float32"))
+        why = liger.unsupported("float64")
+        self.assertTrue(why.startswith("unsupported: liger takes float32, float16, bfloat16 ("), why)
+        self.assertIsNone(tp.find_peer("rmsnorm_backward", "torch.rms_norm").unsupported("float64"))
+        self.assertEqual(liger.module, "liger_kernel.ops.rms_norm")
+        self.assertIsNone(tp.find_peer("rmsnorm", "torch.rms_norm").module)
+        self.assertIsNone(tp.find_peer("softmax", "liger"))
+        self.assertEqual(tp.case_peers("softmax"), ())
+
+    def test_variants_per_case(self):
+        plans = tp.make_plans(plan_args(case=["rmsnorm,softmax"]), {})
+        self.assertEqual([p.variants for p in plans],
+                         [["torch.eager", "torch.compile", "torch.rms_norm", "liger"], ["torch.eager", "torch.compile"]])
+        plans = tp.make_plans(plan_args(all_=True, variants="liger,torch.compile"), {})
+        by_case = {p.case.name: p.variants for p in plans}
+        self.assertEqual(by_case["rmsnorm"], ["liger", "torch.compile"])
+        self.assertEqual(by_case["softmax"], ["torch.compile"])
+        plans = tp.make_plans(plan_args(all_=True, variants="liger"), {})
+        self.assertEqual(sorted(p.case.name for p in plans), list(RMSNORM_CASES))  # the cases that have it
+        with self.assertRaisesRegex(tp.UsageError, r"softmax has no variant 'liger' \(a library peer of "
+                                                   r"rmsnorm, rmsnorm_backward\)"):
+            tp.make_plans(plan_args(case=["softmax"], variants="liger"), {})
+        with self.assertRaisesRegex(tp.UsageError, "no variant 'ligr' \\(did you mean 'liger'\\?\\)"):
+            tp.make_plans(plan_args(case=["rmsnorm"], variants="ligr"), {})
+
+    def test_a_library_that_does_not_import_is_skipped_once(self):
+        plans = tp.make_plans(plan_args(case=["rmsnorm,rmsnorm_backward,softmax"]), {})
+        plans.append(tp.make_plans(plan_args(case=["rmsnorm"], variants="liger"), {})[0])
+        tried, err = [], io.StringIO()
+
+        def importer(name):
+            tried.append(name)
+            raise ImportError("No module named 'liger_kernel'")
+
+        skipped = tp.drop_missing_peers(plans, importer, err)
+        self.assertEqual(tried, ["liger_kernel.ops.rms_norm"])
+        self.assertEqual(skipped, {"liger": "cannot import liger_kernel.ops.rms_norm: No module named 'liger_kernel'"})
+        self.assertEqual(err.getvalue().count("\n"), 1)
+        self.assertIn("torch_peer: skipping liger: cannot import liger_kernel.ops.rms_norm: No module named "
+                      "'liger_kernel'", err.getvalue())
+        self.assertEqual([(p.case.name, p.variants) for p in plans],  # the liger-only plan is dropped
+                         [("rmsnorm", ["torch.eager", "torch.compile", "torch.rms_norm"]),
+                          ("rmsnorm_backward", ["torch.eager", "torch.compile", "torch.rms_norm"]),
+                          ("softmax", ["torch.eager", "torch.compile"])])
+
+        plans = tp.make_plans(plan_args(case=["rmsnorm"]), {})
+        err = io.StringIO()
+        self.assertEqual(tp.drop_missing_peers(plans, lambda name: None, err), {})
+        self.assertEqual(plans[0].variants, ["torch.eager", "torch.compile", "torch.rms_norm", "liger"])
+        self.assertEqual(err.getvalue(), "")
+
+        def broken(name):
+            raise AttributeError("module 'triton' has no attribute 'jit'")
+        plans = tp.make_plans(plan_args(case=["rmsnorm"]), {})
+        self.assertIn("no attribute 'jit'", tp.drop_missing_peers(plans, broken, io.StringIO())["liger"])
+
+    def test_peer_json_names_what_ran(self):
+        saved = tp.torch
+        tp.torch = types.SimpleNamespace(__version__="2.11.0", version=types.SimpleNamespace(cuda="13.0"))
+        try:
+            plans = tp.make_plans(plan_args(case=["rmsnorm_backward,softmax"]), {})
+            args = types.SimpleNamespace(compile_mode=None, dropout="torch", dynamic="none")
+            doc = tp.peer_json(args, plans, {"x": "why"})
+        finally:
+            tp.torch = saved
+        self.assertEqual(list(doc["library_peers"]), ["rmsnorm_backward"])
+        self.assertIn("torch.autograd.grad(y, (x, w), dy, retain_graph=True)",
+                      doc["library_peers"]["rmsnorm_backward"]["torch.rms_norm"])
+        self.assertIn("casting_mode='gemma'", doc["library_peers"]["rmsnorm_backward"]["liger"])
+        self.assertIn("liger_kernel", doc["libraries"])
+        self.assertEqual(doc["skipped"], {"x": "why"})
+        self.assertEqual(doc["torch"], "2.11.0")
+        old = {"torch": "2.10.0", "library_peers": {"rmsnorm": {"liger": "L"}}, "skipped": {"liger": "no"}}
+        tp.merge_peer_json(old, doc)  # a resumed run adds what it ran
+        self.assertEqual(old["torch"], "2.10.0")
+        self.assertEqual(set(old["library_peers"]), {"rmsnorm", "rmsnorm_backward"})
+        self.assertEqual(old["library_peers"]["rmsnorm"], {"liger": "L"})
+        self.assertEqual(old["skipped"], {"liger": "no", "x": "why"})
+
+    def test_a_resumed_case_keeps_earlier_variants(self):
+        c = tp.find_case("rmsnorm")
+        doc = {"cases": []}
+        tp.case_entry(doc, c, c.axes, ["torch.eager", "liger"])
+        entry = tp.case_entry(doc, c, c.axes, ["torch.eager", "torch.rms_norm"])
+        self.assertEqual(entry["variants"], ["torch.eager", "liger", "torch.rms_norm"])
+        self.assertEqual(entry["baseline"], "torch.eager")
+
+
 class I64:
     """An integer with torch's int64 semantics: + and * wrap; >>, &, ^ as two's complement."""
 
@@ -491,9 +620,9 @@ class TestResultFile(unittest.TestCase):
 
 # ---- peer_compare.py -------------------------------------------------------------------------------
 
-def result(kind, cells):
+def result(kind, cells, variants=None):
     """A small result file: cells = {(row, col): (ideal_bytes, {variant: median ms or status})}."""
-    variants = ["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"]
+    variants = variants or (["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"])
     doc = {"fusionbench": {"version": "0.1.0", "git": "x", "schema": 1}, "device": {"name": "GPU"},
            "cases": [{"name": "t", "rows": "dim0", "cols": "dim1", "variants": variants, "baseline": variants[0],
                       "dtypes": [{"dtype": "float32", "cells": []}]}]}
@@ -602,6 +731,64 @@ class TestPeerCompare(unittest.TestCase):
         self.assertIn("no case and dtype in both", err)
 
 
+class TestPeerCompareLibrary(unittest.TestCase):
+    """t.fused against the peer file's library peers (torch_peer.py's PEERS: liger, torch.rms_norm)."""
+    PEERS = ["torch.eager", "torch.compile", "torch.rms_norm", "liger"]
+    run_compare = TestPeerCompare.run_compare
+
+    def files(self, liger="ok"):
+        fb = result("fb", {(128, 128): (1 << 20, {"eager": 0.010, "t.fused": 0.004}),
+                           (128, 256): (2 << 20, {"eager": 0.012, "t.fused": 0.005}),
+                           (65536, 128): (BIG, {"eager": 0.100, "t.fused": 0.040})})
+        times = [(0.005, 0.006, 0.004), (0.006, 0.010, 0.006), (0.050, 0.080, 0.040)]
+        cells = {}
+        for (key, ideal), (tc, tr, tl) in zip([((128, 128), 1 << 20), ((128, 256), 2 << 20), ((65536, 128), BIG)], times):
+            cells[key] = (ideal, {"torch.eager": 0.1, "torch.compile": tc, "torch.rms_norm": tr,
+                                  "liger": tl if liger == "ok" else "skipped"})
+        peer = result("peer", cells, self.PEERS)
+        if liger != "ok":
+            for c in peer["cases"][0]["dtypes"][0]["cells"]:
+                c["variants"]["liger"]["reason"] = liger
+        return fb, peer
+
+    def test_geomean_against_each_library_peer(self):
+        fb, peer = self.files()
+        rc, out, err, md = self.run_compare(fb, peer, "--targets", "--peer-target", "liger=1.0")
+        self.assertEqual(rc, 0, out + err)
+        g_rms = (0.006 / 0.004 * 0.010 / 0.005 * 0.080 / 0.040) ** (1 / 3)
+        g_lig = (0.004 / 0.004 * 0.006 / 0.005 * 0.040 / 0.040) ** (1 / 3)
+        self.assertIn("t.fused vs torch.rms_norm (t_torch.rms_norm / t_t.fused; > 100% = fused faster)", out)
+        self.assertIn(f"geomean {g_rms:.3f}x over 3 cells (lowest 1.500x at dim0=128 dim1=128", out)
+        self.assertIn("t.fused vs liger (t_liger / t_t.fused; > 100% = fused faster)", out)
+        self.assertIn(f"geomean {g_lig:.3f}x over 3 cells", out)
+        self.assertIn("120.0%", out)  # liger at 128 x 256
+        self.assertIn(f"geomean vs liger >= 1.00x: PASS ({g_lig:.3f}x over 3 cells)", out)
+        self.assertIn(f"ok  vs torch.rms_norm {g_rms:.3f}x, liger {g_lig:.3f}x", out)  # the summary line
+        self.assertIn(f"| met | torch.rms_norm {g_rms:.3f}x, liger {g_lig:.3f}x |", md)
+        self.assertIn(f"**t.fused vs liger** (t_liger / t_t.fused) — geomean {g_lig:.3f}x", md)
+        rc, out, err, _ = self.run_compare(fb, peer, "--targets", "--peer-target", "liger=1.1")
+        self.assertEqual(rc, 1)
+        self.assertIn("geomean vs liger >= 1.10x: FAIL", out)
+
+    def test_a_peer_skipped_in_every_cell_is_named_not_compared(self):
+        fb, peer = self.files(liger="unsupported: liger takes float32, float16, bfloat16")
+        rc, out, err, md = self.run_compare(fb, peer, "--targets", "--peer-target", "liger=1.0")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("t.fused vs liger: not compared, every cell skipped (unsupported: liger takes", out)
+        self.assertNotIn("geomean vs liger", out)
+        self.assertIn("liger skipped |", md)
+
+    def test_peer_target_errors(self):
+        fb, peer = self.files()
+        rc, _, err, _ = self.run_compare(fb, peer, "--peer-target", "quack=1.0")
+        self.assertEqual(rc, 2)
+        self.assertIn("no compared case has a library peer 'quack' in the peer files (have: liger, torch.rms_norm", err)
+        for bad in ("liger", "liger=x", "=1.0", "liger=0"):
+            rc, _, err, _ = self.run_compare(fb, peer, "--peer-target", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("expected NAME=X", err)
+
+
 # ---- the command line, without torch ----------------------------------------------------------------
 
 class TestCommandLine(unittest.TestCase):
@@ -614,6 +801,29 @@ class TestCommandLine(unittest.TestCase):
         r = self.run_peer("code", "--case", "softmax")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("v_m = torch.amax(v_x, dim=-1, keepdim=True)", r.stdout)
+        self.assertNotIn("library peers", r.stdout)
+
+    def test_code_names_the_library_peers(self):
+        r = self.run_peer("code", "--case", "rmsnorm,rmsnorm_backward")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("# library peers of rmsnorm (variants beside torch.eager and torch.compile):\n"
+                      "#   torch.rms_norm: y = F.rms_norm(x, (x.shape[-1],), w, eps=1e-06)\n"
+                      "#   liger: liger_kernel.ops.rms_norm: y = LigerRMSNormFunction.apply(x, w, eps=1e-06, "
+                      "offset=0.0, casting_mode='gemma', in_place=True) [float32, float16, bfloat16 only]\n", r.stdout)
+        back = r.stdout[r.stdout.index("# library peers of rmsnorm_backward"):]
+        self.assertIn("dx, dw = torch.autograd.grad(y, (x, w), dy, retain_graph=True)", back)
+        self.assertIn("g = dy copied in, untimed, before every call", back)
+        self.assertEqual(back.count("\n#   "), 2)
+
+    def test_variants_are_checked_before_torch(self):
+        r = self.run_peer("run", "--case", "softmax", "--variants", "liger")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("softmax has no variant 'liger'", r.stderr)
+        r = self.run_peer("run", "--case", "rmsnorm", "--variants", "torch.rms_norn")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("did you mean 'torch.rms_norm'", r.stderr)
+        r = self.run_peer("run", "--help")
+        self.assertIn("torch.rms_norm, liger", r.stdout)
 
     def test_usage_and_case_errors_before_torch(self):
         r = self.run_peer("run", "--case", "sofmax")
@@ -694,6 +904,57 @@ class TestTorchOnCpu(unittest.TestCase):
                 self.assertTrue(ref.check(ref.run_hash(twin, inputs), c.tol["float32"], presampled=True)["passed"])
             finally:
                 tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
+
+    def cell(self, name, seed=3):
+        t = self.t
+        c = tp.find_case(name)
+        shapes = tp.program_shapes(c, {"T": 8, "N": 61})
+        g = t.Generator().manual_seed(seed)
+        named = {i.name: t.randn(*shapes[i.name], generator=g) for i in c.inputs}
+        return c, named, tp.Reference(c, shapes, list(named.values()))
+
+    def test_torch_rms_norm_peers_pass_the_reference(self):
+        for name in RMSNORM_CASES:
+            c, named, ref = self.cell(name)
+            call = tp.find_peer(name, "torch.rms_norm").prepare(named)
+            self.assertIsNone(call.before)
+            for _ in range(2):  # retain_graph: the backward runs again, the same
+                res = ref.check(call.fn(), c.tol["float32"])
+                self.assertTrue(res["passed"], (name, res))
+
+    def test_an_in_place_backward_gets_its_dy_back_every_call(self):
+        """Liger's backward writes dx over the gradient it is handed (in_place=True); the peer hands it
+        a copy of dy that `before` restores. A stand-in with that habit, in torch on the CPU."""
+        t = self.t
+
+        class InPlace(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                ctx.save_for_backward(x, w)
+                return tp._f_rms_norm(x, w)
+
+            @staticmethod
+            def backward(ctx, dy):
+                x, w = ctx.saved_tensors
+                with t.enable_grad():
+                    xd, wd = x.detach().requires_grad_(), w.detach().requires_grad_()
+                    dx, dw = t.autograd.grad(tp._f_rms_norm(xd, wd), (xd, wd), dy)
+                dy.copy_(dx)
+                return dy, dw
+
+        saved = tp._liger_rms_norm
+        tp._liger_rms_norm = InPlace.apply
+        try:
+            c, named, ref = self.cell("rmsnorm_backward")
+            dy0 = named["dy"].clone()
+            call = tp._prepare_liger_backward(named)
+            for _ in range(3):
+                call.before()
+                res = ref.check(call.fn(), c.tol["float32"])
+                self.assertTrue(res["passed"], res)
+            self.assertTrue(t.equal(named["dy"], dy0))  # the cell's dy, intact for the variants after
+        finally:
+            tp._liger_rms_norm = saved
 
 
 if __name__ == "__main__":
