@@ -211,7 +211,7 @@ Problem problem(const fb_call *c) {
     for (int d = 0; d + 1 < y->shape.rank; ++d) rows *= y->shape.dim[d];
     const bool aligned = aligned16(p.x) && aligned16(p.w) && aligned16(p.y);
     const int esz = (int)fb_dtype_size(p.dt);
-    plan_geom(rows, N, esz, aligned, 64 / esz, &p.g);  // 64 bytes of x per thread in flight
+    plan_geom_latency(rows, N, esz, aligned, 64 / esz, sm_count(), &p.g);  // 64 bytes of x per thread in flight
     return p;
 }
 

@@ -173,7 +173,7 @@ Problem problem(const fb_call *c) {
     long rows = 1;
     for (int d = 0; d + 1 < dx->shape.rank; ++d) rows *= dx->shape.dim[d];
     const bool aligned = aligned16(p.x) && aligned16(p.w) && aligned16(p.dy) && aligned16(p.dx);
-    plan_geom(rows, N, (int)fb_dtype_size(p.dt), aligned, held_values((int)fb_dtype_size(p.dt)), &p.g);
+    plan_geom_latency(rows, N, (int)fb_dtype_size(p.dt), aligned, held_values((int)fb_dtype_size(p.dt)), sm_count(), &p.g);
     return p;
 }
 
