@@ -387,6 +387,17 @@ const char *fb_result_unchecked(const json_t *variant_entry)
     return NULL;
 }
 
+json_t *fb_result_shapes_json(const fb_case *c, const fb_shape *shapes)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < c->n_inputs; i++) {
+        json_t *dims = json_array();
+        for (int d = 0; d < shapes[i].rank; d++) json_array_append_new(dims, json_integer((json_int_t)shapes[i].dim[d]));
+        json_object_set_new(o, c->values[i].name, dims);
+    }
+    return o;
+}
+
 json_t *fb_result_case(json_t *root, const char *case_name)
 {
     return find_by_name(json_object_get(root, "cases"), "name", case_name);
