@@ -49,6 +49,16 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         c->base = fb_rs_find_variant(c->cell, g->baseline);
     }
     c->throttled = c->cell && c->cell->throttled;
+    c->shape[0] = 0;
+    if (c->cell && c->cell->n_shapes > 0) {
+        const fb_rs_shape *sh = &c->cell->shapes[0];
+        size_t used = 0;
+        for (int d = 0; d < sh->rank && used < sizeof c->shape; d++) {
+            int w = snprintf(c->shape + used, sizeof c->shape - used, "%s%lld", d ? "x" : "", (long long)sh->dim[d]);
+            if (w > 0) used += (size_t)w;
+        }
+        if (sh->rank == 0) snprintf(c->shape, sizeof c->shape, "scalar");
+    }
     fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}, NAN, NAN, NAN, NAN};
     for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = NAN;
     if (c->v) {
@@ -370,7 +380,7 @@ void fb_export_kernels_free(fb_export_kernels *k)
 /* ---- the long-form records ----------------------------------------------------------------- */
 
 const char *const fb_field_names[FB_N_FIELDS] = {
-    "case", "dtype", "row_axis", "row", "col_axis", "col", "variant", "baseline", "status", "reason",
+    "case", "dtype", "row_axis", "row", "col_axis", "col", "shape", "variant", "baseline", "status", "reason",
     "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n",
     "speedup", "sol_pct", "gbps", "tflops",
     "ideal_bytes", "flops", "kernels", "kernels_launched", "kernel_names", "span_us", "footprint_bytes", "peak_bytes",
@@ -396,6 +406,7 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number((double)c->row);
     f[i++] = text(g->cs->cols);
     f[i++] = g->cs->cols ? number((double)c->col) : number(NAN);
+    f[i++] = text(c->shape[0] ? c->shape : NULL);
     f[i++] = text(g->variant);
     f[i++] = text(g->baseline);
     f[i++] = text(v->status);

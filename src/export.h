@@ -103,6 +103,8 @@ typedef struct fb_export_cell {
     char text[FB_NSHOW][FB_EXPORT_TEXT]; /* the mark, or the value as the grid prints it
                                             (with FB_THROTTLE_MARK after it when throttled) */
     bool throttled;            /* the cell's SM clock fell more than 10% while it ran */
+    char shape[64];            /* the case's first input's shape here, "4x128x1027"; "" when the
+                                  file has no shapes (result.h's SHAPES) */
 } fb_export_cell;
 
 /* The walk's context, handed to every hook. */
@@ -185,7 +187,7 @@ typedef struct fb_field {
     double number;    /* FB_FIELD_NUMBER: NaN when absent */
     int boolean;      /* FB_FIELD_BOOL: 1, 0, or -1 when absent */
 } fb_field;
-#define FB_N_FIELDS 51
+#define FB_N_FIELDS 52
 extern const char *const fb_field_names[FB_N_FIELDS];
 /* The record of a measured cell (c->v != NULL) into f[FB_N_FIELDS]; strings point
  * into the doc. */

@@ -287,7 +287,7 @@ static void test_selection(const fb_rs_doc *d)
     int lines = 0;
     for (const char *p = t; *p; p++) lines += *p == '\n';
     CHECK(lines == 3); /* the header and two cells */
-    CHECK(strstr(t, "\nline,float32,n,1024,,,line.fused,eager,ok,,2.5,") != NULL);
+    CHECK(strstr(t, "\nline,float32,n,1024,,,,line.fused,eager,ok,,2.5,") != NULL);
     free(t);
 }
 
@@ -302,9 +302,9 @@ static void test_records(const fb_rs_doc *d)
     int lines = 0;
     for (const char *p = csv; *p; p++) lines += *p == '\n';
     CHECK(lines == 1 + 8 + 8 + 2 + 7);
-    CHECK(strncmp(csv, "case,dtype,row_axis,row,col_axis,col,variant,baseline,status,reason,median_us,", 78) == 0);
+    CHECK(strncmp(csv, "case,dtype,row_axis,row,col_axis,col,shape,variant,baseline,status,reason,median_us,", 84) == 0);
     /* a fast cell: 16 us / 5 us = 3.2; sol_pct 80 */
-    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,toy.fused,eager,ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,") !=
+    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,,toy.fused,eager,ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,") !=
           NULL);
     /* the failed check: its time kept, no speedup, the check columns say why */
     CHECK(strstr(csv, "toy.fused,eager,fail,17 of 32768 elements outside atol 1e-06 + rtol 1e-05,9,") != NULL);
@@ -319,7 +319,7 @@ static void test_records(const fb_rs_doc *d)
                       "1,\"toy_fused_kernel<float, 4>\",5,65536,65536,32768,33554,2048,full,true,") != NULL);
     CHECK(strstr(csv, ",toy.fused,eager,ok,,31,") && strstr(csv, ",131072,131072,,,4096,full,true,"));
     /* the sol rows: speedup of the copy against the baseline (16 / 4) */
-    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
+    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
     free(csv);
 }
 
@@ -608,6 +608,14 @@ static void test_table(const fb_rs_doc *small)
     free(t);
     t = export_text(&rms, "md", (fb_export_opts){.table = true, .variant = "eager"}, &st);
     CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "leave out --variant") != NULL);
+    free(t);
+
+    /* csv and json records carry the shape too */
+    t = export_text(&rms, "csv", (fb_export_opts){.case_name = "rmsnorm_backward"}, &st);
+    CHECK(st == FB_OK && strstr(t, "\nrmsnorm_backward,float32,T,2048,N,4096,4x2048x4096,rmsnorm_backward.fused,eager,ok,,"));
+    free(t);
+    t = export_text(&rms, "json", (fb_export_opts){.case_name = "rmsnorm", .dtype = "bf16"}, &st);
+    CHECK(st == FB_OK && strstr(t, "\"col\":1027,\"shape\":\"4x128x1027\",\"variant\":\"eager\""));
     free(t);
 
     char us[32];
