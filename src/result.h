@@ -157,8 +157,8 @@ json_t *fb_result_cell(json_t *dtype_obj, int64_t row, int64_t col);
 
 /* Before the GPU: may this run of case `c` write into the (validated) document
  * `root` read from `path`? If the document has a case of that name, its grid
- * axes and, at every cell it holds, the ideal bytes and FLOPs must be this
- * case's: otherwise it is another program under the same name, and merging would
+ * axes and, at every cell it holds, the ideal bytes and FLOPs (and the inputs'
+ * shapes, where the cell has them) must be this case's: otherwise it is another program under the same name, and merging would
  * mix the two. FB_E_USAGE with a message naming the file, case and difference. */
 fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *c);
 

@@ -551,6 +551,15 @@ static void test_check_resume(void)
     CHECK(fb_result_check_resume(root, "base.json", &c) == FB_E_USAGE);
     CHECK(strstr(fb_last_error(), "base.json: case 'softmax' float32 dim0=128 dim1=256: the file's cell has flops 1, but "
                                   "../cases/softmax.json gives 163840: the program changed since") == fb_last_error());
+    /* the inputs' shapes, where the cell has them: the right ones pass, others do not */
+    json_object_set_new(cell, "flops", json_integer(163840));
+    json_object_set_new(cell, "shapes", json_pack("{s:[i, i]}", "x", 128, 256));
+    CHECK(fb_result_check_resume(root, "base.json", &c) == FB_OK);
+    json_object_set_new(cell, "shapes", json_pack("{s:[i, i]}", "x", 256, 128));
+    CHECK(fb_result_check_resume(root, "base.json", &c) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "base.json: case 'softmax' float32 dim0=128 dim1=256: the file's cell has the input "
+                               "shapes {\"x\":[256,128]}, but ../cases/softmax.json gives {\"x\":[128,256]}: the program "
+                               "changed since; resume into another result file");
     json_decref(root);
 }
 
