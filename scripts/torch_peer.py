@@ -1238,11 +1238,16 @@ def cell_done(cell, variants):
     return True
 
 
-def new_cell(row, col, point, costs):
+def new_cell(row, col, point, costs, input_shapes=None):
+    """input_shapes: {input name: shape} in the case's order of inputs, the cell's "shapes"
+    (fusionbench's export --table prints the first one whole: rmsnorm's x is [4, T, N])."""
     cell = {"row": row}
     if col is not None:
         cell["col"] = col
-    cell.update({"point": dict(point), "ideal_bytes": int(costs["ideal_bytes"]), "flops": int(costs["flops"]),
+    cell["point"] = dict(point)
+    if input_shapes is not None:
+        cell["shapes"] = {name: [int(d) for d in shape] for name, shape in input_shapes.items()}
+    cell.update({"ideal_bytes": int(costs["ideal_bytes"]), "flops": int(costs["flops"]),
                  "sol": {"status": "skipped", "reason": "not measured"}, "variants": {}})
     return cell
 
@@ -1675,7 +1680,7 @@ class CellRunner:
         """One cell: inputs, reference, the copy, then each variant. Returns (cell, failed)."""
         args = self.args
         cell = new_cell(point[case.axes[0][0]], point[case.axes[1][0]] if len(case.axes) > 1 else None,
-                        point, costs)
+                        point, costs, {i.name: shapes[i.name] for i in case.inputs})
         tdt = getattr(torch, TORCH_DTYPES[dtype])
         # Memory is given back (free_memory) only after an except clause ends: until then the
         # exception's traceback holds the frames, and so the tensors, of the call that failed.

@@ -329,6 +329,7 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
 
     FB_TRY(fb_program_shapes(c, p, st.shapes));
     FB_TRY(fb_program_costs(c, st.shapes, dt, &st.costs));
+    json_object_set_new(cell, "shapes", fb_result_shapes_json(c, st.shapes));
     /* integers: 9 significant digits of a real would round 34359738368 to 34359738400 */
     json_object_set_new(cell, "ideal_bytes", json_integer((json_int_t)st.costs.ideal_bytes));
     json_object_set_new(cell, "flops", json_integer((json_int_t)st.costs.flops));

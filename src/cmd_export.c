@@ -21,9 +21,12 @@
 enum { F_CSV, F_MD, F_SVG, F_HTML, F_JSON, F_NONE };
 static const fb_opt_choice formats[] = {{"csv", F_CSV}, {"md", F_MD}, {"svg", F_SVG}, {"html", F_HTML}, {"json", F_JSON}};
 
+#define EXPORT_MAX_OPTS 10 /* room in the option table */
+
 typedef struct export_args {
     int format, show;
-    const char *out, *case_name, *dtype, *variant;
+    const char *out, *case_name, *dtype, *variant, *speedup_vs;
+    bool table;
 } export_args;
 
 static int export_table(export_args *a, fb_opt *t)
@@ -49,24 +52,35 @@ static int export_table(export_args *a, fb_opt *t)
     t[n++] = (fb_opt){.name = "dtype", .kind = FB_OPT_STRING, .dst = &a->dtype, .arg = "T", .help = "only this dtype"};
     t[n++] = (fb_opt){.name = "variant", .kind = FB_OPT_STRING, .dst = &a->variant, .arg = "V",
                       .help = "only this variant's grids (csv, json: its rows; 'sol' the speed-of-light copy)"};
+    t[n++] = (fb_opt){.name = "table", .kind = FB_OPT_FLAG, .dst = &a->table,
+                      .help = "md: the benchmark table run --table prints, in place of the grids: one\n"
+                              "per case x dtype, a row per cell (its input's shape and grid values), the\n"
+                              "median time (us) of each variant and of the speed-of-light copy (sol),\n"
+                              "and the speedups against --speedup-vs"};
+    t[n++] = (fb_opt){.name = "speedup-vs", .kind = FB_OPT_STRING, .dst = &a->speedup_vs, .arg = "X",
+                      .help = "with --table: the speedups are t_X / t_variant, X a variant of the\n"
+                              "case or sol (default: the case's baseline)"};
     return n;
 }
 
 static void usage(FILE *f)
 {
     export_args dummy = {0};
-    fb_opt t[8];
+    fb_opt t[EXPORT_MAX_OPTS];
     int n = export_table(&dummy, t);
     fprintf(f,
             "usage: fusionbench export RESULT.json --format csv|md|svg|html|json [-o FILE]\n"
             "                          [--show speedup|sol|time|gbps|dram|inst] [--case NAME] [--dtype T]\n"
-            "                          [--variant V]\n"
+            "                          [--variant V] [--table [--speedup-vs X]]\n"
             "\n"
             "Print a result file for people and tools. The grids (md, svg, html) are those\n"
             "'run' prints: rows dim0, columns dim1, speedup = t_baseline / t_variant (median\n"
             "times), marks OOM, FAIL, BFAIL (baseline failed), ERR, UNCHK (not checked), - (not\n"
             "measured) where a cell has no trustworthy number. svg stacks every grid in one\n"
             "image (900 px wide); pick one with --case, --dtype and --variant to embed it.\n"
+            "md --table prints the seed study's benchmark table instead: a row per cell,\n"
+            "a column per variant's median time (us), the speed-of-light copy, and\n"
+            "speedup vs X = t_X / t_variant.\n"
             "\n");
     fb_opts_help(f, t, n, NULL);
     fprintf(f, "\nExit status: 0 ok, 2 usage, 3 bad result file, 4 cannot write.\n");
@@ -160,8 +174,8 @@ fb_status fb_cmd_export(int argc, char **argv)
         usage(stdout);
         return FB_OK;
     }
-    export_args a = {.format = F_NONE, .show = FB_SHOW_SPEEDUP};
-    fb_opt t[8];
+    export_args a = {.format = F_NONE, .show = -1}; /* -1: no --show given */
+    fb_opt t[EXPORT_MAX_OPTS];
     fb_cmdline cl = {.cmd = "export", .opts = t, .n_opts = export_table(&a, t), .allow_operands = true};
     char **args = with_long_out(argc, argv);
     if (!args) {
@@ -181,10 +195,16 @@ fb_status fb_cmd_export(int argc, char **argv)
         fb_error("--format is required: one of %s; see 'fusionbench export --help'", fb_printer_names());
         s = FB_E_USAGE;
     }
+    if (s == FB_OK && a.table && a.show >= 0) {
+        fb_error("--show picks the value of the grids; the table shows median times and speedups: leave out --show");
+        s = FB_E_USAGE;
+    }
+    if (a.show < 0) a.show = FB_SHOW_SPEEDUP;
     fb_rs_doc doc = {0};
     if (s == FB_OK) s = fb_rs_load(path, &doc);
     if (s == FB_OK) {
-        fb_export_opts o = {.show = (fb_show)a.show, .case_name = a.case_name, .dtype = a.dtype, .variant = a.variant};
+        fb_export_opts o = {.show = (fb_show)a.show, .case_name = a.case_name, .dtype = a.dtype, .variant = a.variant,
+                            .table = a.table, .speedup_vs = a.speedup_vs};
         const fb_printer *p = fb_printer_find(formats[a.format].name);
         s = a.out ? export_file(a.out, &doc, &o, p) : export_to(stdout, "stdout", &doc, &o, p);
     }

@@ -7,8 +7,10 @@
  * --resume picks up from the document and its journal. SIGINT or SIGTERM stops
  * the run after the cell in flight and writes the document (a second one stops
  * at once: the journal has every finished cell). The relative-performance grids
- * are printed at the end from the document. Data goes to stdout; progress (only
- * on a terminal) and messages to stderr. */
+ * (or, with --table, the benchmark tables of report_table.h, through the same
+ * printer as export --format md --table) are printed at the end from the
+ * document. Data goes to stdout; progress (only on a terminal) and messages to
+ * stderr. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -28,7 +30,9 @@
 #include "journal.h"
 #include "metrics.h"
 #include "report.h"
+#include "report_table.h"
 #include "result.h"
+#include "resultset.h"
 #include "opts.h"
 #include "run_common.h"
 #include "variant.h"
@@ -66,6 +70,8 @@ typedef struct run_opts {
     const char *out;
     const char *resume;
     fb_show show;
+    bool table;             /* --table: the benchmark tables in place of the grids */
+    const char *speedup_vs; /* --speedup-vs: the tables' speedup reference; NULL: the baseline */
     fb_strlist metrics_list; /* --metrics, as given */
     unsigned metrics;        /* the fb_metric_id bits it names; 0: no metrics pass */
     int timer_mode, show_mode, flush_mode; /* the enums, as the parser writes them */
@@ -138,6 +144,14 @@ static int run_table(run_opts *o, fb_opt *t)
                               "dram (measured DRAM bytes / ideal bytes, e.g. 1.02x), inst (warp\n"
                               "instructions executed); dram and inst need --metrics; kernels\n"
                               "(kernels per run and their names, measured with --timer cupti)"};
+    t[n++] = (fb_opt){.name = "table", .kind = FB_OPT_FLAG, .dst = &o->table,
+                      .help = "print the benchmark table instead of the grids: one per case x dtype, a\n"
+                              "row per cell (its input's shape and grid values), the median time (us)\n"
+                              "of each variant and of the speed-of-light copy (sol), and the speedups\n"
+                              "against --speedup-vs (export --format md --table prints the same)"};
+    t[n++] = (fb_opt){.name = "speedup-vs", .kind = FB_OPT_STRING, .dst = &o->speedup_vs, .arg = "X",
+                      .help = "with --table: the speedups are t_X / t_variant, X one of the run's\n"
+                              "variants or sol (default: the baseline)"};
     return n;
 }
 
@@ -151,10 +165,12 @@ static void run_usage(FILE *f)
           "                       [--flush write|clean|none] [--warmup MS] [--rep MS] [--max-noise PCT]\n"
           "                       [--max-time S] [--seed N] [--out FILE] [--resume FILE]\n"
           "                       [--metrics dram,inst|all] [--show speedup|sol|time|gbps|dram|inst|kernels]\n"
+          "                       [--table [--speedup-vs X]]\n"
           "\n"
           "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
           "result against the float64 reference, times them with the L2 flushed before every\n"
-          "sample (--flush), and prints one grid per dtype and variant: t_baseline / t_variant.\n"
+          "sample (--flush), and prints one grid per dtype and variant: t_baseline / t_variant\n"
+          "(--table: one table per dtype, a row per cell, a column per variant's time).\n"
           "\n",
           f);
     static const char *const axis_help[] = {
@@ -226,7 +242,7 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     o->seed_arg = 1;
     o->timer_mode = (int)o->timer.mode;
     o->flush_mode = -1; /* not given: the default, or a resumed file's own */
-    o->show_mode = FB_SHOW_SPEEDUP;
+    o->show_mode = -1; /* not given: the speedup */
     fb_opt t[RUN_MAX_OPTS];
     fb_cmdline cl = {.cmd = "run", .opts = t, .n_opts = run_table(o, t), .keep_unknown = true};
     fb_status s = fb_opts_parse(&cl, argc, argv);
@@ -241,7 +257,15 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     o->timer.mode = (fb_timer_mode)o->timer_mode;
     o->flush_given = o->flush_mode >= 0;
     if (o->flush_given) o->timer.flush = (fb_flush_mode)o->flush_mode;
-    o->show = (fb_show)o->show_mode;
+    if (o->table && o->show_mode >= 0) {
+        fb_error("--show picks the value of the grids; the table shows median times and speedups: leave out --show");
+        return FB_E_USAGE;
+    }
+    if (o->speedup_vs && !o->table) {
+        fb_error("--speedup-vs picks the table's speedup reference: add --table (the grids' is --baseline)");
+        return FB_E_USAGE;
+    }
+    o->show = o->show_mode >= 0 ? (fb_show)o->show_mode : FB_SHOW_SPEEDUP;
     o->seed = (uint64_t)o->seed_arg;
     /* before the GPU: a missing libcupti is said at once (FB_E_UNSUPPORTED, exit 4) */
     if (o->timer.mode == FB_TIMER_CUPTI && fb_cupti_load(NULL) != FB_OK) {
@@ -372,7 +396,8 @@ static fb_status plan_variants(const run_opts *o, case_plan *p)
     p->n_variants = 0;
     for (int i = 0; i < n_known; i++)
         if (want[i]) p->variants[p->n_variants++] = known[i];
-    return FB_OK;
+    /* the table's reference must be measured by this run (or be the sol copy) */
+    return o->speedup_vs ? fb_table_check_vs(c->name, o->speedup_vs, p->variants, p->n_variants, "this run's") : FB_OK;
 }
 
 static fb_status plan_axes(const run_opts *o, case_plan *p)
@@ -680,6 +705,28 @@ static fb_status metrics_error(fb_status s)
     return s;
 }
 
+/* run --table: the document read into the typed model, as export reads a file,
+ * and each case x dtype of the run through export's table printer (text); only
+ * the run's variants are columns (a resumed file may hold others). A failure
+ * here is said, but the measurements are safe in the file: export prints them. */
+static void print_tables(json_t *root, const char *out, const case_plan *plans, int n_plans, const char *vs)
+{
+    fb_rs_doc doc = {0};
+    fb_status s = fb_rs_from_json(root, out, &doc);
+    for (int ci = 0; ci < n_plans && s == FB_OK; ci++) {
+        const case_plan *p = &plans[ci];
+        const fb_rs_case *cs = fb_rs_find_case(&doc, p->c.name);
+        for (int di = 0; cs && di < p->n_dtypes && s == FB_OK; di++) {
+            const fb_rs_dtype *dt = fb_rs_find_dtype(cs, fb_dtype_name(p->dtypes[di]));
+            if (dt) s = fb_table_print(stdout, &doc, cs, dt, p->variants, p->n_variants, vs, FB_TABLE_TEXT);
+        }
+    }
+    if (s != FB_OK)
+        fprintf(stderr, "fusionbench: warning: cannot print the tables (%s); export --format md --table %s prints them\n",
+                fb_last_error(), out);
+    fb_rs_free(&doc);
+}
+
 /* The run itself, once every case is loaded and planned. */
 static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv)
 {
@@ -825,8 +872,9 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     fb_status ws = fb_journal_finish(journal, root);
     release_stop(&old_int, &old_term);
 
-    /* the grids, from the document just written */
-    for (int ci = 0; ci < n_plans; ci++) {
+    /* the grids, or the tables, from the document just written */
+    if (o.table) print_tables(root, out, plans, n_plans, o.speedup_vs);
+    for (int ci = 0; ci < n_plans && !o.table; ci++) {
         case_plan *p = &plans[ci];
         for (int di = 0; di < p->n_dtypes; di++)
             fb_report_case(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants, p->n_variants,

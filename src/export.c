@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_table.h"
+
 const fb_printer *fb_printer_find(const char *format)
 {
     static const fb_printer *const all[] = {&fb_printer_csv, &fb_printer_md, &fb_printer_svg, &fb_printer_html,
@@ -47,6 +49,16 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         c->base = fb_rs_find_variant(c->cell, g->baseline);
     }
     c->throttled = c->cell && c->cell->throttled;
+    c->shape[0] = 0;
+    if (c->cell && c->cell->n_shapes > 0) {
+        const fb_rs_shape *sh = &c->cell->shapes[0];
+        size_t used = 0;
+        for (int d = 0; d < sh->rank && used < sizeof c->shape; d++) {
+            int w = snprintf(c->shape + used, sizeof c->shape - used, "%s%lld", d ? "x" : "", (long long)sh->dim[d]);
+            if (w > 0) used += (size_t)w;
+        }
+        if (sh->rank == 0) snprintf(c->shape, sizeof c->shape, "scalar");
+    }
     fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}, NAN, NAN, NAN, NAN};
     for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = NAN;
     if (c->v) {
@@ -118,11 +130,26 @@ static bool case_selected(const fb_export_opts *o, const fb_rs_case *cs)
     return !o->case_name || strcmp(o->case_name, cs->name) == 0;
 }
 
-/* Does --case / --dtype / --variant name something the file has? */
-static fb_status check_selection(const fb_rs_doc *doc, const fb_export_opts *o, fb_export_walk walk)
+/* Does --case / --dtype / --variant / --speedup-vs name something the file has,
+ * and do the options go together? */
+static fb_status check_selection(const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p)
 {
+    fb_export_walk walk = p->walk;
     char q[96];
     names_buf have = {0};
+    if (o->table && strcmp(p->name, "md") != 0) {
+        fb_error("--table is a form of the markdown export: use it with --format md (got --format %s)", p->name);
+        return FB_E_USAGE;
+    }
+    if (o->table && o->variant) {
+        fb_error("--table shows every variant of a case in one table: leave out --variant (or drop --table for "
+                 "one variant's grids)");
+        return FB_E_USAGE;
+    }
+    if (o->speedup_vs && !o->table) {
+        fb_error("--speedup-vs picks the table's speedup reference: add --table (the grids' is --baseline of run)");
+        return FB_E_USAGE;
+    }
     if (o->case_name && !fb_rs_find_case(doc, o->case_name)) {
         for (int i = 0; i < doc->n_cases; i++) names_add(&have, doc->cases[i].name);
         fb_error("%s: no case '%s' in the result (have: %s)", fb_qpath(doc->path), fb_clean(o->case_name, q, sizeof q),
@@ -143,6 +170,12 @@ static fb_status check_selection(const fb_rs_doc *doc, const fb_export_opts *o, 
                      o->case_name ? o->case_name : "", names_or_none(&have));
             return FB_E_USAGE;
         }
+    }
+    for (int i = 0; o->speedup_vs && i < doc->n_cases; i++) {
+        const fb_rs_case *cs = &doc->cases[i];
+        if (!case_selected(o, cs) || (o->dtype && !fb_rs_find_dtype(cs, o->dtype))) continue;
+        fb_status s = fb_table_check_vs(cs->name, o->speedup_vs, cs->variants, cs->n_variants, "the result's");
+        if (s != FB_OK) return s;
     }
     if (o->variant) {
         bool found = walk == FB_WALK_MEASURED && strcmp(o->variant, "sol") == 0;
@@ -269,7 +302,7 @@ static fb_status walk(fb_export *x, const fb_printer *p)
 
 fb_status fb_export_doc(FILE *out, const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p)
 {
-    TRY(check_selection(doc, o, p->walk));
+    TRY(check_selection(doc, o, p));
     fb_export x = {.out = out, .doc = doc, .opts = o};
     fb_status s = walk(&x, p);
     if (p->release) p->release(&x);
@@ -347,7 +380,7 @@ void fb_export_kernels_free(fb_export_kernels *k)
 /* ---- the long-form records ----------------------------------------------------------------- */
 
 const char *const fb_field_names[FB_N_FIELDS] = {
-    "case", "dtype", "row_axis", "row", "col_axis", "col", "variant", "baseline", "status", "reason",
+    "case", "dtype", "row_axis", "row", "col_axis", "col", "shape", "variant", "baseline", "status", "reason",
     "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n",
     "speedup", "sol_pct", "gbps", "tflops",
     "ideal_bytes", "flops", "kernels", "kernels_launched", "kernel_names", "span_us", "footprint_bytes", "peak_bytes",
@@ -373,6 +406,7 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number((double)c->row);
     f[i++] = text(g->cs->cols);
     f[i++] = g->cs->cols ? number((double)c->col) : number(NAN);
+    f[i++] = text(c->shape[0] ? c->shape : NULL);
     f[i++] = text(g->variant);
     f[i++] = text(g->baseline);
     f[i++] = text(v->status);
@@ -433,6 +467,26 @@ void fb_put_xml(FILE *f, const char *s)
             else fputc(*p, f);
         }
     }
+}
+
+const char *fb_md_escape(const char *s, char *buf, size_t n)
+{
+    size_t used = 0;
+    for (const char *p = s ? s : ""; *p; p++) {
+        char tmp[8];
+        if (strchr("|\\`*[]", *p)) snprintf(tmp, sizeof tmp, "\\%c", *p);
+        else if (*p == '<') snprintf(tmp, sizeof tmp, "&lt;");
+        else if (*p == '>') snprintf(tmp, sizeof tmp, "&gt;");
+        else if (*p == '&') snprintf(tmp, sizeof tmp, "&amp;");
+        else if (*p == '\n' || *p == '\r' || *p == '\t') snprintf(tmp, sizeof tmp, " ");
+        else snprintf(tmp, sizeof tmp, "%c", *p);
+        size_t len = strlen(tmp);
+        if (used + len + 1 > n) break;
+        memcpy(buf + used, tmp, len);
+        used += len;
+    }
+    if (n) buf[used] = 0;
+    return buf;
 }
 
 bool fb_format_number(double x, char *buf, size_t n)

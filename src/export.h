@@ -25,6 +25,8 @@
  *   FB_WALK_MEASURED  every variant and the cell's speed-of-light copy, as a variant
  *                     named "sol" (csv, json: every measurement is a row)
  * --variant V keeps V's grid only (the baseline is still read for the speedup).
+ * With `table` (md only) the md printer writes report_table.h's table at each
+ * end_dtype instead of the grids, the speedups against `speedup_vs`.
  *
  * Every cell comes with the value of every --show mode and the grid's text for
  * each, computed here once from report.h's table of modes, so the markdown
@@ -67,6 +69,10 @@ typedef struct fb_export_opts {
     const char *case_name; /* NULL: every case */
     const char *dtype;     /* NULL: every dtype; aliases accepted */
     const char *variant;   /* NULL: every variant the walk shows */
+    bool table;            /* md only: the benchmark table of each case x dtype (report_table.h)
+                              in place of the grids; no --variant with it */
+    const char *speedup_vs; /* the table's speedup reference (a variant, or "sol"); NULL: each
+                               case's baseline; only with table */
 } fb_export_opts;
 
 typedef enum fb_export_walk { FB_WALK_SHOWN, FB_WALK_VARIANTS, FB_WALK_MEASURED } fb_export_walk;
@@ -97,6 +103,8 @@ typedef struct fb_export_cell {
     char text[FB_NSHOW][FB_EXPORT_TEXT]; /* the mark, or the value as the grid prints it
                                             (with FB_THROTTLE_MARK after it when throttled) */
     bool throttled;            /* the cell's SM clock fell more than 10% while it ran */
+    char shape[64];            /* the case's first input's shape here, "4x128x1027"; "" when the
+                                  file has no shapes (result.h's SHAPES) */
 } fb_export_cell;
 
 /* The walk's context, handed to every hook. */
@@ -136,7 +144,10 @@ const fb_printer *fb_printer_find(const char *format);
 const char *fb_printer_names(void);
 
 /* Walks `doc` through printer `p` into `out`. FB_E_USAGE when --case, --dtype
- * or --variant names nothing in the file (the message lists what it has);
+ * or --variant names nothing in the file (the message lists what it has), when
+ * --speedup-vs names no variant of a selected case, or when table, speedup_vs
+ * and variant are combined as they cannot be (table with another format than md
+ * or with a variant, speedup_vs without table);
  * FB_E_IO when writing fails; a printer's own status otherwise. */
 fb_status fb_export_doc(FILE *out, const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p);
 
@@ -176,7 +187,7 @@ typedef struct fb_field {
     double number;    /* FB_FIELD_NUMBER: NaN when absent */
     int boolean;      /* FB_FIELD_BOOL: 1, 0, or -1 when absent */
 } fb_field;
-#define FB_N_FIELDS 51
+#define FB_N_FIELDS 52
 extern const char *const fb_field_names[FB_N_FIELDS];
 /* The record of a measured cell (c->v != NULL) into f[FB_N_FIELDS]; strings point
  * into the doc. */
@@ -185,6 +196,9 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
 /* Writing, with FB_E_IO reported once at the end: escapes for HTML/SVG text and
  * attributes (& < > " ' and C0 controls, which XML cannot hold even escaped). */
 void fb_put_xml(FILE *f, const char *s);
+/* A markdown-safe copy of s into buf (cut to fit, never mid-escape): | \ ` * [ ]
+ * as \X, < > & as entities, line breaks and tabs as blanks; returns buf. */
+const char *fb_md_escape(const char *s, char *buf, size_t n);
 /* A number for machine-read output: an integral value below 2^53 plainly
  * ("34359738368"), anything else with 9 significant digits; false when NaN/Inf. */
 bool fb_format_number(double x, char *buf, size_t n);

@@ -14,6 +14,11 @@
  * After a case x dtype's grids, a result measured with --timer cupti gets a
  * table of what each variant launched (kernels per run and the kernels' names).
  *
+ * With --table (fb_export_opts.table), each case x dtype is instead the
+ * benchmark table of report_table.h (the one `run --table` prints, as
+ * markdown): a row per cell, a column per variant's median time, the sol copy
+ * and the speedups against --speedup-vs; the kernels table still follows.
+ *
  * Columns are padded so the source reads as a grid too. Names from the file
  * are escaped (| \ ` * [ ] as \X, < > & as entities): a table cell or heading
  * cannot be broken, nor raw HTML injected, by a case or variant name. */
@@ -22,26 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A markdown-safe copy of s into buf (cut to fit, never mid-escape). */
-static const char *md_escape(const char *s, char *buf, size_t n)
-{
-    size_t used = 0;
-    for (const char *p = s ? s : ""; *p; p++) {
-        char tmp[8];
-        if (strchr("|\\`*[]", *p)) snprintf(tmp, sizeof tmp, "\\%c", *p);
-        else if (*p == '<') snprintf(tmp, sizeof tmp, "&lt;");
-        else if (*p == '>') snprintf(tmp, sizeof tmp, "&gt;");
-        else if (*p == '&') snprintf(tmp, sizeof tmp, "&amp;");
-        else if (*p == '\n' || *p == '\r' || *p == '\t') snprintf(tmp, sizeof tmp, " ");
-        else snprintf(tmp, sizeof tmp, "%c", *p);
-        size_t len = strlen(tmp);
-        if (used + len + 1 > n) break;
-        memcpy(buf + used, tmp, len);
-        used += len;
-    }
-    if (n) buf[used] = 0;
-    return buf;
-}
+#include "report_table.h"
 
 #define NAME_MAX_MD 512
 
@@ -65,18 +51,19 @@ static fb_status begin_doc(fb_export *x)
     }
     const fb_rs_doc *d = x->doc;
     char a[NAME_MAX_MD], b[NAME_MAX_MD], c[NAME_MAX_MD], t[NAME_MAX_MD];
-    fprintf(x->out, "fusionbench %s (%s) · %s · timer %s", md_escape(d->version ? d->version : "?", a, sizeof a),
-            md_escape(d->git ? d->git : "unknown commit", b, sizeof b),
-            md_escape(d->device_name ? d->device_name : "unknown device", c, sizeof c),
-            md_escape(d->timer ? d->timer : "unknown", t, sizeof t));
-    if (d->flush) fprintf(x->out, " · flush %s", md_escape(d->flush, a, sizeof a));
-    if (d->started) fprintf(x->out, " · %s", md_escape(d->started, a, sizeof a));
+    fprintf(x->out, "fusionbench %s (%s) · %s · timer %s", fb_md_escape(d->version ? d->version : "?", a, sizeof a),
+            fb_md_escape(d->git ? d->git : "unknown commit", b, sizeof b),
+            fb_md_escape(d->device_name ? d->device_name : "unknown device", c, sizeof c),
+            fb_md_escape(d->timer ? d->timer : "unknown", t, sizeof t));
+    if (d->flush) fprintf(x->out, " · flush %s", fb_md_escape(d->flush, a, sizeof a));
+    if (d->started) fprintf(x->out, " · %s", fb_md_escape(d->started, a, sizeof a));
     fputs("\n\n", x->out);
     return FB_OK;
 }
 
 static fb_status begin_grid(fb_export *x, const fb_export_grid *g)
 {
+    if (x->opts->table) return FB_OK; /* the table replaces the grids */
     md_state *st = x->state;
     size_t need = (size_t)g->n_rows * (size_t)g->n_cols;
     if (need > st->cap) {
@@ -95,6 +82,7 @@ static fb_status begin_grid(fb_export *x, const fb_export_grid *g)
 
 static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cell *c)
 {
+    if (x->opts->table) return FB_OK;
     md_state *st = x->state;
     const char *t = c->text[g->show];
     snprintf(st->text[(size_t)c->r * (size_t)g->n_cols + (size_t)c->c], FB_EXPORT_TEXT, "%s", t);
@@ -108,20 +96,21 @@ static int max_i(int a, int b) { return a > b ? a : b; }
 
 static fb_status end_grid(fb_export *x, const fb_export_grid *g)
 {
+    if (x->opts->table) return FB_OK;
     md_state *st = x->state;
     FILE *f = x->out;
     char a[NAME_MAX_MD], b[NAME_MAX_MD], c[NAME_MAX_MD], desc[3 * NAME_MAX_MD], esc[3 * NAME_MAX_MD];
     fb_export_describe(g, g->show, desc, sizeof desc);
-    fprintf(f, "### %s · %s · %s · %s\n\n", md_escape(g->cs->name, a, sizeof a), md_escape(g->dt->dtype, b, sizeof b),
-            md_escape(g->doc->device_name ? g->doc->device_name : "unknown device", c, sizeof c),
-            md_escape(desc, esc, sizeof esc));
+    fprintf(f, "### %s · %s · %s · %s\n\n", fb_md_escape(g->cs->name, a, sizeof a), fb_md_escape(g->dt->dtype, b, sizeof b),
+            fb_md_escape(g->doc->device_name ? g->doc->device_name : "unknown device", c, sizeof c),
+            fb_md_escape(desc, esc, sizeof esc));
 
     /* widths: the label column left-aligned, value columns right-aligned, at least 3 dashes */
     /* "dim0\dim1": the names escaped, the backslash between them kept (GFM shows a
      * backslash before a letter as it is; axis names are identifiers) */
     char corner[2 * NAME_MAX_MD + 2], label[64];
-    snprintf(corner, sizeof corner, "%s%s%s", md_escape(g->cs->rows, a, sizeof a), g->cs->cols ? "\\" : "",
-             g->cs->cols ? md_escape(g->cs->cols, b, sizeof b) : "");
+    snprintf(corner, sizeof corner, "%s%s%s", fb_md_escape(g->cs->rows, a, sizeof a), g->cs->cols ? "\\" : "",
+             g->cs->cols ? fb_md_escape(g->cs->cols, b, sizeof b) : "");
     int lw = max_i(3, (int)strlen(corner));
     for (int r = 0; r < g->n_rows; r++) {
         snprintf(label, sizeof label, "%lld", (long long)g->cs->row_values[r]);
@@ -140,7 +129,7 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
 
     fprintf(f, "| %-*s |", lw, corner);
     for (int k = 0; k < g->n_cols; k++)
-        fprintf(f, " %*s |", cw[k], md_escape(fb_export_col_label(g, k, g->show, label, sizeof label), a, sizeof a));
+        fprintf(f, " %*s |", cw[k], fb_md_escape(fb_export_col_label(g, k, g->show, label, sizeof label), a, sizeof a));
     fputs("\n|:", f);
     for (int i = 0; i < lw + 1; i++) fputc('-', f);
     fputc('|', f);
@@ -179,6 +168,10 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
 static fb_status end_dtype(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype *dt)
 {
     FILE *f = x->out;
+    if (x->opts->table) {
+        fb_status s = fb_table_print(f, x->doc, cs, dt, NULL, 0, x->opts->speedup_vs, FB_TABLE_MD);
+        if (s != FB_OK) return s;
+    }
     bool header = false;
     char a[NAME_MAX_MD], b[NAME_MAX_MD];
     for (int i = 0; i < cs->n_variants; i++) {
@@ -190,13 +183,13 @@ static fb_status end_dtype(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype
             if (!header)
                 fprintf(f, "#### %s · %s · kernels launched (CUPTI)\n\n| variant | kernels per run | cells | kernels |\n"
                            "|:--|--:|--:|:--|\n",
-                        md_escape(cs->name, a, sizeof a), md_escape(dt->dtype, b, sizeof b));
+                        fb_md_escape(cs->name, a, sizeof a), fb_md_escape(dt->dtype, b, sizeof b));
             header = true;
             char count[32];
             if (k.lo == k.hi) snprintf(count, sizeof count, "%d", k.lo);
             else snprintf(count, sizeof count, "%d-%d", k.lo, k.hi);
-            fprintf(f, "| %s | %s | %d | ", md_escape(cs->variants[i], a, sizeof a), count, k.cells);
-            for (int j = 0; j < k.n_names; j++) fprintf(f, "%s%s", j ? "; " : "", md_escape(k.names[j], a, sizeof a));
+            fprintf(f, "| %s | %s | %d | ", fb_md_escape(cs->variants[i], a, sizeof a), count, k.cells);
+            for (int j = 0; j < k.n_names; j++) fprintf(f, "%s%s", j ? "; " : "", fb_md_escape(k.names[j], a, sizeof a));
             fputs(" |\n", f);
         }
         fb_export_kernels_free(&k);

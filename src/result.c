@@ -387,6 +387,17 @@ const char *fb_result_unchecked(const json_t *variant_entry)
     return NULL;
 }
 
+json_t *fb_result_shapes_json(const fb_case *c, const fb_shape *shapes)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < c->n_inputs; i++) {
+        json_t *dims = json_array();
+        for (int d = 0; d < shapes[i].rank; d++) json_array_append_new(dims, json_integer((json_int_t)shapes[i].dim[d]));
+        json_object_set_new(o, c->values[i].name, dims);
+    }
+    return o;
+}
+
 json_t *fb_result_case(json_t *root, const char *case_name)
 {
     return find_by_name(json_object_get(root, "cases"), "name", case_name);
@@ -480,6 +491,22 @@ fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *
                          fb_qpath(path), c->name, fb_dtype_name(d), pts, fb_qpath(c->path), why);
                 return FB_E_USAGE;
             }
+            /* the inputs' shapes say what the bytes may not (x [4, T, N] against [T, 4, N]) */
+            const json_t *had_shapes = json_object_get(cell, "shapes");
+            json_t *now_shapes = had_shapes ? fb_result_shapes_json(c, shapes) : NULL;
+            if (now_shapes && !json_equal(had_shapes, now_shapes)) {
+                char *a = json_dumps(had_shapes, JSON_COMPACT), *b = json_dumps(now_shapes, JSON_COMPACT);
+                char qa[256], qb[256];
+                fb_error("%s: case '%s' %s %s: the file's cell has the input shapes %s, but %s gives %s: the program "
+                         "changed since; resume into another result file",
+                         fb_qpath(path), c->name, fb_dtype_name(d), pts, fb_clean(a ? a : "?", qa, sizeof qa),
+                         fb_qpath(c->path), fb_clean(b ? b : "?", qb, sizeof qb));
+                free(a);
+                free(b);
+                json_decref(now_shapes);
+                return FB_E_USAGE;
+            }
+            json_decref(now_shapes);
             static const char *const keys[] = {"ideal_bytes", "flops"};
             const double now[] = {(double)(json_int_t)costs.ideal_bytes, (double)(json_int_t)costs.flops};
             for (int k = 0; k < 2; k++) {

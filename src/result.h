@@ -30,6 +30,7 @@
  *        {"dtype": "float32",                      (canonical names, each once per case)
  *         "cells": [                               (one per (row, col))
  *           {"row": 128, "col": 256, "point": {"dim0": 128, "dim1": 256},
+ *            "shapes": {"x": [128, 256]},          (SHAPES below)
  *            "ideal_bytes": 262144, "flops": 163840,
  *            "clocks": {"before": CLOCKS, "after": CLOCKS},  (absent without NVML; clocks.h)
  *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5, "samples_us": SAMPLES},
@@ -53,6 +54,11 @@
  *                                              (written by merge: one entry per input)
  * }
  * STATS = {"min", "p20", "median", "p80", "max", "mean", "stdev", "n"}
+ * SHAPES = {"x": [4, 128, 1027], "w": [1027]}: every program input's shape at the
+ *   cell, in the case file's order of inputs (rmsnorm's x is [4, T, N]: the 4 is no
+ *   grid axis, so "point" alone cannot say it); what the table form prints as a
+ *   cell's shape (report_table.h). Optional and additive (files written before it
+ *   have none; readers accept its absence); at most 4 sizes, each >= 0.
  * CLOCKS = {"sm_clock_mhz", "mem_clock_mhz", "temp_c", "power_w"}: read before and
  *   after the cell; a member NVML refused is absent. The cell is throttled when the
  *   SM clock fell by more than 10% (fb_clocks_throttled). Optional and additive. On a
@@ -139,6 +145,9 @@ double fb_json_number(const json_t *obj, const char *key);
  * check.unchecked, or a mode "none" check), or NULL when it was checked. */
 const char *fb_result_unchecked(const json_t *variant_entry);
 
+/* A cell's "shapes" (SHAPES above): the inputs of `c`, shapes[i] for input i. */
+json_t *fb_result_shapes_json(const fb_case *c, const fb_shape *shapes);
+
 /* Lookups used by report/resume: NULL when absent. */
 json_t *fb_result_case(json_t *root, const char *case_name);
 json_t *fb_result_dtype(json_t *case_obj, const char *dtype);
@@ -148,8 +157,8 @@ json_t *fb_result_cell(json_t *dtype_obj, int64_t row, int64_t col);
 
 /* Before the GPU: may this run of case `c` write into the (validated) document
  * `root` read from `path`? If the document has a case of that name, its grid
- * axes and, at every cell it holds, the ideal bytes and FLOPs must be this
- * case's: otherwise it is another program under the same name, and merging would
+ * axes and, at every cell it holds, the ideal bytes and FLOPs (and the inputs'
+ * shapes, where the cell has them) must be this case's: otherwise it is another program under the same name, and merging would
  * mix the two. FB_E_USAGE with a message naming the file, case and difference. */
 fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *c);
 

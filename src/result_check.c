@@ -405,6 +405,33 @@ static fb_status check_clocks(const char *path, const json_t *cell, const char *
     return FB_OK;
 }
 
+/* A cell's "shapes" (result.h's SHAPES), when present: {"x": [4, 128, 1027], ...},
+ * each input's sizes non-negative integers, at most FB_MAX_RANK of them. */
+static fb_status check_shapes(const char *path, const json_t *cell, const char *where)
+{
+    json_t *shapes;
+    TRY(field(path, cell, where, "shapes", K_OBJECT, false, &shapes));
+    if (!shapes) return FB_OK;
+    char w[WHERE_MAX], wi[WHERE_MAX], wd[WHERE_MAX];
+    at_key(w, where, "shapes");
+    const char *name;
+    json_t *dims;
+    json_object_foreach(shapes, name, dims) {
+        if (!name[0]) return fail(path, w, "an input with an empty name");
+        at_key(wi, w, name);
+        TRY(expect(path, wi, dims, K_ARRAY));
+        if (json_array_size(dims) > FB_MAX_RANK)
+            return fail(path, wi, "%zu sizes; a tensor has at most %d", json_array_size(dims), FB_MAX_RANK);
+        size_t i;
+        json_t *d;
+        json_array_foreach(dims, i, d) {
+            at_index(wd, wi, i);
+            TRY(expect(path, wd, d, K_COUNT));
+        }
+    }
+    return FB_OK;
+}
+
 /* ---- cells ---------------------------------------------------------------------- */
 
 static fb_status check_cell(const char *path, const char *where, const json_t *cell, bool two_axes)
@@ -435,6 +462,7 @@ static fb_status check_cell(const char *path, const char *where, const json_t *c
             TRY(expect(path, w, v, K_INTEGER));
         }
     }
+    TRY(check_shapes(path, cell, where));
     TRY(field(path, cell, where, "ideal_bytes", K_NUMBER, false, NULL));
     TRY(field(path, cell, where, "flops", K_NUMBER, false, NULL));
     TRY(check_clocks(path, cell, where));

@@ -178,6 +178,15 @@ static fb_status check_case(const json_t *ca, const char *pa, const json_t *cb, 
                          json_number_value(y), fb_qpath(pa));
                 return FB_E_USAGE;
             }
+            /* the inputs' shapes, where both cells have them (files before them have none) */
+            const json_t *sx = json_object_get(cell, "shapes"), *sy = json_object_get(other, "shapes");
+            if (sx && sy && !json_equal(sx, sy)) {
+                fb_error("%s and %s hold two programs under the case name '%s': %s %s has the input shapes %s in %s "
+                         "but %s in %s",
+                         fb_qpath(pb), fb_qpath(pa), name, dname, where, show(sx, ga, sizeof ga), fb_qpath(pb),
+                         show(sy, gb, sizeof gb), fb_qpath(pa));
+                return FB_E_USAGE;
+            }
             const char *vname;
             json_t *mb;
             json_t *va = json_object_get(other, "variants");

@@ -195,6 +195,20 @@ static fb_status read_cell(const char *path, const char *where, const fb_rs_case
     c->has_clocks = json_is_object(clocks);
     fb_clocks_from_json(clocks, &c->clock_before, &c->clock_after);
     c->throttled = fb_clocks_throttled(&c->clock_before, &c->clock_after);
+    const json_t *shapes = json_object_get(j, "shapes");
+    if (json_object_size(shapes)) {
+        c->shapes = calloc(json_object_size(shapes), sizeof *c->shapes);
+        if (!c->shapes) return no_memory(path);
+        const char *name;
+        json_t *dims;
+        json_object_foreach((json_t *)shapes, name, dims) {
+            fb_rs_shape *sh = &c->shapes[c->n_shapes++];
+            sh->name = name;
+            size_t i;
+            json_t *d;
+            json_array_foreach(dims, i, d) if (i < FB_MAX_RANK) sh->dim[sh->rank++] = (int64_t)json_integer_value(d);
+        }
+    }
     char w[512];
     const json_t *sol = json_object_get(j, "sol");
     if (sol) {
@@ -238,6 +252,7 @@ static void free_cell(fb_rs_cell *c)
     if (c->has_sol) free_measurement(&c->sol);
     for (int i = 0; i < c->n_variants; i++) free_measurement(&c->variants[i]);
     free(c->variants);
+    free(c->shapes);
 }
 
 /* For the sort of by_point: qsort has no context argument in C11. */

@@ -65,6 +65,12 @@ typedef struct fb_rs_variant { /* one variant in one cell */
     int has_span;
 } fb_rs_variant;
 
+typedef struct fb_rs_shape { /* one program input's shape at a cell */
+    const char *name; /* the input's name in the case file ("x") */
+    int rank;
+    int64_t dim[FB_MAX_RANK];
+} fb_rs_shape;
+
 typedef struct fb_rs_cell {
     int64_t row, col;   /* col -1 for a case with one grid axis */
     double ideal_bytes, flops; /* NaN when absent */
@@ -77,6 +83,10 @@ typedef struct fb_rs_cell {
     fb_clock_reading clock_before, clock_after;
     int has_clocks; /* the file has a "clocks" object for the cell */
     int throttled;  /* its SM clock fell more than 10% (fb_clocks_throttled) */
+    /* every program input's shape here, in the case file's order (result.h's
+     * SHAPES); NULL and 0 in files written before cells had them */
+    fb_rs_shape *shapes;
+    int n_shapes;
 } fb_rs_cell;
 
 typedef struct fb_rs_dtype {

@@ -171,10 +171,29 @@ run run --case softmax --dtype bf61
 expect "run unknown dtype" 2 "--dtype: unknown dtype 'bf61'"
 run run --case softmax --dtype float64
 expect "run unlisted dtype" 2 "--dtype: case 'softmax' does not list float64"
-# a cases directory whose cases list only float32 (rmsnorm lists float64 in the bundled one)
-mkdir -p "$TMP/f32cases" && cp ../cases/softmax.json ../cases/layernorm.json "$TMP/f32cases/"
-FUSIONBENCH_CASES="$TMP/f32cases" run run --all --dtype float64
+# (rmsnorm lists every dtype: a directory of cases without float64 stands in for the bundled one)
+mkdir -p "$TMP/no_f64" && cp ../cases/softmax.json ../cases/copy.json "$TMP/no_f64/"
+FUSIONBENCH_CASES="$TMP/no_f64" run run --all --dtype float64
 expect "run --all, a dtype no case lists" 2 "--all: no case lists --dtype float64"
+# --table and --speedup-vs are checked before the GPU: a good one reaches it (exit 77 here)
+run run --case rmsnorm --table
+expect "run --table" 77
+run run --case softmax --table --speedup-vs sol
+expect "run --table --speedup-vs sol" 77
+run run --case softmax --table --speedup-vs=softmax.fused
+expect "run --table --speedup-vs a fused variant" 77
+run run --case rmsnorm --table --speedup-vs eagr
+expect "run --speedup-vs unknown" 2 "--speedup-vs: 'eagr' is not among this run's variants of case 'rmsnorm' (did you mean 'eager'?); choose one of: eager, rmsnorm.fused, rmsnorm.static_persistent, rmsnorm.multi_wave_reload, rmsnorm.multi_wave_cached, sol"
+run run --case softmax --variants softmax.fused --baseline softmax.fused --table --speedup-vs eager
+expect "run --speedup-vs a variant the run leaves out" 2 "'eager' is not among this run's variants of case 'softmax'; choose one of: softmax.fused, sol"
+run run --all --table --speedup-vs softmax.fused
+expect "run --all --speedup-vs a variant of one case" 2 "of case 'bias_dropout_add'"
+run run --case rmsnorm --speedup-vs eager
+expect "run --speedup-vs without --table" 2 "--speedup-vs picks the table's speedup reference: add --table"
+run run --case rmsnorm --table --show time
+expect "run --table with --show" 2 "leave out --show"
+run run --help
+[[ "$out" == *"--table"* && "$out" == *"--speedup-vs X"* ]] && ok || bad "run --help lacks --table or --speedup-vs"
 run run --case softmax --flush dirty
 expect "run unknown flush" 2 "--flush: unknown value 'dirty' (expected write, clean or none)"
 run run --case softmax --flush

@@ -11,6 +11,12 @@
  * instructions only, one with a metrics_error); a bfloat16 dtype with one cell;
  * and a one-axis case 'line'. Run from tests/ (meson's workdir).
  *
+ * results/export/rmsnorm.json is hand-made too, for the benchmark table
+ * (report_table.h, export --format md --table, run --table): rmsnorm and
+ * rmsnorm_backward on a 2 x 2 T x N grid of x [4, T, N] with the cells' input
+ * shapes, three variants (one skipped at an odd N, one failed, one unchecked,
+ * eager out of memory at the largest), a throttled cell, a bfloat16 dtype.
+ *
  * To regenerate the golden files after an intended change:
  *   FB_UPDATE_GOLDEN=1 ../build/tests/test_export   — then read the diff. */
 #include <stdlib.h>
@@ -18,6 +24,7 @@
 
 #include "export.h"
 #include "report.h"
+#include "report_table.h"
 #include "result.h"
 #include "resultset.h"
 #include "testing.h"
@@ -27,6 +34,7 @@
 /* clocks around each cell (clocks.h): steady, throttled, throttled with a failed
  * check (a mark: no "!"), half its readings; settings.flush "clean" */
 #define CLOCKS "results/export/clocks.json"
+#define RMSNORM "results/export/rmsnorm.json"
 
 static char *read_text(const char *path)
 {
@@ -279,7 +287,7 @@ static void test_selection(const fb_rs_doc *d)
     int lines = 0;
     for (const char *p = t; *p; p++) lines += *p == '\n';
     CHECK(lines == 3); /* the header and two cells */
-    CHECK(strstr(t, "\nline,float32,n,1024,,,line.fused,eager,ok,,2.5,") != NULL);
+    CHECK(strstr(t, "\nline,float32,n,1024,,,,line.fused,eager,ok,,2.5,") != NULL);
     free(t);
 }
 
@@ -294,9 +302,9 @@ static void test_records(const fb_rs_doc *d)
     int lines = 0;
     for (const char *p = csv; *p; p++) lines += *p == '\n';
     CHECK(lines == 1 + 8 + 8 + 2 + 7);
-    CHECK(strncmp(csv, "case,dtype,row_axis,row,col_axis,col,variant,baseline,status,reason,median_us,", 78) == 0);
+    CHECK(strncmp(csv, "case,dtype,row_axis,row,col_axis,col,shape,variant,baseline,status,reason,median_us,", 84) == 0);
     /* a fast cell: 16 us / 5 us = 3.2; sol_pct 80 */
-    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,toy.fused,eager,ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,") !=
+    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,,toy.fused,eager,ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,") !=
           NULL);
     /* the failed check: its time kept, no speedup, the check columns say why */
     CHECK(strstr(csv, "toy.fused,eager,fail,17 of 32768 elements outside atol 1e-06 + rtol 1e-05,9,") != NULL);
@@ -311,7 +319,7 @@ static void test_records(const fb_rs_doc *d)
                       "1,\"toy_fused_kernel<float, 4>\",5,65536,65536,32768,33554,2048,full,true,") != NULL);
     CHECK(strstr(csv, ",toy.fused,eager,ok,,31,") && strstr(csv, ",131072,131072,,,4096,full,true,"));
     /* the sol rows: speedup of the copy against the baseline (16 / 4) */
-    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
+    CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
     free(csv);
 }
 
@@ -434,6 +442,190 @@ static void test_clocks(void)
     fb_rs_free(&d);
 }
 
+/* ---- the benchmark table ------------------------------------------------------------ */
+
+/* Every case x dtype of d as run --table prints it (text), into one string. */
+static char *table_text(const fb_rs_doc *d, const char *const *variants, int n, const char *vs, fb_status *st)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    *st = FB_OK;
+    for (int i = 0; i < d->n_cases && *st == FB_OK; i++)
+        for (int k = 0; k < d->cases[i].n_dtypes && *st == FB_OK; k++)
+            *st = fb_table_print(f, d, &d->cases[i], &d->cases[i].dtypes[k], variants, n, vs, FB_TABLE_TEXT);
+    fclose(f);
+    return buf;
+}
+
+/* The entries of every table (not its heading, column line or legend), one
+ * line per row, each entry followed by ';': from markdown (the "| a | b |"
+ * lines of a table but its first two, the column line and the rule; not the
+ * kernels tables under a "####" heading) and from
+ * text (a table is a block of lines between blank ones: heading, column line,
+ * rows, then legend lines, which hold ": " as no row does). */
+static void table_rows(const char *s, bool md, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    int line_no = 0;     /* within the markdown table, or the text block */
+    bool kernels = false; /* markdown: under a "#### ... kernels launched" heading */
+    for (const char *line = s; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const char *end = strchr(line, '\n');
+        if (!end) break;
+        bool row;
+        if (md) {
+            if (line[0] == '#') kernels = strncmp(line, "#### ", 5) == 0;
+            line_no = line[0] == '|' ? line_no + 1 : 0;
+            row = line_no > 2 && !kernels;
+        } else {
+            line_no = line == end ? 0 : line_no + 1;
+            const char *colon = strstr(line, ": ");
+            row = line_no > 2 && !(colon && colon < end);
+        }
+        if (!row) continue;
+        for (const char *p = line; p < end;) {
+            while (p < end && (*p == ' ' || (md && *p == '|'))) p++;
+            const char *q = p;
+            /* a text entry ends at two blanks (the shape "4 x 128 x 1027" holds single ones) */
+            while (q < end && (md ? *q != '|' : !(q[0] == ' ' && (q + 1 >= end || q[1] == ' ')))) q++;
+            const char *r = q;
+            while (r > p && r[-1] == ' ') r--;
+            if (r > p) used += (size_t)snprintf(out + used, used < n ? n - used : 0, "%.*s;", (int)(r - p), p);
+            p = q;
+        }
+        used += (size_t)snprintf(out + used, used < n ? n - used : 0, "\n");
+    }
+}
+
+static void test_table(const fb_rs_doc *small)
+{
+    fb_rs_doc rms;
+    fb_status st = fb_rs_load(RMSNORM, &rms);
+    if (st != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return;
+
+    /* markdown, as export --format md --table writes it */
+    static const struct {
+        const char *file;
+        bool rms;
+        fb_export_opts o;
+    } md[] = {
+        {"rmsnorm-table.md", true, {.table = true}},
+        {"rmsnorm-table-vs-fused.md", true, {.case_name = "rmsnorm", .dtype = "float32", .table = true,
+                                             .speedup_vs = "rmsnorm.fused"}},
+        {"rmsnorm-table-vs-sol.md", true, {.case_name = "rmsnorm_backward", .table = true, .speedup_vs = "sol"}},
+        /* a file without shapes (no shape column), every mark, odd names */
+        {"small-table.md", false, {.table = true}},
+    };
+    char *rms_md = NULL, *small_md = NULL;
+    for (size_t i = 0; i < sizeof md / sizeof md[0]; i++) {
+        char *got = export_text(md[i].rms ? &rms : small, "md", md[i].o, &st);
+        if (st != FB_OK) fprintf(stderr, "%s: %s\n", md[i].file, fb_last_error());
+        CHECK(st == FB_OK);
+        check_golden(got, md[i].file);
+        if (i == 0) rms_md = got;
+        else if (i == 3) small_md = got;
+        else free(got);
+    }
+
+    /* text, as run --table prints it: the same printer, so the same entries */
+    char *rms_text = table_text(&rms, NULL, 0, NULL, &st);
+    CHECK(st == FB_OK);
+    check_golden(rms_text, "rmsnorm-table.txt");
+    static char a[1 << 14], b[1 << 14];
+    table_rows(rms_md, true, a, sizeof a);
+    table_rows(rms_text, false, b, sizeof b);
+    CHECK(strlen(a) > 100);
+    if (strcmp(a, b) != 0) fprintf(stderr, "table rows: md\n%s\ntext\n%s\n", a, b);
+    CHECK_STR(a, b);
+    /* the shape with its constant 4, the axes, the marks, the throttled cell */
+    CHECK(strstr(a, "4 x 128 x 1027;128;1027;18.43;SKIP;5.02;4.10;SKIP;3.67x;\n") != NULL);
+    CHECK(strstr(a, "4 x 2048 x 1027;2048;1027;181.50!;41.87!;FAIL;39.60!;4.33x!;FAIL;\n") != NULL);
+    CHECK(strstr(a, "4 x 2048 x 4096;2048;4096;OOM;1632.40;UNCHK;1588.90;OOM;UNCHK;\n") != NULL);
+    CHECK(strstr(rms_text, "\n" FB_THROTTLE_NOTE "\n") != NULL);
+    free(rms_md);
+    free(rms_text);
+
+    /* run's columns: its variants only (a resumed file may hold more), eager
+     * first whatever the order given; X's failed check is BFAIL */
+    static const char *const two[] = {"rmsnorm.alt", "eager"};
+    const fb_rs_case *fwd = fb_rs_find_case(&rms, "rmsnorm");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(fb_table_print(f, &rms, fwd, fb_rs_find_dtype(fwd, "float32"), two, 2, "rmsnorm.alt", FB_TABLE_TEXT) ==
+          FB_OK);
+    fclose(f);
+    check_golden(buf, "rmsnorm-table-two.txt");
+    CHECK(strstr(buf, "rmsnorm.fused") == NULL);
+    CHECK(strstr(buf, "\nshape (x)           T     N    eager  rmsnorm.alt      sol  speedup vs rmsnorm.alt\n") != NULL);
+    CHECK(strstr(buf, "BFAIL: rmsnorm.alt, the speedups' reference, failed its check") != NULL);
+    free(buf);
+
+    /* small.json: every mark, no shapes; a skipped variant reads SKIP, an absent one "-" */
+    char *small_text = table_text(small, NULL, 0, NULL, &st);
+    CHECK(st == FB_OK);
+    check_golden(small_text, "small-table.txt");
+    CHECK(strstr(small_text, "shape") == NULL);
+    table_rows(small_md, true, a, sizeof a);
+    table_rows(small_text, false, b, sizeof b);
+    CHECK_STR(a, b);
+    CHECK(strstr(a, "256;256;80.00;ERR;SKIP;20.00;ERR;SKIP;\n512;64;FAIL;12.00;-;10.00;BFAIL;-;\n") != NULL);
+    free(small_text);
+    free(small_md);
+
+    /* the reference must be a column or sol */
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(fb_table_print(f, &rms, fwd, &fwd->dtypes[0], two, 2, "rmsnorm.fused", FB_TABLE_TEXT) == FB_E_USAGE);
+    fclose(f);
+    CHECK(buf[0] == 0);
+    free(buf);
+    CHECK_STR(fb_last_error(), "--speedup-vs: 'rmsnorm.fused' is not among the table's variants of case 'rmsnorm'; "
+                               "choose one of: rmsnorm.alt, eager, sol");
+
+    /* export's refusals, before anything is written */
+    char *t = export_text(&rms, "md", (fb_export_opts){.table = true, .speedup_vs = "eagr"}, &st);
+    CHECK(st == FB_E_USAGE && t[0] == 0);
+    CHECK_STR(fb_last_error(), "--speedup-vs: 'eagr' is not among the result's variants of case 'rmsnorm' (did you "
+                               "mean 'eager'?); choose one of: eager, rmsnorm.fused, rmsnorm.alt, sol");
+    free(t);
+    /* a variant of one case only: refused for the other, fine once --case picks it */
+    t = export_text(&rms, "md", (fb_export_opts){.table = true, .speedup_vs = "rmsnorm.alt"}, &st);
+    CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "case 'rmsnorm_backward'") != NULL);
+    free(t);
+    t = export_text(&rms, "md", (fb_export_opts){.case_name = "rmsnorm", .table = true, .speedup_vs = "rmsnorm.alt"},
+                    &st);
+    CHECK(st == FB_OK && strstr(t, "| rmsnorm.fused vs rmsnorm.alt |") != NULL);
+    free(t);
+    t = export_text(&rms, "csv", (fb_export_opts){.table = true}, &st);
+    CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "--table is a form of the markdown export") != NULL);
+    free(t);
+    t = export_text(&rms, "md", (fb_export_opts){.speedup_vs = "eager"}, &st);
+    CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "--speedup-vs picks the table's speedup reference") != NULL);
+    free(t);
+    t = export_text(&rms, "md", (fb_export_opts){.table = true, .variant = "eager"}, &st);
+    CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "leave out --variant") != NULL);
+    free(t);
+
+    /* csv and json records carry the shape too */
+    t = export_text(&rms, "csv", (fb_export_opts){.case_name = "rmsnorm_backward"}, &st);
+    CHECK(st == FB_OK && strstr(t, "\nrmsnorm_backward,float32,T,2048,N,4096,4x2048x4096,rmsnorm_backward.fused,eager,ok,,"));
+    free(t);
+    t = export_text(&rms, "json", (fb_export_opts){.case_name = "rmsnorm", .dtype = "bf16"}, &st);
+    CHECK(st == FB_OK && strstr(t, "\"col\":1027,\"shape\":\"4x128x1027\",\"variant\":\"eager\""));
+    free(t);
+
+    char us[32];
+    fb_table_format_us(4.6149, us, sizeof us);
+    CHECK_STR(us, "4.61");
+    fb_table_format_us(12043.456, us, sizeof us);
+    CHECK_STR(us, "12043.46");
+    fb_rs_free(&rms);
+}
+
 int main(void)
 {
     fb_rs_doc small;
@@ -449,6 +641,7 @@ int main(void)
     test_records(&small);
     test_writers();
     test_write_error(&small);
+    test_table(&small);
     fb_rs_free(&small);
     return fb_t_report("export");
 }

@@ -55,6 +55,35 @@ expect "unknown dtype" 2 "no dtype 'float64' in the result (have: float32, bfloa
 run export "$SMALL" --format html --variant toy.fuse
 expect "unknown variant" 2 "no variant 'toy.fuse'"
 
+# ---- the benchmark table (md --table): the printer's goldens (test_export.c), from the command line
+RMS=results/export/rmsnorm.json
+run export "$RMS" --format md --table
+expect "md --table" 0
+cmp -s "$TMP/out" golden/export/rmsnorm-table.md && ok || bad "md --table differs from golden/export/rmsnorm-table.md"
+run export "$RMS" --format md --table --speedup-vs rmsnorm.fused --case rmsnorm --dtype f32
+expect "md --table --speedup-vs" 0
+cmp -s "$TMP/out" golden/export/rmsnorm-table-vs-fused.md && ok || bad "--speedup-vs rmsnorm.fused differs from its golden"
+run export "$RMS" --format=md --table --speedup-vs=sol --case rmsnorm_backward -o "$TMP/vs-sol.md"
+expect "md --table -o" 0
+cmp -s "$TMP/vs-sol.md" golden/export/rmsnorm-table-vs-sol.md && ok || bad "--speedup-vs sol -o differs from its golden"
+run export "$RMS" --format md --table --speedup-vs eagr
+expect "--speedup-vs unknown" 2 "--speedup-vs: 'eagr' is not among the result's variants of case 'rmsnorm' (did you mean 'eager'?); choose one of: eager, rmsnorm.fused, rmsnorm.alt, sol"
+[ -z "$out" ] && ok || bad "--speedup-vs unknown: something on stdout"
+run export "$RMS" --format md --table --speedup-vs rmsnorm.alt
+expect "--speedup-vs of one case only" 2 "of case 'rmsnorm_backward'"
+run export "$RMS" --format md --speedup-vs eager
+expect "--speedup-vs without --table" 2 "--speedup-vs picks the table's speedup reference: add --table"
+run export "$RMS" --format csv --table
+expect "--table with csv" 2 "--table is a form of the markdown export: use it with --format md (got --format csv)"
+run export "$RMS" --format md --table --show time
+expect "--table with --show" 2 "leave out --show"
+run export "$RMS" --format md --table --variant eager
+expect "--table with --variant" 2 "leave out --variant"
+run export "$RMS" --format md --table --speedup-vs
+expect "--speedup-vs without a value" 2 "--speedup-vs needs a value"
+run export --help
+[[ "$out" == *"--table"* && "$out" == *"--speedup-vs X"* ]] && ok || bad "export --help lacks --table or --speedup-vs"
+
 # ---- -o: the same bytes as stdout, written whole; nothing left behind on failure
 for fmt in csv md svg html json; do
     run export "$SMALL" --format "$fmt"
@@ -116,7 +145,7 @@ NUMERIC = ["row", "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us"
            "max_abs", "max_rel", "rows_checked", "rows_total", "dram_read_bytes", "dram_write_bytes", "inst_executed",
            "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz", "temp_before_c",
            "temp_after_c", "power_before_w", "power_after_w"]
-NCOLS = 51  # export.h's FB_N_FIELDS
+NCOLS = 52  # export.h's FB_N_FIELDS
 try:
     import pandas as pd
 except ImportError:

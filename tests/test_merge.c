@@ -135,6 +135,22 @@ static void test_refused(void)
             M "other_constant.json and " M "shard_b.json hold two programs under the case name 'rowsum': k is 128 in "
               M "other_constant.json but 64 in " M "shard_b.json");
 
+    /* the inputs' shapes of a cell in common, where both have them */
+    {
+        json_t *a = load(M "shard_a.json");
+        if (!a) return;
+        json_t *b = json_deep_copy(a);
+        json_object_set_new(cell_of(a, "softmax", "float32", 128, 128), "shapes", json_pack("{s:[i, i]}", "x", 128, 128));
+        CHECK(fb_result_merge_check(a, "a.json", b, "b.json") == FB_OK); /* b has none */
+        json_object_set_new(cell_of(b, "softmax", "float32", 128, 128), "shapes", json_pack("{s:[i, i, i]}", "x", 1, 128, 128));
+        CHECK(fb_result_merge_check(a, "a.json", b, "b.json") == FB_E_USAGE);
+        CHECK_STR(fb_last_error(), "b.json and a.json hold two programs under the case name 'softmax': float32 "
+                                   "dim0=128 dim1=128 has the input shapes {\"x\":[1,128,128]} in b.json but "
+                                   "{\"x\":[128,128]} in a.json");
+        json_decref(a);
+        json_decref(b);
+    }
+
     /* a device key neither file has is no difference; one only one has is */
     json_t *a = load(M "shard_a.json");
     if (!a) return;

@@ -172,6 +172,14 @@ static void test_validation(void)
          "cases[0].dtypes[0].cells[1].clocks.after.sm_clock_mhz: expected a number (or null), got the string 'fast'"},
         {"cases/0/dtypes/0/cells/0/clocks", "{\"after\": {\"power_w\": true}}",
          "cases[0].dtypes[0].cells[0].clocks.after.power_w: expected a number (or null), got true"},
+        /* the inputs' shapes at a cell (optional) */
+        {"cases/0/dtypes/0/cells/0/shapes", "[128, 64]", "cases[0].dtypes[0].cells[0].shapes: expected an object, got an array"},
+        {"cases/0/dtypes/0/cells/0/shapes", "{\"x\": 128}", "cases[0].dtypes[0].cells[0].shapes.x: expected an array, got 128"},
+        {"cases/0/dtypes/0/cells/0/shapes", "{\"x\": [4, -1]}",
+         "cases[0].dtypes[0].cells[0].shapes.x[1]: expected a non-negative integer, got -1"},
+        {"cases/0/dtypes/0/cells/1/shapes", "{\"x\": [1, 2, 3, 4, 5]}",
+         "cases[0].dtypes[0].cells[1].shapes.x: 5 sizes; a tensor has at most 4"},
+        {"cases/0/dtypes/0/cells/0/shapes", "{\"\": [4]}", "cases[0].dtypes[0].cells[0].shapes: an input with an empty name"},
         /* a variant's measurement */
         {"cases/0/dtypes/0/cells/0/variants/eager", "\"ok\"", "cases[0].dtypes[0].cells[0].variants.eager: expected an object, got the string 'ok'"},
         {"cases/0/dtypes/0/cells/0/variants/eager/status", NULL, "cases[0].dtypes[0].cells[0].variants.eager: missing key 'status'"},
@@ -543,6 +551,15 @@ static void test_check_resume(void)
     CHECK(fb_result_check_resume(root, "base.json", &c) == FB_E_USAGE);
     CHECK(strstr(fb_last_error(), "base.json: case 'softmax' float32 dim0=128 dim1=256: the file's cell has flops 1, but "
                                   "../cases/softmax.json gives 163840: the program changed since") == fb_last_error());
+    /* the inputs' shapes, where the cell has them: the right ones pass, others do not */
+    json_object_set_new(cell, "flops", json_integer(163840));
+    json_object_set_new(cell, "shapes", json_pack("{s:[i, i]}", "x", 128, 256));
+    CHECK(fb_result_check_resume(root, "base.json", &c) == FB_OK);
+    json_object_set_new(cell, "shapes", json_pack("{s:[i, i]}", "x", 256, 128));
+    CHECK(fb_result_check_resume(root, "base.json", &c) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "base.json: case 'softmax' float32 dim0=128 dim1=256: the file's cell has the input "
+                               "shapes {\"x\":[256,128]}, but ../cases/softmax.json gives {\"x\":[128,256]}: the program "
+                               "changed since; resume into another result file");
     json_decref(root);
 }
 
@@ -697,6 +714,36 @@ static void test_begin_case(void)
     json_decref(root);
 }
 
+/* A cell's "shapes": each input at the point, the constant sizes included
+ * (rmsnorm's 4 is in no "point"), in the case file's order of inputs. */
+static void test_shapes_json(void)
+{
+    static fb_case c;
+    if (fb_case_load("../cases/rmsnorm_backward.json", &c) != FB_OK) {
+        fprintf(stderr, "%s\n", fb_last_error());
+        CHECK(0);
+        return;
+    }
+    fb_point pt = {0};
+    for (int i = 0; i < c.n_syms; i++) pt.sym[i] = strcmp(c.sym[i], "T") == 0 ? 128 : 1027;
+    fb_shape shapes[FB_MAX_VALUES];
+    CHECK(fb_program_shapes(&c, &pt, shapes) == FB_OK);
+    json_t *j = fb_result_shapes_json(&c, shapes);
+    char *text = json_dumps(j, JSON_COMPACT);
+    CHECK_STR(text, "{\"x\":[4,128,1027],\"w\":[1027],\"dy\":[4,128,1027]}");
+    free(text);
+    /* and the validator takes what the writer writes */
+    json_t *root = parse_base();
+    if (root) {
+        json_t *cell = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
+                                          json_object_get(root, "cases"), 0), "dtypes"), 0), "cells"), 0);
+        json_object_set(cell, "shapes", j);
+        CHECK(fb_result_check(root, "shapes.json") == FB_OK);
+        json_decref(root);
+    }
+    json_decref(j);
+}
+
 /* Every (case, dtype, cell, variant) measurement of `a` is in `b`, unchanged. */
 static bool keeps_all(json_t *a, json_t *b)
 {
@@ -793,6 +840,7 @@ int main(void)
     test_check_resume();
     test_todo_and_store();
     test_begin_case();
+    test_shapes_json();
     test_resume_round_trip(dir);
     CHECK(rmdir(dir) == 0); /* empty: nothing stray was left */
     return fb_t_report("test_result");

@@ -139,6 +139,7 @@ static const char synthetic[] =
     "   \"variants\": [\"toy.fused\", \"eager\"], \"baseline\": \"eager\",\n"
     "   \"dtypes\": [{\"dtype\": \"float16\", \"cells\": [\n"
     "     {\"row\": 256, \"col\": 64, \"ideal_bytes\": 65536, \"flops\": null,\n"
+    "      \"shapes\": {\"x\": [4, 256, 64], \"w\": [64], \"s\": []},\n"
     "      \"clocks\": {\"before\": {\"sm_clock_mhz\": 1980, \"mem_clock_mhz\": 2619, \"temp_c\": 45, \"power_w\": 310.5},\n"
     "                  \"after\": {\"sm_clock_mhz\": 1755, \"temp_c\": 80}},\n"
     "      \"sol\": {\"status\": \"ok\", \"time_ms\": {\"median\": 0.002, \"n\": 3}, \"samples_us\": [2.1, 2.0, 1.9]},\n"
@@ -240,6 +241,13 @@ static void test_synthetic(void)
 
     const fb_rs_cell *b = fb_rs_find_cell(h, 128, 64);
     CHECK(!b->has_clocks && !b->throttled && isnan(b->clock_before.sm_mhz) && isnan(b->clock_after.temp_c));
+    /* the inputs' shapes, in the file's order; none in a cell without them */
+    CHECK(a->n_shapes == 3 && b->n_shapes == 0 && b->shapes == NULL);
+    CHECK_STR(a->shapes[0].name, "x");
+    CHECK(a->shapes[0].rank == 3 && a->shapes[0].dim[0] == 4 && a->shapes[0].dim[1] == 256 && a->shapes[0].dim[2] == 64);
+    CHECK_STR(a->shapes[1].name, "w");
+    CHECK(a->shapes[1].rank == 1 && a->shapes[1].dim[0] == 64);
+    CHECK(a->shapes[2].rank == 0); /* a scalar input */
     CHECK(!b->has_sol && isnan(b->ideal_bytes));
     CHECK_STR(fb_rs_find_variant(b, "eager")->status, "oom");
     CHECK_STR(fb_rs_find_variant(b, "toy.fused")->reason, "launch failed");

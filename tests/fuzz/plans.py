@@ -350,8 +350,9 @@ def run_options(rng, world):
         opt = rng.choice(["--case", "--all", "--dtype", "--variants", "--baseline", axis, axis, "--dim2",
                           "--x", "--quick", "--timer", "--warmup", "--rep", "--max-noise", "--max-time", "--seed",
                           "--out", "--resume", "--show", "--help", "--", "-", "--bogus", axis, axis,
-                          "--resume", "--out", "--seed", axis.upper(), axis + "0", "-" + axis, "--=5", "--case="])
-        if opt in ("--all", "--quick", "--help", "--", "-"):
+                          "--resume", "--out", "--seed", axis.upper(), axis + "0", "-" + axis, "--=5", "--case=",
+                          "--table", "--table", "--speedup-vs"])
+        if opt in ("--all", "--quick", "--help", "--", "-", "--table"):
             args.append(opt)
             continue
         if opt == "--case":
@@ -369,6 +370,8 @@ def run_options(rng, world):
             val = rng.choice(["events", "graph", "cupti", "", "EVENTS", "event", "x" * 100])
         elif opt == "--show":
             val = rng.choice(["speedup", "sol", "time", "gbps", "", "SOL", "all", "speedup,sol"])
+        elif opt == "--speedup-vs":
+            val = rng.choice(VARIANTS + ["sol", "eagr", "", "SOL", "eager,sol", "x" * 300])
         elif opt in ("--warmup", "--rep", "--max-noise", "--max-time", "--seed"):
             val = rng.choice(NUM_VALUES)
         elif opt == "--out":
