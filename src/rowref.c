@@ -294,10 +294,9 @@ fb_status fb_rowref_eval(const fb_rowref_job *job)
     e->every_row = !job->keep || rp->accumulates;
     snprintf(e->context, sizeof e->context, "%s", fb_context_str());
     geometry(e, job->shapes, job->chunk_elems > 0 ? job->chunk_elems : DEFAULT_CHUNK_ELEMS);
-    const box first = unit_box(e, 0);
     fb_status s = FB_OK;
-    for (int v = 0; v < c->n_values; v++) {
-        fb_shape sh = box_shape(e, &job->shapes[v], v, e->every_row ? first.len : 1);
+    for (int v = 0; v < c->n_values; v++) { /* the largest box: a full range along m */
+        fb_shape sh = box_shape(e, &job->shapes[v], v, e->len);
         e->buf_numel[v] = fb_shape_numel(&sh);
     }
 

@@ -650,6 +650,8 @@ static void test_every_cell_checked(void)
                     fprintf(stderr, "%s %s: unchecked: %s\n", c->name, fb_point_str(c, &p, at, sizeof at), plan->rp.why);
                 }
                 CHECK(plan->mode != FB_CHECK_NONE);
+                /* every bundled program's rows chunk into boxes (rowref.c): many rows per copy */
+                if (plan->by_rows) CHECK(plan->rp.boxes);
                 by_mode[plan->mode]++;
                 accumulated += plan->rp.accumulates && plan->biggest > FB_RUN_FULL_LIMIT;
                 cells++;

@@ -228,6 +228,11 @@ static void test_forward_rows(void)
     CHECK(src.calls == 3 + 1);
     for (int j = 0; j < 3; j++) CHECK(count_unequal(out[0] + j * N, k.whole[0] + keep[j] * N, N) == 0);
     free(out[0]);
+    /* no row kept: nothing evaluated (w, read whole, is still fetched) */
+    src.calls = 0;
+    CHECK(eval(&c, &k, keep, 0, 2, 0, &src, out, NULL) == FB_OK);
+    CHECK(src.calls == 1);
+    free(out[0]);
     /* every row, in chunks of 3 rows: the whole tensor */
     for (int threads = 1; threads <= 4; threads += 3) {
         int64_t per_row = 0;
