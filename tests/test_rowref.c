@@ -12,9 +12,12 @@
  *   - the check's plan for rmsnorm_backward's cells: full, or dx sampled and dw
  *     full (accumulated) — never unchecked.
  *
- * `test_rowref --bench [THREADS [CHUNK_ELEMS]]` times the reference of rmsnorm_backward's
- * largest cell (x, dy [4, 2048, 16384] float32 on the host; the device's copy is
- * replaced by the float -> double conversion check.c does after it). */
+ * `test_rowref --bench [THREADS [CHUNK_ELEMS]]` times the reference of
+ * rmsnorm_backward's largest cell as check.c builds it (x, dy [4, 2048, 16384]
+ * float32 on the host; the device's copy is replaced by the float -> double
+ * conversion check.c does after it); `--bench-grid` every cell of rmsnorm and
+ * rmsnorm_backward, one dtype's worth (`run` builds one reference per cell and
+ * dtype). */
 #include <stdlib.h>
 #include <time.h>
 
@@ -336,66 +339,117 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int bench(int threads, int64_t budget)
+/* Inputs for the benchmark: float32 near N(0, 1) (a sum of four uniforms), n of them. */
+static float *bench_input(int64_t n, uint64_t seed)
 {
-    fb_case c;
-    if (fb_case_find("rmsnorm_backward", &c) != FB_OK) {
-        fprintf(stderr, "%s\n", fb_last_error());
-        return 1;
+    float *p = malloc(sizeof(float) * (size_t)n);
+    if (!p) return NULL;
+    uint64_t z = 0x9e3779b97f4a7c15ull * seed;
+    for (int64_t i = 0; i < n; i++) {
+        double a = 0;
+        for (int u = 0; u < 4; u++) {
+            z = z * 6364136223846793005ull + 1442695040888963407ull;
+            a += (double)(z >> 11) / 9007199254740992.0;
+        }
+        p[i] = (float)((a - 2.0) * 1.7320508);
     }
-    fb_point p = at(&c, 2048, 16384);
-    fb_shape s[FB_MAX_VALUES];
+    return p;
+}
+
+/* The reference of one cell as check.c builds it (fb_check_plan_cell, then by
+ * rows or whole), its inputs read from float32 host arrays; seconds. */
+static double bench_cell(const fb_case *c, const fb_shape *s, float *const *in32, int threads, int64_t budget,
+                         bool verbose)
+{
     fb_check_plan *plan = malloc(sizeof *plan);
-    if (fb_program_shapes(&c, &p, s) != FB_OK || fb_check_plan_cell(&c, s, FB_RUN_FULL_LIMIT, plan) != FB_OK) {
+    if (fb_check_plan_cell(c, s, FB_RUN_FULL_LIMIT, plan) != FB_OK) {
         fprintf(stderr, "%s\n", fb_last_error());
-        return 1;
+        exit(1);
     }
     host_src src = {.calls = 0};
-    float *in32[3];
-    for (int v = 0; v < c.n_inputs; v++) {
-        int64_t n = fb_shape_numel(&s[v]);
-        in32[v] = malloc(sizeof(float) * (size_t)n);
-        if (!in32[v]) return 1;
-        uint64_t z = 0x9e3779b97f4a7c15ull * (uint64_t)(v + 1);
-        for (int64_t i = 0; i < n; i++) { /* a sum of four uniforms: near N(0, 1) */
-            double a = 0;
-            for (int u = 0; u < 4; u++) {
-                z = z * 6364136223846793005ull + 1442695040888963407ull;
-                a += (double)(z >> 11) / 9007199254740992.0;
-            }
-            in32[v][i] = (float)((a - 2.0) * 1.7320508);
-        }
-        src.in32[v] = in32[v];
-    }
-    int64_t *keep = malloc(sizeof(int64_t) * (size_t)plan->sample_rows);
-    for (int64_t j = 0; j < plan->sample_rows; j++) keep[j] = j * (plan->rp.n_rows / plan->sample_rows);
+    for (int v = 0; v < c->n_inputs; v++) src.in32[v] = in32[v];
     double *out[FB_MAX_VALUES] = {0}, peak[FB_MAX_VALUES] = {0};
-    out[0] = malloc(sizeof(double) * (size_t)(plan->sample_rows * 16384));
-    out[1] = malloc(sizeof(double) * 16384);
-    int64_t rows_per_chunk, chunks;
-    fb_rowref_chunking(&c, s, &plan->rp, budget, &rows_per_chunk, &chunks);
-    fb_rowref_job job = {.c = &c, .shapes = s, .rp = &plan->rp, .fetch = host_fetch, .fetch_ctx = &src,
-                         .keep = keep, .n_keep = plan->sample_rows, .peak = peak, .threads = threads,
-                         .chunk_elems = budget};
-    job.out[0] = out[0];
-    job.out[1] = out[1];
-    double t0 = now();
-    fb_status st = fb_rowref_eval(&job);
-    double t1 = now();
+    int64_t *keep = NULL;
+    if (plan->sample_rows) {
+        keep = malloc(sizeof(int64_t) * (size_t)plan->sample_rows);
+        for (int64_t j = 0; j < plan->sample_rows; j++) keep[j] = j * (plan->rp.n_rows / plan->sample_rows);
+    }
+    for (int o = 0; o < c->n_outputs; o++) {
+        const int v = c->outputs[o];
+        int64_t n = keep && !plan->rp.partial[v] ? plan->sample_rows * fb_shape_numel(&plan->rp.row_shape[v])
+                                                 : fb_shape_numel(&s[v]);
+        out[o] = malloc(sizeof(double) * (size_t)n);
+    }
+    const double t0 = now();
+    fb_status st = FB_OK;
+    if (plan->by_rows) {
+        fb_rowref_job job = {.c = c, .shapes = s, .rp = &plan->rp, .fetch = host_fetch, .fetch_ctx = &src,
+                             .keep = keep, .n_keep = keep ? plan->sample_rows : 0, .peak = peak, .threads = threads,
+                             .chunk_elems = budget};
+        memcpy(job.out, out, sizeof job.out);
+        st = fb_rowref_eval(&job);
+    } else { /* whole, as reference_full: every input converted, then one evaluation */
+        double *in[FB_MAX_VALUES] = {0};
+        for (int v = 0; v < c->n_inputs && st == FB_OK; v++) {
+            in[v] = malloc(sizeof(double) * (size_t)fb_shape_numel(&s[v]));
+            st = host_fetch(&src, v, 0, fb_shape_numel(&s[v]), in[v]);
+        }
+        if (st == FB_OK) st = fb_reference_eval_at(c, s, NULL, (const double *const *)in, out, peak);
+        for (int v = 0; v < c->n_inputs; v++) free(in[v]);
+    }
+    const double dt = now() - t0;
     if (st != FB_OK) {
         fprintf(stderr, "%s\n", fb_last_error());
-        return 1;
+        exit(1);
     }
-    printf("rmsnorm_backward T=2048 N=16384 (x, dy %lld elements): reference over %lld rows in %lld chunks of %lld "
-           "rows, %d thread(s) asked (0: one per CPU): %.2f s; dw[0] = %.6g, dx sampled rows %lld\n",
-           (long long)fb_shape_numel(&s[0]), (long long)plan->rp.n_rows, (long long)chunks, (long long)rows_per_chunk,
-           threads, t1 - t0, out[1][0], (long long)plan->sample_rows);
+    if (verbose) {
+        int64_t rows_per_chunk = 0, chunks = 0;
+        if (plan->by_rows) fb_rowref_chunking(c, s, &plan->rp, budget, &rows_per_chunk, &chunks);
+        printf("%s x %lld elements: %s, %lld rows in %lld chunks of %lld rows: %.2f s\n", c->name,
+               (long long)fb_shape_numel(&s[0]), fb_check_mode_name(plan->mode), (long long)plan->rp.n_rows,
+               (long long)chunks, (long long)rows_per_chunk, dt);
+    }
+    for (int o = 0; o < c->n_outputs; o++) free(out[o]);
+    free(keep);
+    free(plan);
+    return dt;
+}
+
+/* --bench: rmsnorm_backward's largest cell; --bench-grid: every cell of rmsnorm
+ * and rmsnorm_backward (the inputs of the largest reused, a prefix per cell). */
+static int bench(bool grid, int threads, int64_t budget)
+{
+    const int64_t most = 4LL * 2048 * 16384;
+    float *in32[3] = {bench_input(most, 1), bench_input(16384, 2), bench_input(most, 3)};
+    if (!in32[0] || !in32[1] || !in32[2]) return 1;
+    double total = 0;
+    for (int backward = grid ? 0 : 1; backward < 2; backward++) {
+        fb_case c;
+        if (fb_case_find(backward ? "rmsnorm_backward" : "rmsnorm", &c) != FB_OK) {
+            fprintf(stderr, "%s\n", fb_last_error());
+            return 1;
+        }
+        double sum = 0;
+        for (int a = grid ? 0 : c.axis[0].n - 1; a < c.axis[0].n; a++)
+            for (int b = grid ? 0 : c.axis[1].n - 1; b < c.axis[1].n; b++) {
+                fb_point p = at(&c, c.axis[0].v[a], c.axis[1].v[b]);
+                fb_shape s[FB_MAX_VALUES];
+                if (fb_program_shapes(&c, &p, s) != FB_OK) return 1;
+                sum += bench_cell(&c, s, in32, threads, budget, !grid);
+            }
+        if (grid) printf("%s: every cell's reference (%d cells): %.2f s\n", c.name, c.axis[0].n * c.axis[1].n, sum);
+        total += sum;
+    }
+    printf("%d thread(s) asked (0: one per CPU), chunk budget %lld doubles (0: the default): %.2f s\n", threads,
+           (long long)budget, total);
+    for (int v = 0; v < 3; v++) free(in32[v]);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "--bench")) return bench(argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? atoll(argv[3]) : 0);
+    if (argc > 1 && (!strcmp(argv[1], "--bench") || !strcmp(argv[1], "--bench-grid")))
+        return bench(!strcmp(argv[1], "--bench-grid"), argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? atoll(argv[3]) : 0);
     test_backward_chunks();
     test_forward_rows();
     test_fetch_fails();
