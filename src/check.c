@@ -6,10 +6,13 @@
  * exactly the numbers it read. Small cells are checked in full. Large cells of
  * a program the row plan can split (program.h, rowplan.c) are checked on a
  * deterministic sample of rows — always the first and the last, the rest spread
- * by a fixed hash — sized so the check stays cheap. A cell too large to check in
- * full whose program cannot be split is *unchecked*: it never passes, and says
- * why. A cell passes when |got - want| <= atol + rtol*|want| for every checked
- * element; NaN never passes. */
+ * by a fixed hash — sized so the check stays cheap. When some outputs are sums
+ * over the rows (rmsnorm_backward's dw: the plan *accumulates*), every row is
+ * evaluated (rowref.c: chunks, threads) and those outputs are checked in full,
+ * the others on sampled rows as before. A cell too large to check in full whose
+ * program cannot be split is *unchecked*: it never passes, and says why. A cell
+ * passes when |got - want| <= atol + rtol*|want| for every checked element; NaN
+ * never passes. */
 #include "check.h"
 
 #include <cuda_runtime_api.h>
@@ -20,6 +23,7 @@
 
 #include "device.h"
 #include "ops/op_table.h"
+#include "rowref.h"
 
 #define MAX_SAMPLED_ROWS 16384
 
@@ -29,10 +33,11 @@ struct fb_reference {
     fb_dtype dtype;
     fb_check_mode mode;
     char why[320];
-    fb_rowplan rp;            /* sampled mode */
+    fb_rowplan rp;            /* sampled mode, and full cells evaluated by rows */
     int64_t n_rows;           /* sampled: rows checked */
     int64_t *rows;            /* sampled: which rows, ascending */
     int64_t rows_total;
+    bool whole[FB_MAX_VALUES];   /* per output: want holds the whole tensor (else n_rows sampled rows) */
     double *want[FB_MAX_VALUES]; /* per output: full tensor, or n_rows * row numel */
     int64_t n_want[FB_MAX_VALUES];
     double typical[FB_MAX_VALUES]; /* per output: median |want|, the scale of a default tolerance */
@@ -161,6 +166,7 @@ static fb_status reference_full(fb_reference *r, const fb_tensor *inputs)
     for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
         int64_t n = fb_shape_numel(&r->shapes[c->outputs[k]]);
         r->n_want[k] = n;
+        r->whole[k] = true;
         r->want[k] = malloc((size_t)(n ? n : 1) * sizeof(double));
         if (!r->want[k]) {
             fb_error("out of host memory for the reference");
@@ -173,50 +179,117 @@ static fb_status reference_full(fb_reference *r, const fb_tensor *inputs)
     return s;
 }
 
-static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_t full_limit)
+/* The inputs as the row reference reads them: from the device, on its threads. */
+typedef struct device_inputs {
+    const fb_tensor *t;
+    int device;
+} device_inputs;
+
+static fb_status fetch_input(void *ctx, int input, int64_t offset, int64_t n, double *dst)
+{
+    const device_inputs *d = ctx;
+    fb_status s = fb_cuda_status(cudaSetDevice(d->device), "cudaSetDevice (check)", __FILE__, __LINE__);
+    return s == FB_OK ? fetch(&d->t[input], offset, n, dst) : s;
+}
+
+/* Output names of one kind (partial or not), joined: "dx" or "dx, y". */
+static void output_names(const fb_reference *r, bool partial, char *buf, size_t n)
 {
     const fb_case *c = r->c;
-    int64_t row_elems = 0; /* elements touched per row, inputs and outputs */
-    for (int v = 0; v < c->n_values; v++) row_elems += fb_shape_numel(&r->rp.row_shape[v]);
+    size_t k = 0;
+    buf[0] = 0;
+    for (int o = 0; o < c->n_outputs && k < n; o++)
+        if (r->rp.partial[c->outputs[o]] == partial)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", c->values[c->outputs[o]].name);
+}
+
+/* The reference over the row plan's rows (rowref.c). keep_rows: how many rows of
+ * the outputs that are not sums over rows to sample (pick_rows); 0: every row, and
+ * want is whole. Partial outputs are always whole, summed over every row. */
+static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_t keep_rows)
+{
+    const fb_case *c = r->c;
+    r->rows_total = r->rp.n_rows;
+    const bool sample = keep_rows > 0;
+    if (sample) {
+        r->rows = malloc((size_t)(keep_rows < r->rp.n_rows ? keep_rows : r->rp.n_rows) * sizeof(int64_t));
+        if (!r->rows) {
+            fb_error("out of host memory for the row sample");
+            return FB_E_NOMEM;
+        }
+        r->n_rows = pick_rows(r->rp.n_rows, keep_rows, r->rows);
+    }
+    device_inputs src = {inputs, 0};
+    fb_status s = fb_cuda_status(cudaGetDevice(&src.device), "cudaGetDevice (check)", __FILE__, __LINE__);
+    fb_rowref_job job = {.c = c, .shapes = r->shapes, .rp = &r->rp, .fetch = fetch_input, .fetch_ctx = &src,
+                         .keep = sample ? r->rows : NULL, .n_keep = sample ? r->n_rows : 0, .peak = r->peak};
+    for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
+        const int v = c->outputs[k];
+        r->whole[k] = !sample || r->rp.partial[v];
+        int64_t n = r->whole[k] ? fb_shape_numel(&r->shapes[v]) : fb_shape_numel(&r->rp.row_shape[v]) * r->n_rows;
+        r->n_want[k] = n;
+        r->want[k] = job.out[k] = malloc((size_t)(n ? n : 1) * sizeof(double));
+        if (!r->want[k]) {
+            fb_error("out of host memory for the reference");
+            s = FB_E_NOMEM;
+        }
+    }
+    if (s == FB_OK) s = fb_rowref_eval(&job);
+    return s;
+}
+
+/* Rows of the sampled check: about full_limit elements. Without sums over rows
+ * only the sampled rows are evaluated, so every value's row counts; with them
+ * every row is evaluated anyway, and the sample costs only the kept outputs. */
+static int64_t sample_size(const fb_case *c, const fb_rowplan *rp, int64_t full_limit)
+{
+    int64_t row_elems = 0;
+    if (rp->accumulates) {
+        for (int k = 0; k < c->n_outputs; k++)
+            if (!rp->partial[c->outputs[k]]) row_elems += fb_shape_numel(&rp->row_shape[c->outputs[k]]);
+    } else {
+        for (int v = 0; v < c->n_values; v++) row_elems += fb_shape_numel(&rp->row_shape[v]);
+    }
     int64_t want = row_elems ? full_limit / row_elems : 2;
     if (want < 2) want = 2;
-    /* each sampled row costs a copy per input and output: short rows (a rank-1
-     * elementwise program's are single elements) are capped by count */
+    /* each sampled row costs a copy per output to compare (and, without sums over
+     * rows, per input to evaluate): short rows (a rank-1 elementwise program's are
+     * single elements) are capped by count */
     if (want > MAX_SAMPLED_ROWS) want = MAX_SAMPLED_ROWS;
-    r->rows = malloc((size_t)(want < r->rp.n_rows ? want : r->rp.n_rows) * sizeof(int64_t));
-    if (!r->rows) {
-        fb_error("out of host memory for the row sample");
-        return FB_E_NOMEM;
-    }
-    r->n_rows = pick_rows(r->rp.n_rows, want, r->rows);
-    r->rows_total = r->rp.n_rows;
+    return want;
+}
 
-    double *in[FB_MAX_VALUES] = {0}, *out_row[FB_MAX_VALUES] = {0};
-    int64_t base[FB_MAX_VALUES] = {0};
-    fb_status s = FB_OK;
-    for (int i = 0; i < c->n_inputs && s == FB_OK; i++) {
-        in[i] = malloc((size_t)fb_shape_numel(&r->rp.row_shape[i]) * sizeof(double));
-        if (!in[i]) s = FB_E_NOMEM;
+fb_status fb_check_plan_cell(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], int64_t full_limit,
+                             fb_check_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    for (int v = 0; v < c->n_values; v++) {
+        int64_t n = fb_shape_numel(&shapes[v]);
+        if (n > p->biggest) p->biggest = n;
     }
-    for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
-        int64_t n = fb_shape_numel(&r->rp.row_shape[c->outputs[k]]);
-        r->n_want[k] = n * r->n_rows;
-        r->want[k] = malloc((size_t)(n * r->n_rows) * sizeof(double));
-        if (!r->want[k]) s = FB_E_NOMEM;
+    fb_status s = fb_program_rowplan(c, shapes, &p->rp);
+    if (p->biggest <= full_limit) {
+        /* by rows when the program splits: the same numbers, faster, and a chunk
+         * of each intermediate held instead of all of it */
+        p->mode = FB_CHECK_FULL;
+        p->by_rows = s == FB_OK && p->rp.separable && p->rp.n_rows > 1;
+        if (!p->by_rows) memset(&p->rp, 0, sizeof p->rp);
+        return FB_OK;
     }
-    if (s == FB_E_NOMEM) fb_error("out of host memory for the sampled reference");
-    for (int64_t j = 0; j < r->n_rows && s == FB_OK; j++) {
-        /* every value's slice offset: inputs are fetched from there, and ops that
-         * depend on the element index (dropout) need their output's */
-        for (int v = 0; v < c->n_values; v++) base[v] = fb_rowplan_offset(&r->rp, v, r->rows[j]);
-        for (int i = 0; i < c->n_inputs && s == FB_OK; i++)
-            s = fetch(&inputs[i], base[i], fb_shape_numel(&r->rp.row_shape[i]), in[i]);
-        for (int k = 0; k < c->n_outputs; k++)
-            out_row[k] = r->want[k] + j * fb_shape_numel(&r->rp.row_shape[c->outputs[k]]);
-        if (s == FB_OK) s = fb_reference_eval_at(c, r->rp.row_shape, base, (const double *const *)in, out_row, r->peak);
+    if (s != FB_OK) return s;
+    if (!p->rp.separable || p->rp.n_rows < 1) {
+        p->mode = FB_CHECK_NONE;
+        return FB_OK;
     }
-    free_arrays(in, c->n_inputs);
-    return s;
+    p->by_rows = true;
+    p->sample_rows = sample_size(c, &p->rp, full_limit);
+    bool row_outputs = false;
+    for (int k = 0; k < c->n_outputs; k++) row_outputs |= !p->rp.partial[c->outputs[k]];
+    /* with sums over rows every row is evaluated: when the row outputs can be
+     * kept whole (or there are none) every element of every output is checked */
+    if (p->rp.accumulates && (!row_outputs || p->sample_rows >= p->rp.n_rows)) p->sample_rows = 0;
+    p->mode = p->sample_rows ? FB_CHECK_SAMPLED : FB_CHECK_FULL;
+    return FB_OK;
 }
 
 fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt,
@@ -224,7 +297,10 @@ fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VAL
 {
     *out = NULL;
     fb_reference *r = calloc(1, sizeof *r);
-    if (!r) {
+    fb_check_plan *plan = malloc(sizeof *plan);
+    if (!r || !plan) {
+        free(r);
+        free(plan);
         fb_error("out of host memory");
         return FB_E_NOMEM;
     }
@@ -232,26 +308,33 @@ fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VAL
     r->dtype = dt;
     memcpy(r->shapes, shapes, sizeof r->shapes);
 
-    int64_t biggest = 0;
-    for (int v = 0; v < c->n_values; v++) {
-        int64_t n = fb_shape_numel(&shapes[v]);
-        if (n > biggest) biggest = n;
-    }
-    fb_status s;
-    if (biggest <= full_limit) {
-        r->mode = FB_CHECK_FULL;
-        s = reference_full(r, inputs);
-    } else {
-        s = fb_program_rowplan(c, shapes, &r->rp);
-        if (s == FB_OK && r->rp.separable && r->rp.n_rows > 0) {
-            r->mode = FB_CHECK_SAMPLED;
-            s = reference_rows(r, inputs, full_limit);
-        } else if (s == FB_OK) {
-            r->mode = FB_CHECK_NONE;
+    fb_status s = fb_check_plan_cell(c, shapes, full_limit, plan);
+    if (s == FB_OK) {
+        r->mode = plan->mode;
+        r->rp = plan->rp;
+        if (r->mode == FB_CHECK_NONE)
             snprintf(r->why, sizeof r->why, "too large to check in full (%lld elements) and %s",
-                     (long long)biggest, r->rp.why[0] ? r->rp.why : "not row-separable");
-        }
+                     (long long)plan->biggest, r->rp.why[0] ? r->rp.why : "not row-separable");
+        else if (plan->by_rows)
+            s = reference_rows(r, inputs, plan->sample_rows);
+        else
+            s = reference_full(r, inputs);
     }
+    /* a cell too large to evaluate at once whose outputs include sums over rows:
+     * say which outputs were checked how */
+    if (s == FB_OK && r->mode != FB_CHECK_NONE && plan->biggest > full_limit && r->rp.accumulates) {
+        char rows_n[FB_MAX_VALUES * 8], sums_n[FB_MAX_VALUES * 8], sampled[160] = "";
+        output_names(r, false, rows_n, sizeof rows_n);
+        output_names(r, true, sums_n, sizeof sums_n);
+        if (r->mode == FB_CHECK_SAMPLED)
+            snprintf(sampled, sizeof sampled, "%s: %lld of %lld rows sampled (first, last and %lld hashed); ", rows_n,
+                     (long long)r->n_rows, (long long)r->rows_total, (long long)(r->n_rows > 2 ? r->n_rows - 2 : 0));
+        else if (rows_n[0])
+            snprintf(sampled, sizeof sampled, "%s: full; ", rows_n);
+        snprintf(r->why, sizeof r->why, "%s%s: full, accumulated over all %lld rows", sampled, sums_n,
+                 (long long)r->rows_total);
+    }
+    free(plan);
     if (s == FB_OK && r->mode != FB_CHECK_NONE)
         for (int k = 0; k < c->n_outputs; k++) r->typical[k] = fb_typical_magnitude(r->want[k], r->n_want[k]);
     if (s != FB_OK) {
@@ -380,7 +463,7 @@ fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_t
     for (int k = 0; k < c->n_outputs && s == FB_OK; k++) {
         const fb_shape *full = &r->shapes[c->outputs[k]];
         tol = fb_tolerance(declared, r->typical[k]);
-        if (r->mode == FB_CHECK_FULL) {
+        if (r->whole[k]) {
             int64_t n = fb_shape_numel(full);
             double *got = malloc((size_t)(n ? n : 1) * sizeof(double));
             if (!got) {
@@ -413,7 +496,9 @@ fb_status fb_check_outputs(const fb_reference *r, const fb_tensor *outputs, fb_t
     res->rows_total = r->mode == FB_CHECK_SAMPLED ? r->rows_total : 0;
     res->rows_checked = r->mode == FB_CHECK_SAMPLED ? r->n_rows : 0;
     res->passed = res->n_bad == 0;
-    if (r->mode == FB_CHECK_SAMPLED)
+    if (r->why[0]) /* sums over rows: what was checked how */
+        snprintf(res->why, sizeof res->why, "%s", r->why);
+    else if (r->mode == FB_CHECK_SAMPLED)
         snprintf(res->why, sizeof res->why, "%lld of %lld rows sampled (first, last and %lld hashed)",
                  (long long)r->n_rows, (long long)r->rows_total, (long long)(r->n_rows > 2 ? r->n_rows - 2 : 0));
     if (!res->passed) {

@@ -28,12 +28,35 @@ typedef struct fb_check_result {
     char why[320];                    /* why NONE or SAMPLED, or what failed */
 } fb_check_result;
 
+/* `run` checks in full up to this many elements per tensor (selftest: more). */
+#define FB_RUN_FULL_LIMIT ((int64_t)1 << 22)
+
+/* How a cell is checked, decided from its shapes alone (no GPU): FULL when every
+ * tensor holds at most `full_limit` elements (evaluated over rp's rows when the
+ * program splits, else whole); else by the row plan: when some outputs are sums
+ * over rows (rp.accumulates) every row is evaluated, those outputs are checked in
+ * full and the others on `sample_rows` sampled rows (0: all of them, FULL); else
+ * SAMPLED on `sample_rows` rows evaluated alone; NONE when the program does not
+ * split (rp.why says why). fb_reference_create follows it. */
+typedef struct fb_check_plan {
+    fb_check_mode mode;
+    bool by_rows;        /* the reference is evaluated over rp's rows (rowref.c)  */
+    int64_t sample_rows; /* rows of the non-sum outputs to sample; 0: every row   */
+    int64_t biggest;     /* elements of the largest tensor                        */
+    fb_rowplan rp;
+} fb_check_plan;
+fb_status fb_check_plan_cell(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], int64_t full_limit,
+                             fb_check_plan *p);
+
 /* The reference of one cell, computed once and reused for every variant. */
 typedef struct fb_reference fb_reference;
 
-/* Build the reference for these device inputs: full when every tensor holds at
- * most `full_limit` elements, else on a deterministic sample of rows (always the
- * first and the last) sized to about `full_limit` elements, else none (unchecked). */
+/* Build the reference for these device inputs as fb_check_plan_cell says: full
+ * when every tensor holds at most `full_limit` elements, else on a deterministic
+ * sample of rows (always the first and the last) sized to about `full_limit`
+ * elements, with outputs that are sums over rows in full, else none (unchecked).
+ * Evaluating rows uses several threads (rowref.c); the result does not depend on
+ * how many. */
 fb_status fb_reference_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt,
                               const fb_tensor *inputs, int64_t full_limit, fb_reference **out);
 void fb_reference_destroy(fb_reference *r);

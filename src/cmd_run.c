@@ -24,6 +24,7 @@
 #include "bench.h"
 #include "case.h"
 #include "cell.h"
+#include "check.h"
 #include "clocks.h"
 #include "commands.h"
 #include "cupti_loader.h"
@@ -802,7 +803,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     bool tty = isatty(2);
     double t0 = now_s();
     int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
-    fb_cell_env cenv = {&env.ctx, env.timer, o.seed, (int64_t)1 << 22, true, metrics};
+    fb_cell_env cenv = {&env.ctx, env.timer, o.seed, FB_RUN_FULL_LIMIT, true, metrics};
 
     for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];

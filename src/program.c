@@ -10,6 +10,7 @@
  * Error messages carry no file path: case.c / the driver prefix "PATH: ". */
 #include "program.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +231,56 @@ bool fb_dtype_overflows(fb_dtype dt, double v)
     return (unsigned)dt < FB_NDTYPES && isfinite(v) && fabs(v) >= limit[dt];
 }
 
+/* Node i into y (numel of its output shape), its operands in vals; peak as
+ * fb_reference_eval_at's. */
+static fb_status eval_node(const fb_case *c, int i, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
+                           const double *const *vals, double *y, int64_t numel, double *peak)
+{
+    const fb_node *n = &c->nodes[i];
+    fb_ref_args a = {.out = y, .out_shape = &shapes[n->out], .out_base = base ? base[n->out] : 0};
+    for (int k = 0; k < n->n_in; k++) {
+        a.in[k] = n->in[k].literal ? &n->in[k].number : vals[n->in[k].value];
+        a.in_shape[k] = operand_shape(&n->in[k], shapes);
+    }
+    fb_status st = fb_node_kind(n)->reference(n, &a);
+    if (peak && st == FB_OK) {
+        double m = peak[n->out];
+        for (int64_t e = 0; e < numel; e++) { /* finite only: NaN compares false, and inf is not <= DBL_MAX */
+            const double v = fabs(y[e]);
+            if (v > m && v <= DBL_MAX) m = v; /* rarely taken: a predicted branch beats a maxsd chain */
+        }
+        peak[n->out] = m;
+    }
+    return st;
+}
+
+fb_status fb_reference_eval_values(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
+                                   double *const *vals, double *peak)
+{
+    bool written[FB_MAX_VALUES] = {false};
+    for (int v = 0; v < c->n_inputs; v++) written[v] = true;
+    for (int i = 0; i < c->n_nodes; i++) {
+        const fb_node *n = &c->nodes[i];
+        fb_status st = check_operands(c, i, NULL);
+        if (st != FB_OK) return st;
+        for (int k = 0; k < n->n_in; k++)
+            if (!n->in[k].literal && !written[n->in[k].value]) {
+                fb_error("program[%d].in: operand %d is read before it is written", i, k);
+                return FB_E_CASE;
+            }
+        if ((st = check_node_shapes(c, i, shapes)) != FB_OK) return st;
+        if (!vals[n->out]) {
+            fb_error("program[%d].out: no buffer for '%s'", i, c->values[n->out].name);
+            return FB_E_CASE;
+        }
+        st = eval_node(c, i, shapes, base, (const double *const *)vals, vals[n->out], fb_shape_numel(&shapes[n->out]),
+                       peak);
+        if (st != FB_OK) return st;
+        written[n->out] = true;
+    }
+    return FB_OK;
+}
+
 fb_status fb_reference_eval_at(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
                                const double *const *inputs, double *const *outputs, double *peak)
 {
@@ -270,16 +321,8 @@ fb_status fb_reference_eval_at(const fb_case *c, const fb_shape shapes[FB_MAX_VA
             }
         }
 
-        fb_ref_args a = {.out = y, .out_shape = ys, .out_base = base ? base[n->out] : 0};
-        for (int k = 0; k < n->n_in; k++) {
-            a.in[k] = n->in[k].literal ? &n->in[k].number : vals[n->in[k].value];
-            a.in_shape[k] = operand_shape(&n->in[k], shapes);
-        }
-        st = fb_node_kind(n)->reference(n, &a);
+        st = eval_node(c, i, shapes, base, vals, y, numel, peak);
         vals[n->out] = y;
-        if (peak && st == FB_OK)
-            for (int64_t e = 0; e < numel; e++)
-                if (isfinite(y[e]) && fabs(y[e]) > peak[n->out]) peak[n->out] = fabs(y[e]);
     }
 
     /* Outputs not written in place: an input named as an output, an output listed

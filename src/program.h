@@ -153,22 +153,40 @@ fb_status fb_reference_eval(const fb_case *c, const fb_shape shapes[FB_MAX_VALUE
 fb_status fb_reference_eval_at(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
                                const double *const *inputs, double *const *outputs, double *peak);
 
+/* The same with every value's buffer from the caller, allocating nothing (the
+ * row engine's per-chunk call): vals[v] for v < n_inputs holds input v, and for
+ * every node output v receives it (numel of shapes[v] doubles; outputs are node
+ * outputs like any other). base and peak as fb_reference_eval_at's. */
+fb_status fb_reference_eval_values(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], const int64_t *base,
+                                   double *const *vals, double *peak);
+
 /* True when storing v in dt rounds it to infinity (|v| beyond dt's largest finite
  * value by half an ulp or more). */
 bool fb_dtype_overflows(fb_dtype dt, double v);
 
 /* ---- the row plan (src/rowplan.c) ---------------------------------------------
- * How a cell too large to check in full is checked on a sample of rows.
+ * How a cell too large to check in full is checked row by row.
  *
  * Every axis of every value is traced through the program by the kinds' row
  * rules: broadcasting makes two axes one, a reduction marks the axis it combines
- * along as unsplittable. The plan splits on the longest run of leading axes of
- * outputs[0] (never its last, unless it has only one) that no node combines along
- * and that lead every value carrying them (so each value's slice is contiguous). Row r of the plan is one index along
- * those axes; a value without them (a weight, a bias) is read whole in every
- * row. A softmax or layernorm splits on its leading dims and keeps the last;
- * [A, B, C] summed over dim 1 splits on A; a sum over dim 0 splits on nothing, and
- * a cell of it too large to check in full is reported unchecked. */
+ * along, as a plain sum (sum) or otherwise (amax, mean). The plan splits on the
+ * longest run of leading axes of outputs[0] (never its last, unless it has only
+ * one) that no node combines along other than by plain sums, and that lead every
+ * value carrying them (so each value's slice is contiguous); when outputs[0]
+ * gives none, the first other output or input that gives some. Row r of the
+ * plan is one index along those axes; a value without them (a weight, a bias) is
+ * read whole in every row. A softmax or layernorm splits on its leading dims and
+ * keeps the last; [A, B, C] summed over dim 1 splits on A.
+ *
+ * A plain sum along a split axis makes its result *partial*: a row gives a part,
+ * the whole is the sum of all rows' parts. That is allowed when every partial
+ * value reaches the outputs only through further plain sums of it alone (sum
+ * over dim 0 of [R, W]; rmsnorm_backward's dw, summed over dx's [4, T] rows):
+ * then every row is evaluated and the partial outputs added up (accumulates). A
+ * partial value read by anything else (a sum over dim 0 feeding a mul), or any
+ * other combining along a split axis (amax, mean), and the axis is not split; a
+ * cell of a program that splits on nothing and is too large to check in full is
+ * reported unchecked. */
 typedef struct fb_rowplan {
     bool separable;
     char why[160];                              /* when not separable           */
@@ -177,6 +195,12 @@ typedef struct fb_rowplan {
     int64_t split_size[FB_MAX_RANK];            /* their sizes (row r is row-major over them) */
     fb_shape row_shape[FB_MAX_VALUES];          /* every value's slice: split axes set to 1 */
     int64_t stride[FB_MAX_VALUES][FB_MAX_RANK]; /* element stride of split axis s in value v, 0 when v lacks it */
+    signed char split_dim[FB_MAX_VALUES][FB_MAX_RANK]; /* which split axis dim j of value v is, or -1 */
+    bool partial[FB_MAX_VALUES];                /* a sum over rows: each row gives a part of it */
+    bool accumulates;                           /* some value is partial: every row counts */
+    bool boxes; /* every value carries its split axes in plan order, so a box of rows
+                   (leading split axes fixed, one a range, the rest whole) is one
+                   contiguous slice of every value (rowref.c evaluates such boxes) */
 } fb_rowplan;
 
 /* Not separable is not an error: rp->separable false and rp->why say why.

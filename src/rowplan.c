@@ -1,19 +1,27 @@
-/* rowplan.c — how a cell too large to check in full is checked on sampled rows
- * (program.h describes the plan; check.c uses it).
+/* rowplan.c — how a cell too large to check in full is checked row by row
+ * (program.h describes the plan; check.c and rowref.c use it).
  *
  * Axis tracing: every axis of every input gets an id (a size-1 axis gets -1: it
  * broadcasts and is never split). Each node's kind says, through its row rule,
  * which of its operands' axes its output's axes are (broadcasting unites two ids
  * into one axis, union-find) and which axes it combines values along (a
- * reduction's dim, a matmul's K). An axis nobody combines along can be split: an
- * output element at index i along it depends only on index i (or on values that
- * lack the axis, read whole) of everything upstream.
+ * reduction's dim, a matmul's K), and whether by a plain sum. An axis nobody
+ * combines along can be split: an output element at index i along it depends
+ * only on index i (or on values that lack the axis, read whole) of everything
+ * upstream. An axis only plain sums combine along can be split too, when what
+ * those sums compute (the *partial* values: a row gives a part, the value is the
+ * sum of all rows' parts) reaches the outputs only through further plain sums:
+ * then each row is evaluated alone and the partial outputs are added up over all
+ * rows (rmsnorm_backward's dw, summed over the [4, T] rows of dx).
  *
- * The plan takes the leading axes of outputs[0] but its last, in order, while
- * each one is splittable and, for every value that carries any of the chosen
- * axes, those axes are its leading ones (each at most once): then the slice a row
- * reads of every value is one contiguous run, fetched with one copy, and an op
- * that depends on the element index (dropout) finds its slice's offset. */
+ * The plan takes the leading axes of an anchor value but its last, in order,
+ * while each one is splittable and, for every value that carries any of the
+ * chosen axes, those axes are its leading ones (each at most once): then the
+ * slice a row reads of every value is one contiguous run, fetched with one copy,
+ * and an op that depends on the element index (dropout) finds its slice's
+ * offset. The anchor is outputs[0], else (when it gives no axis) the first other
+ * output or input that does: a program whose outputs are all sums over rows
+ * (dw alone) splits on the rows of its inputs. */
 #include "program.h"
 
 #include <stdio.h>
@@ -27,8 +35,13 @@ struct fb_rowctx {
     int n;                  /* ids handed out                              */
     int parent[MAX_IDS];    /* union-find                                  */
     int64_t size[MAX_IDS];
-    int combiner[MAX_IDS];  /* first node that combines along it, or -1    */
+    int combiner[MAX_IDS];  /* first node that combines along it other than by a plain sum, or -1 */
     int node;               /* the node whose rule is running              */
+    /* per node: the axes it sums along (fb_rows_sum), and whether it combines
+     * along any axis another way (fb_rows_combine, or no row rule) */
+    int n_summed[FB_MAX_NODES];
+    int summed[FB_MAX_NODES][FB_MAX_RANK];
+    bool sums[FB_MAX_NODES], mixes[FB_MAX_NODES];
 };
 
 static int find(fb_rowctx *rc, int id)
@@ -65,9 +78,19 @@ int fb_rows_same(fb_rowctx *rc, int a, int b)
 
 void fb_rows_combine(fb_rowctx *rc, int id)
 {
+    rc->mixes[rc->node] = true;
     if (!valid_id(rc, id)) return;
     int r = find(rc, id);
     if (rc->combiner[r] < 0) rc->combiner[r] = rc->node;
+}
+
+void fb_rows_sum(fb_rowctx *rc, int id)
+{
+    int i = rc->node;
+    rc->sums[i] = true;
+    if (!valid_id(rc, id)) return; /* a size-1 axis: nothing to split */
+    if (rc->n_summed[i] < FB_MAX_RANK) rc->summed[i][rc->n_summed[i]++] = id;
+    else fb_rows_combine(rc, id); /* more axes than a rank holds: a broken rule; do not split */
 }
 
 void fb_rows_broadcast(fb_rowctx *rc, const fb_axes *a, const fb_axes *b, fb_axes *out)
@@ -101,6 +124,84 @@ static int breaks_prefix(fb_rowctx *rc, const fb_case *c, const fb_axes *ax, con
     return -1;
 }
 
+/* Which values are partial when the rows split on split[0..n) (roots): the
+ * output of a plain sum along a split axis, and whatever a plain sum computes
+ * from a partial value. Returns -1 when every partial value reaches the outputs
+ * only through plain sums of it alone, else the node whose sum breaks that
+ * (the sum that started the partial value a non-sum reads, or a sum along a
+ * split axis that also mixes operands or combines another way). */
+static int trace_partials(fb_rowctx *rc, const fb_case *c, const int *split, int n, bool *partial)
+{
+    int origin[FB_MAX_VALUES];
+    memset(partial, 0, sizeof(bool) * FB_MAX_VALUES);
+    for (int v = 0; v < FB_MAX_VALUES; v++) origin[v] = -1;
+    for (int i = 0; i < c->n_nodes; i++) {
+        const fb_node *nd = &c->nodes[i];
+        int values = 0, from = -1;
+        for (int j = 0; j < nd->n_in; j++) {
+            if (nd->in[j].literal) continue;
+            values++;
+            if (partial[nd->in[j].value] && from < 0) from = origin[nd->in[j].value];
+        }
+        const bool plain = rc->sums[i] && !rc->mixes[i] && values == 1;
+        bool along_split = false;
+        for (int k = 0; k < rc->n_summed[i]; k++)
+            for (int s = 0; s < n; s++) along_split |= find(rc, rc->summed[i][k]) == split[s];
+        if (from >= 0 && !plain) return from;
+        if (along_split && !plain) return i;
+        if (from >= 0 || along_split) {
+            partial[nd->out] = true;
+            origin[nd->out] = from >= 0 ? from : i;
+        }
+    }
+    return -1;
+}
+
+/* The longest splittable run of `anchor`'s leading axes (all but its last,
+ * unless it has only one) into split[]; when there is none, why says why. */
+static int choose_split(fb_rowctx *rc, const fb_case *c, const fb_axes *ax, int anchor, int *split, char *why,
+                        size_t why_n)
+{
+    int n_split = 0;
+    const char *aname = c->values[anchor].name, *what = anchor < c->n_inputs ? "input" : "output";
+    bool partial[FB_MAX_VALUES];
+    /* A row keeps the anchor's last dim whole (unless it has only one): rows of
+     * single elements would cost a copy each to fetch. */
+    const int splittable = ax[anchor].rank > 1 ? ax[anchor].rank - 1 : ax[anchor].rank;
+    for (int j = 0; j < splittable; j++) {
+        int id = ax[anchor].id[j] >= 0 ? find(rc, ax[anchor].id[j]) : -1;
+        if (id < 0) {
+            if (n_split == 0)
+                snprintf(why, why_n, "%s '%s' has size 1 along dim %d, so it has no rows to sample", what, aname, j);
+            break;
+        }
+        int culprit = rc->combiner[id];
+        if (culprit < 0) {
+            split[n_split] = id;
+            culprit = trace_partials(rc, c, split, n_split + 1, partial);
+        }
+        if (culprit >= 0) {
+            if (n_split == 0)
+                snprintf(why, why_n,
+                         "program[%d] (%s) combines values along dim %d of %s '%s', so its rows are not independent",
+                         culprit, fb_node_op_name(&c->nodes[culprit]), j, what, aname);
+            break;
+        }
+        split[n_split] = id;
+        int v = breaks_prefix(rc, c, ax, split, n_split + 1);
+        if (v >= 0) {
+            if (n_split == 0)
+                snprintf(why, why_n,
+                         "'%s' does not lead with dim %d of %s '%s', so a row of it is not one contiguous slice",
+                         c->values[v].name, j, what, aname);
+            break;
+        }
+        n_split++;
+    }
+    if (n_split == 0 && !why[0]) snprintf(why, why_n, "%s '%s' has no dims to split into rows", what, aname);
+    return n_split;
+}
+
 fb_status fb_program_rowplan(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_rowplan *rp)
 {
     memset(rp, 0, sizeof *rp);
@@ -110,6 +211,10 @@ fb_status fb_program_rowplan(const fb_case *c, const fb_shape shapes[FB_MAX_VALU
     memset(ax, 0, sizeof ax);
     static const fb_axes scalar = {0, {0}};
 
+    if (c->n_nodes > FB_MAX_NODES || c->n_values > FB_MAX_VALUES || c->n_outputs < 1) {
+        fb_error("program: not a valid program");
+        return FB_E_CASE;
+    }
     for (int v = 0; v < c->n_inputs; v++) {
         ax[v].rank = shapes[v].rank;
         for (int j = 0; j < shapes[v].rank; j++) ax[v].id[j] = shapes[v].dim[j] == 1 ? -1 : fresh(&rc, shapes[v].dim[j]);
@@ -134,6 +239,7 @@ fb_status fb_program_rowplan(const fb_case *c, const fb_shape shapes[FB_MAX_VALU
         if (k->rows) {
             k->rows(n, &rc, in, out);
         } else {
+            rc.mixes[i] = true;
             for (int j = 0; j < n->n_in; j++)
                 for (int d = 0; d < in[j]->rank; d++) fb_rows_combine(&rc, in[j]->id[d]);
             out->rank = shapes[n->out].rank;
@@ -146,45 +252,19 @@ fb_status fb_program_rowplan(const fb_case *c, const fb_shape shapes[FB_MAX_VALU
         }
     }
 
-    /* the longest splittable run of outputs[0]'s leading axes */
+    /* outputs[0] first; its reason is the one reported when no anchor splits */
     int split[FB_MAX_RANK], n_split = 0;
-    const int o0 = c->outputs[0];
-    const char *oname = c->values[o0].name;
-    /* A row keeps outputs[0]'s last dim whole (unless it has only one): rows of
-     * single elements would cost a copy each to fetch. */
-    const int splittable = ax[o0].rank > 1 ? ax[o0].rank - 1 : ax[o0].rank;
-    for (int j = 0; j < splittable; j++) {
-        int id = ax[o0].id[j] >= 0 ? find(&rc, ax[o0].id[j]) : -1;
-        if (id < 0) {
-            if (n_split == 0)
-                snprintf(rp->why, sizeof rp->why, "output '%s' has size 1 along dim %d, so it has no rows to sample",
-                         oname, j);
-            break;
-        }
-        if (rc.combiner[id] >= 0) {
-            if (n_split == 0) {
-                const fb_node *n = &c->nodes[rc.combiner[id]];
-                snprintf(rp->why, sizeof rp->why,
-                         "program[%d] (%s) combines values along dim %d of output '%s', so its rows are not independent",
-                         rc.combiner[id], fb_node_op_name(n), j, oname);
-            }
-            break;
-        }
-        split[n_split] = id;
-        int v = breaks_prefix(&rc, c, ax, split, n_split + 1);
-        if (v >= 0) {
-            if (n_split == 0)
-                snprintf(rp->why, sizeof rp->why,
-                         "'%s' does not lead with dim %d of output '%s', so a row of it is not one contiguous slice",
-                         c->values[v].name, j, oname);
-            break;
-        }
-        n_split++;
+    bool tried[FB_MAX_VALUES] = {false};
+    for (int a = 0; a < c->n_outputs + c->n_inputs && n_split == 0; a++) {
+        int v = a < c->n_outputs ? c->outputs[a] : a - c->n_outputs;
+        if (v < 0 || v >= c->n_values || tried[v]) continue;
+        tried[v] = true;
+        char why[sizeof rp->why] = "";
+        n_split = choose_split(&rc, c, ax, v, split, why, sizeof why);
+        if (a == 0) memcpy(rp->why, why, sizeof why);
     }
-    if (n_split == 0) {
-        if (!rp->why[0]) snprintf(rp->why, sizeof rp->why, "output '%s' has no dims to split into rows", oname);
-        return FB_OK;
-    }
+    if (n_split == 0) return FB_OK;
+    rp->why[0] = 0;
 
     int64_t rows = 1;
     for (int s = 0; s < n_split; s++) {
@@ -194,19 +274,27 @@ fb_status fb_program_rowplan(const fb_case *c, const fb_shape shapes[FB_MAX_VALU
             return FB_E_CASE;
         }
     }
+    rp->boxes = true;
     for (int v = 0; v < c->n_values; v++) {
         rp->row_shape[v] = shapes[v];
         int64_t stride = 1;
+        int last = n_split; /* split axes met so far from the right: must fall */
         for (int j = shapes[v].rank - 1; j >= 0; j--) {
             int id = ax[v].id[j] >= 0 ? find(&rc, ax[v].id[j]) : -1;
+            rp->split_dim[v][j] = -1;
             for (int s = 0; s < n_split; s++)
                 if (split[s] == id) {
                     rp->stride[v][s] = stride;
                     rp->row_shape[v].dim[j] = 1;
+                    rp->split_dim[v][j] = (signed char)s;
+                    if (s >= last) rp->boxes = false;
+                    last = s;
                 }
             stride *= shapes[v].dim[j];
         }
     }
+    (void)trace_partials(&rc, c, split, n_split, rp->partial);
+    for (int v = 0; v < c->n_values; v++) rp->accumulates |= rp->partial[v];
     rp->separable = true;
     rp->n_split = n_split;
     rp->n_rows = rows;

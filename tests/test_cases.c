@@ -10,12 +10,17 @@
  *   - the row plan: every case splits into dim0 rows at its largest grid point
  *     (65536 x 65536), and a row evaluated alone equals the same row of the whole
  *     (dropout included: its mask follows the row's offset);
+ *   - rmsnorm and rmsnorm_backward ([4, T, N]) against their formulas, dw summed
+ *     over the [4, T] rows (the plan accumulates it);
+ *   - every default-grid cell of every case in cases/ gets a check (full, sampled
+ *     rows, sums over rows in full), none is unchecked;
  *   - the dropout hash: known values (computed independently), the kept fraction
  *     within 0.5% of 1 - p on 10^7 elements, seeds that differ give masks that differ.
  * Runs from tests/ (meson's workdir). */
 #include <stdlib.h>
 
 #include "case.h"
+#include "check.h"
 #include "fb_random.h"
 #include "ops/op_table.h"
 #include "testing.h"
@@ -530,6 +535,138 @@ static void test_largest_point(void)
     }
 }
 
+/* ---- rmsnorm and rmsnorm_backward: x [4, T, N], dw a sum over the [4, T] rows --------- */
+
+static void test_rmsnorm(void)
+{
+    static const int64_t sizes[][2] = {{3, 5}, {2, 33}, {1, 1}};
+    for (int backward = 0; backward < 2; backward++) {
+        if (!load(backward ? "rmsnorm_backward" : "rmsnorm")) continue;
+        const fb_case *c = &g_c;
+        CHECK(!strcmp(c->sym[c->axis[0].sym], "T") && !strcmp(c->sym[c->axis[1].sym], "N"));
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const int64_t T = sizes[si][0], N = sizes[si][1], R = 4 * T;
+            fb_point p = point(c, T, N);
+            fb_shape s[FB_MAX_VALUES];
+            CHECK(fb_program_shapes(c, &p, s) == FB_OK);
+            double *in[FB_MAX_VALUES] = {0}, *got[FB_MAX_VALUES] = {0}, *want[FB_MAX_VALUES] = {0};
+            for (int v = 0; v < c->n_inputs; v++) {
+                in[v] = malloc(sizeof(double) * (size_t)fb_shape_numel(&s[v]));
+                fill_input(c, v, &s[v], in[v], (uint64_t)(v + 3));
+            }
+            for (int o = 0; o < c->n_outputs; o++) {
+                size_t k = (size_t)fb_shape_numel(&s[c->outputs[o]]);
+                got[o] = malloc(sizeof(double) * k);
+                want[o] = calloc(k, sizeof(double));
+            }
+            CHECK(fb_reference_eval(c, s, (const double *const *)in, got) == FB_OK);
+            /* the formula, row by row: r = 1/sqrt(mean(x^2) + 1e-6); forward y = x r w;
+             * backward dx = r dy w - x r^3 mean(dy w x), dw = sum over rows of dy x r */
+            const double *x = in[0], *w = in[1], *dy = backward ? in[2] : NULL;
+            for (int64_t row = 0; row < R; row++) {
+                const int64_t b = row * N;
+                double ms = 0, m = 0;
+                for (int64_t j = 0; j < N; j++) ms += x[b + j] * x[b + j];
+                const double r = 1.0 / sqrt(ms / (double)N + 1e-6);
+                if (!backward) {
+                    for (int64_t j = 0; j < N; j++) want[0][b + j] = x[b + j] * r * w[j];
+                    continue;
+                }
+                for (int64_t j = 0; j < N; j++) m += dy[b + j] * w[j] * x[b + j];
+                m /= (double)N;
+                for (int64_t j = 0; j < N; j++) {
+                    want[0][b + j] = r * dy[b + j] * w[j] - x[b + j] * r * r * r * m;
+                    want[1][j] += dy[b + j] * x[b + j] * r;
+                }
+            }
+            for (int o = 0; o < c->n_outputs; o++) {
+                int64_t bad = compare(got[o], want[o], fb_shape_numel(&s[c->outputs[o]]));
+                if (bad) fprintf(stderr, "%s T=%lld N=%lld output %d: %lld bad\n", c->name, (long long)T, (long long)N,
+                                 o, (long long)bad);
+                CHECK(bad == 0);
+            }
+            /* the row plan: [4, T] rows, and dw summed over all of them */
+            fb_rowplan rp;
+            CHECK(fb_program_rowplan(c, s, &rp) == FB_OK);
+            CHECK(rp.separable && rp.n_rows == R && rp.accumulates == (backward == 1));
+            if (backward) CHECK(rp.partial[c->outputs[1]] && !rp.partial[c->outputs[0]]);
+            else CHECK(rows_vs_whole(c, &rp, (const double *const *)in, got) == 0);
+            for (int v = 0; v < FB_MAX_VALUES; v++) {
+                free(in[v]);
+                free(got[v]);
+                free(want[v]);
+            }
+        }
+    }
+
+    /* one row by hand, N = 2: x = (3, 4), w = (1, 2), dy = (1, -1) in every row.
+     * ms = 12.5, r = 1/sqrt(12.5 + 1e-6); m = (1*1*3 - 1*2*4)/2 = -2.5;
+     * dx = r dy w - x r^3 m; dw = 4T rows of dy x r: (3r, -4r) * 4T */
+    if (load("rmsnorm_backward")) {
+        const int64_t T = 2, R = 8;
+        fb_point p = point(&g_c, T, 2);
+        fb_shape s[FB_MAX_VALUES];
+        CHECK(fb_program_shapes(&g_c, &p, s) == FB_OK);
+        double x[16], dy[16], dx[16], dw[2];
+        const double w[2] = {1, 2};
+        for (int i = 0; i < R; i++) x[2 * i] = 3, x[2 * i + 1] = 4, dy[2 * i] = 1, dy[2 * i + 1] = -1;
+        const double *in[3] = {x, w, dy};
+        double *out[2] = {dx, dw};
+        CHECK(fb_reference_eval(&g_c, s, in, out) == FB_OK);
+        const double r = 1.0 / sqrt(12.5 + 1e-6), r3 = r * r * r;
+        CHECK_NEAR(dx[0], r * 1 - 3 * r3 * -2.5, 1e-15);
+        CHECK_NEAR(dx[15], r * -2 - 4 * r3 * -2.5, 1e-15);
+        CHECK_NEAR(dw[0], 8 * 3 * r, 1e-14);
+        CHECK_NEAR(dw[1], 8 * -4 * r, 1e-14);
+    }
+}
+
+/* ---- every cell of every case is checked ---------------------------------------------- *
+ * fb_check_plan_cell decides from the shapes alone how `run` checks a cell (full,
+ * sampled rows, sums over rows in full): no default-grid cell of any case in cases/
+ * may come out unchecked. The decision reads no dtype, so it holds for float32 and
+ * every dtype a case lists alike. */
+static void test_every_cell_checked(void)
+{
+    fb_case_dir d;
+    CHECK(fb_case_list(&d) == FB_OK);
+    int cells = 0, by_mode[3] = {0, 0, 0}, accumulated = 0;
+    for (int i = 0; i < d.n; i++) {
+        if (!load(d.name[i])) continue;
+        const fb_case *c = &g_c;
+        const int n0 = c->axis[0].n, n1 = c->n_axes > 1 ? c->axis[1].n : 1;
+        for (int a = 0; a < n0; a++)
+            for (int b = 0; b < n1; b++) {
+                fb_point p;
+                memset(&p, 0, sizeof p);
+                p.sym[c->axis[0].sym] = c->axis[0].v[a];
+                if (c->n_axes > 1) p.sym[c->axis[1].sym] = c->axis[1].v[b];
+                fb_shape s[FB_MAX_VALUES];
+                fb_check_plan *plan = malloc(sizeof *plan);
+                CHECK(fb_program_shapes(c, &p, s) == FB_OK);
+                CHECK(fb_check_plan_cell(c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
+                if (plan->mode == FB_CHECK_NONE) {
+                    char at[128];
+                    fprintf(stderr, "%s %s: unchecked: %s\n", c->name, fb_point_str(c, &p, at, sizeof at), plan->rp.why);
+                }
+                CHECK(plan->mode != FB_CHECK_NONE);
+                /* every bundled program's rows chunk into boxes (rowref.c): many rows per copy */
+                if (plan->by_rows) CHECK(plan->rp.boxes);
+                by_mode[plan->mode]++;
+                accumulated += plan->rp.accumulates && plan->biggest > FB_RUN_FULL_LIMIT;
+                cells++;
+                free(plan);
+            }
+        if (!strcmp(c->name, "rmsnorm_backward")) CHECK(n0 * n1 == 39);
+    }
+    CHECK(d.n >= 14 && cells > 1000);
+    fb_case_dir_free(&d);
+    /* rmsnorm_backward's ten cells beyond 2^22 elements are the large ones whose dw is accumulated */
+    CHECK(accumulated == 10);
+    fprintf(stderr, "every cell: %d cells, %d full, %d sampled (%d with sums over rows in full)\n", cells,
+            by_mode[FB_CHECK_FULL], by_mode[FB_CHECK_SAMPLED], accumulated);
+}
+
 /* ---- what a dtype can hold ----------------------------------------------------------- */
 
 /* float16 double_softmax's second row sum is about dim1: past 65519 eager's
@@ -575,6 +712,8 @@ int main(void)
     test_dropout_hash();
     test_costs();
     test_largest_point();
+    test_rmsnorm();
+    test_every_cell_checked();
     test_range();
     return fb_t_report("test_cases");
 }

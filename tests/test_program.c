@@ -775,6 +775,24 @@ static void test_rowplan(void)
     output(&c, "o");
     output(&c, "t");
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    /* outputs[0] gives no rows; 't' does (o = x * 2 is the same in every row) */
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(rp.separable && rp.n_rows == 5 && !rp.accumulates);
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "o")]), "[3]");
+    {
+        double u[5], x[3], o[3], t[15];
+        fill(u, 5, 0.6);
+        fill(x, 3, 1.6);
+        const double *in[2] = {u, x};
+        double *out[2] = {o, t};
+        CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
+        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+    }
+    /* ... unless 't''s rows are combined too: then no anchor splits, and the
+     * reason is outputs[0]'s */
+    node(&c, "amax", "m", 0, "t", NULL);
+    output(&c, "m");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(!rp.separable);
     CHECK_STR(rp.why, "'t' does not lead with dim 0 of output 'o', so a row of it is not one contiguous slice");
@@ -788,6 +806,191 @@ static void test_rowplan(void)
     CHECK_STR(rp.why, "output 'y' has size 1 along dim 0, so it has no rows to sample");
 }
 
+/* Every row alone, as rows_match_full, but the partial outputs (sums over rows)
+ * are added up over all rows before they are compared with the whole evaluation
+ * (within rounding: the order of the sum differs). Returns mismatches. */
+static int rows_sum_match_full(const fb_case *c, const fb_shape *s, const fb_rowplan *rp,
+                               const double *const *in, double *const *full)
+{
+    int bad = 0;
+    double *sum[FB_MAX_VALUES] = {0};
+    for (int o = 0; o < c->n_outputs; o++)
+        if (rp->partial[c->outputs[o]]) sum[o] = calloc((size_t)fb_shape_numel(&s[c->outputs[o]]), sizeof(double));
+    for (int64_t r = 0; r < rp->n_rows; r++) {
+        const double *rin[FB_MAX_VALUES];
+        double *rout[FB_MAX_VALUES];
+        int64_t base[FB_MAX_VALUES];
+        for (int v = 0; v < c->n_values; v++) base[v] = fb_rowplan_offset(rp, v, r);
+        for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + base[v];
+        for (int o = 0; o < c->n_outputs; o++)
+            rout[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&rp->row_shape[c->outputs[o]]));
+        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout, NULL) != FB_OK) bad++;
+        for (int o = 0; o < c->n_outputs; o++) {
+            int v = c->outputs[o];
+            for (int64_t e = 0; e < fb_shape_numel(&rp->row_shape[v]); e++) {
+                if (sum[o]) sum[o][base[v] + e] += rout[o][e];
+                else bad += rout[o][e] != full[o][base[v] + e];
+            }
+            free(rout[o]);
+        }
+    }
+    for (int o = 0; o < c->n_outputs; o++) {
+        if (!sum[o]) continue;
+        for (int64_t e = 0; e < fb_shape_numel(&s[c->outputs[o]]); e++)
+            bad += !(fabs(sum[o][e] - full[o][e]) <= 1e-12 * (1 + fabs(full[o][e])));
+        free(sum[o]);
+    }
+    return bad;
+}
+
+static void eval_rows_sum(const fb_case *c, const fb_point *p, int64_t rows, int64_t n_in_elems[], int n_split)
+{
+    fb_shape s[FB_MAX_VALUES];
+    fb_rowplan rp;
+    CHECK(fb_program_shapes(c, p, s) == FB_OK);
+    CHECK(fb_program_rowplan(c, s, &rp) == FB_OK);
+    if (!rp.separable) fprintf(stderr, "%s: not separable: %s\n", c->name, rp.why);
+    CHECK(rp.separable && rp.accumulates && rp.n_rows == rows && rp.n_split == n_split && rp.boxes);
+    double *in[FB_MAX_VALUES] = {0}, *out[FB_MAX_VALUES] = {0};
+    for (int v = 0; v < c->n_inputs; v++) {
+        CHECK(fb_shape_numel(&s[v]) == n_in_elems[v]);
+        in[v] = malloc(sizeof(double) * (size_t)n_in_elems[v]);
+        fill(in[v], n_in_elems[v], 0.37 * (v + 1));
+    }
+    for (int o = 0; o < c->n_outputs; o++) out[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&s[c->outputs[o]]));
+    CHECK(fb_reference_eval(c, s, (const double *const *)in, out) == FB_OK);
+    CHECK(rows_sum_match_full(c, s, &rp, (const double *const *)in, out) == 0);
+    for (int v = 0; v < FB_MAX_VALUES; v++) {
+        free(in[v]);
+        free(out[v]);
+    }
+}
+
+/* Sums over the rows: a plain sum along a split axis whose result reaches the
+ * outputs only through further plain sums is accumulated (every row evaluated,
+ * the parts added); anything else that combines along the rows is not split. */
+static void test_rowplan_sums(void)
+{
+    fb_case c;
+    fb_shape s[FB_MAX_VALUES];
+    fb_rowplan rp;
+    fb_point p = point2(6, 5);
+
+    /* a column sum alone: outputs[0] ([5]) gives no rows, its input x does */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "dim0", "dim1");
+    node(&c, "sum", "cs", 0, "x", NULL);
+    fb_attrs_set_bool(&c.nodes[0].attrs, "keepdim", false);
+    output(&c, "cs");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(rp.separable && rp.accumulates && rp.n_rows == 6 && rp.partial[find_value(&c, "cs")]);
+    CHECK(!rp.partial[find_value(&c, "x")]);
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "x")]), "[1, 5]");
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "cs")]), "[5]");
+    eval_rows_sum(&c, &p, 6, (int64_t[]){30}, 1);
+    /* ... and summed again over its last dim, into a scalar: still plain sums */
+    node(&c, "sum", "total", 0, "cs", NULL);
+    fb_attrs_set_bool(&c.nodes[1].attrs, "keepdim", false);
+    c.outputs[0] = find_value(&c, "total");
+    eval_rows_sum(&c, &p, 6, (int64_t[]){30}, 1);
+
+    /* rmsnorm_backward's shape of it: y = 2x [A, T, N] splits on A and T; t =
+     * sum over A ([T, N]) still carries T, u = sum of t over T ([N]) carries none */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "2", "dim0", "dim1");
+    node(&c, "mul", "y", 0, "x", "2");
+    node(&c, "sum", "t", 0, "x", NULL);
+    node(&c, "sum", "u", 0, "t", NULL);
+    fb_attrs_set_bool(&c.nodes[1].attrs, "keepdim", false);
+    fb_attrs_set_bool(&c.nodes[2].attrs, "keepdim", false);
+    output(&c, "y");
+    output(&c, "t");
+    output(&c, "u");
+    p = point2(3, 4);
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(rp.separable && rp.n_split == 2 && rp.n_rows == 6);
+    CHECK(!rp.partial[find_value(&c, "y")] && rp.partial[find_value(&c, "t")] && rp.partial[find_value(&c, "u")]);
+    CHECK_STR(str(&rp.row_shape[find_value(&c, "t")]), "[1, 4]");
+    CHECK(fb_rowplan_offset(&rp, find_value(&c, "t"), 5) == 2 * 4); /* row (1, 2) */
+    CHECK(fb_rowplan_offset(&rp, find_value(&c, "u"), 5) == 0);
+    CHECK(rp.split_dim[find_value(&c, "t")][0] == 1 && rp.split_dim[find_value(&c, "t")][1] == -1);
+    eval_rows_sum(&c, &p, 6, (int64_t[]){24}, 2);
+
+    /* not split: amax over dim 0 into an output */
+    p = point2(6, 5);
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "dim0", "dim1");
+    node(&c, "amax", "m", 0, "x", NULL);
+    fb_attrs_set_bool(&c.nodes[0].attrs, "keepdim", false);
+    output(&c, "m");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable && !rp.accumulates);
+    CHECK_STR(rp.why, "'x' does not lead with dim 0 of output 'm', so a row of it is not one contiguous slice");
+    /* ... beside a row output, the reason names the amax */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "dim0", "dim1");
+    node(&c, "neg", "y", 0, "x", NULL);
+    node(&c, "amax", "m", 0, "x", NULL);
+    output(&c, "y");
+    output(&c, "m");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable);
+    CHECK_STR(rp.why, "program[1] (amax) combines values along dim 0 of output 'y', so its rows are not independent");
+
+    /* not split: a mean over the rows (it divides: not a plain sum) */
+    CHECK(fb_op_lookup("mean", &c.nodes[1].kind, &c.nodes[1].op) == 0);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable);
+    CHECK_STR(rp.why, "program[1] (mean) combines values along dim 0 of output 'y', so its rows are not independent");
+
+    /* not split: a sum over dim 0 feeding a mul */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "dim0", "dim1");
+    node(&c, "sum", "s", 0, "x", NULL);
+    node(&c, "mul", "y", 0, "x", "s");
+    output(&c, "y");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable);
+    CHECK_STR(rp.why, "program[0] (sum) combines values along dim 0 of output 'y', so its rows are not independent");
+    /* ... also when the sum is an output itself, and through another sum first */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "dim0", "dim1");
+    node(&c, "sum", "s", 0, "x", NULL);
+    node(&c, "sum", "s2", -1, "s", NULL);
+    node(&c, "mul", "y", 0, "s2", "3");
+    output(&c, "s");
+    output(&c, "y");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable);
+    /* outputs[0] is s ([1, 5]): its dim 0 has size 1; the reason is that */
+    CHECK_STR(rp.why, "output 's' has size 1 along dim 0, so it has no rows to sample");
+    /* not split: a partial value added to itself (two operands: not a plain sum) */
+    memset(&c, 0, sizeof c);
+    INPUT(&c, "x", "dim0", "dim1");
+    node(&c, "neg", "y", 0, "x", NULL);
+    node(&c, "sum", "s", 0, "x", NULL);
+    node(&c, "add", "d", 0, "s", "s");
+    output(&c, "y");
+    output(&c, "d");
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(!rp.separable);
+    CHECK_STR(rp.why, "program[1] (sum) combines values along dim 0 of output 'y', so its rows are not independent");
+    /* a sum along the kept last dim is an ordinary row reduction: nothing partial */
+    c.nodes[1].attrs = (fb_attrs){0};
+    fb_attrs_set_int(&c.nodes[1].attrs, "dim", -1);
+    fb_attrs_set_bool(&c.nodes[1].attrs, "keepdim", true);
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(rp.separable && !rp.accumulates && rp.n_rows == 6);
+}
+
 int main(void)
 {
     test_ops();
@@ -796,5 +999,6 @@ int main(void)
     test_costs();
     test_reference();
     test_rowplan();
+    test_rowplan_sums();
     return fb_t_report("test_program");
 }

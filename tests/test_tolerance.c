@@ -278,6 +278,103 @@ static void test_normalised_output_stays_tight(void)
     free(zero);
 }
 
+/* rmsnorm_backward's dw = sum over the [4, T] rows of dy * x * r, as eager
+ * computes it at T = 2048 (8192 rows, the grid's largest sum), on 512 columns:
+ * every intermediate stored in the dtype (x*x, mean, +1e-6, rsqrt, x*r, dy*xr,
+ * the sum over dim 0 of 4, the sum over T), each op computed in fp32 and each
+ * sum accumulated in fp32 — the sum over T as cols_kernel does it: 8 slices of
+ * 256 rows each summed in order, then a tree. The reference sums the exact
+ * terms of the stored inputs. The default tolerance, widened by dw's median
+ * |value| (~0.67 sqrt(8192) = 61), must hold with room to spare; a dw that
+ * misses one of the 4 leading rows' parts, or one slice of T, must fail. */
+static double store(fb_dtype d, double v)
+{
+    return d == FB_F16 ? to_f16(v) : d == FB_BF16 ? to_bf16(v) : (double)(float)v;
+}
+
+static void test_rmsnorm_backward_dw(void)
+{
+    enum { A = 4, T = 2048, N = 512, SLICES = 8 };
+    const fb_dtype dts[] = {FB_F32, FB_F16, FB_BF16};
+    float *dw_t = malloc(sizeof(float) * T * N), *dw_t3 = malloc(sizeof(float) * T * N);
+    double *want = malloc(sizeof(double) * N), *got = malloc(sizeof(double) * N);
+    double *miss_a = malloc(sizeof(double) * N), *miss_t = malloc(sizeof(double) * N);
+    double x[N], dy[N];
+    for (int di = 0; di < 3; di++) {
+        const fb_dtype d = dts[di];
+        g_state = 4242;
+        memset(want, 0, sizeof(double) * N);
+        memset(dw_t, 0, sizeof(float) * T * N);
+        memset(dw_t3, 0, sizeof(float) * T * N);
+        for (int a = 0; a < A; a++)
+            for (int t = 0; t < T; t++) {
+                double ms_exact = 0;
+                float acc = 0;
+                for (int j = 0; j < N; j++) {
+                    x[j] = store(d, gauss());
+                    dy[j] = store(d, gauss());
+                    ms_exact += x[j] * x[j];
+                    acc += (float)store(d, (float)x[j] * (float)x[j]); /* x2, summed in fp32 */
+                }
+                const double r_exact = 1.0 / sqrt(ms_exact / N + 1e-6);
+                const float ms = (float)store(d, acc / (float)N);
+                const float mse = (float)store(d, ms + (float)1e-6);
+                const float r = (float)store(d, 1.0f / sqrtf(mse));
+                for (int j = 0; j < N; j++) {
+                    want[j] += dy[j] * x[j] * r_exact;
+                    const float xr = (float)store(d, (float)x[j] * r);
+                    const float dyxr = (float)store(d, (float)dy[j] * xr);
+                    dw_t[t * N + j] += dyxr; /* the sum over dim 0, in order a = 0..3 */
+                    if (a < A - 1) dw_t3[t * N + j] += dyxr;
+                }
+            }
+        for (int i = 0; i < T * N; i++) {
+            dw_t[i] = (float)store(d, dw_t[i]);
+            dw_t3[i] = (float)store(d, dw_t3[i]);
+        }
+        for (int j = 0; j < N; j++) {
+            float part[SLICES], part3[SLICES];
+            for (int sl = 0; sl < SLICES; sl++) {
+                part[sl] = part3[sl] = 0;
+                for (int t = sl; t < T; t += SLICES) {
+                    part[sl] += dw_t[t * N + j];
+                    part3[sl] += dw_t3[t * N + j];
+                }
+            }
+            const float dropped = part[SLICES - 1];
+            for (int h = SLICES / 2; h > 0; h /= 2)
+                for (int sl = 0; sl < h; sl++) part[sl] += part[sl + h], part3[sl] += part3[sl + h];
+            got[j] = store(d, part[0]);
+            miss_a[j] = store(d, part3[0]);
+            miss_t[j] = store(d, part[0] - dropped);
+        }
+        fb_tol def = default_for(d);
+        const double typical = fb_typical_magnitude(want, N);
+        fb_tol t = fb_tolerance(def, typical);
+        double worst = 0, max_err = 0;
+        for (int j = 0; j < N; j++) {
+            const double err = fabs(got[j] - want[j]);
+            max_err = fmax(max_err, err);
+            worst = fmax(worst, err / (t.atol + t.rtol * fabs(want[j])));
+        }
+        printf("rmsnorm_backward dw %s, %d rows: median |dw| %.3g, max error %.3g, atol %.3g: worst element at %.2f "
+               "of its bound; missing a leading row's part fails %lld of %d, a slice of T %lld\n",
+               fb_dtype_name(d), A * T, typical, max_err, t.atol, worst,
+               (long long)n_failing(miss_a, want, N, t), N, (long long)n_failing(miss_t, want, N, t));
+        CHECK(typical > 50 && typical < 75);
+        CHECK(n_failing(got, want, N, t) == 0);
+        CHECK(worst < 0.5); /* room for the grid's 16384 columns' worse tail and other orders */
+        CHECK(n_failing(miss_a, want, N, t) > N * 9 / 10);
+        CHECK(n_failing(miss_t, want, N, t) > N * 8 / 10);
+    }
+    free(dw_t);
+    free(dw_t3);
+    free(want);
+    free(got);
+    free(miss_a);
+    free(miss_t);
+}
+
 int main(void)
 {
     test_rule();
@@ -285,5 +382,6 @@ int main(void)
     test_float32_long_rows();
     test_half_sums_of_products();
     test_normalised_output_stays_tight();
+    test_rmsnorm_backward_dw();
     return fb_t_report("test_tolerance");
 }

@@ -110,7 +110,9 @@ static void reduce_rows(const fb_node *n, fb_rowctx *rc, const fb_axes *const *i
     *out = *in[0];
     int d = fb_normalize_dim(fb_attr_int(&n->attrs, "dim", 0), in[0]->rank);
     if (d < 0) return;
-    fb_rows_combine(rc, in[0]->id[d]);
+    /* sum is a plain sum; mean divides by the length and amax/amin do not add */
+    if (n->op == FB_OP_SUM) fb_rows_sum(rc, in[0]->id[d]);
+    else fb_rows_combine(rc, in[0]->id[d]);
     if (fb_attr_bool(&n->attrs, "keepdim", true)) {
         out->id[d] = -1;
     } else {

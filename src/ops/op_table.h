@@ -71,7 +71,8 @@ typedef struct fb_eager_args {
 
 /* Row rules trace axes: every axis of every value has an id, or -1 for a size-1
  * (broadcast) axis, which is never split. A rule says which axes of its output
- * are which axes of its operands, and which axes it combines along. */
+ * are which axes of its operands, and which axes it combines along, and how:
+ * by a plain sum (fb_rows_sum) or any other way (fb_rows_combine). */
 typedef struct fb_axes {
     int rank;
     int id[FB_MAX_RANK];
@@ -79,8 +80,15 @@ typedef struct fb_axes {
 typedef struct fb_rowctx fb_rowctx; /* rowplan.c */
 /* a and b (ids, or -1) are the same axis; returns the id to use for it */
 int fb_rows_same(fb_rowctx *rc, int a, int b);
-/* the node combines values along this axis: no sample may split it */
+/* the node combines values along this axis in a way other than a plain sum
+ * (max, mean, a sum whose terms mix several operands): no check may split it */
 void fb_rows_combine(fb_rowctx *rc, int id);
+/* the node's output is its one operand summed along this axis, nothing more (no
+ * scaling: mean is not a plain sum): the sum of the node's results on parts of
+ * the axis is its result on the whole. A check may then split the axis into rows
+ * and add the rows' results, when what the node computes reaches the program's
+ * outputs only through further plain sums (rowplan.c decides; program.h). */
+void fb_rows_sum(fb_rowctx *rc, int id);
 /* numpy broadcasting of two operands' axes (right-aligned) */
 void fb_rows_broadcast(fb_rowctx *rc, const fb_axes *a, const fb_axes *b, fb_axes *out);
 
@@ -109,8 +117,9 @@ typedef struct fb_op_kind {
     /* The eager launch, on a->stream only, allocating nothing. NULL: no eager form
      * (eager reports the program unsupported). */
     fb_status (*eager)(const fb_node *n, const fb_eager_args *a);
-    /* The row rule: out's axes from the operands' (literals: rank 0). NULL: the node
-     * combines along every axis of its operands, and the program cannot be sampled. */
+    /* The row rule: out's axes from the operands' (literals: rank 0), and the axes
+     * it combines along (fb_rows_sum, fb_rows_combine). NULL: the node combines
+     * along every axis of its operands, and the program cannot be split into rows. */
     void (*rows)(const fb_node *n, fb_rowctx *rc, const fb_axes *const *in, fb_axes *out);
 } fb_op_kind;
 
