@@ -47,15 +47,17 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
     for (long row = (long)blockIdx.x * rpc + g; row < rows; row += (long)gridDim.x * rpc) {
         const T *xr = x + row * N;
         T *yr = y + row * N;
-        A v[U][NV];
+        typename IO::Raw raw[U];  // the row as stored: half types hold half the registers
         A ss = A(0);
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const long k = l + (long)j * G;
             if (k < units) {
-                IO::load(xr, k, v[j]);  // plain: measured 1-7% faster than evict-first here
+                raw[j] = IO::load_raw(xr, k);  // plain: measured 1-7% faster than evict-first here
+                A v[NV];
+                IO::widen(raw[j], v);
 #pragma unroll
-                for (int i = 0; i < NV; ++i) ss = fma(v[j][i], v[j][i], ss);
+                for (int i = 0; i < NV; ++i) ss = fma(v[i], v[i], ss);
             }
         }
         const A r = rsqrt_acc(row_sum(ss, G, scratch) * inv_n + eps);
@@ -63,11 +65,12 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
         for (int j = 0; j < U; ++j) {
             const long k = l + (long)j * G;
             if (k < units) {
-                A wv[NV];
+                A v[NV], wv[NV];
+                IO::widen(raw[j], v);
                 IO::load(w, k, wv);
 #pragma unroll
-                for (int i = 0; i < NV; ++i) v[j][i] = v[j][i] * r * wv[i];
-                IO::store_stream(yr, k, v[j]);
+                for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
+                IO::store_stream(yr, k, v);
             }
         }
     }
@@ -156,19 +159,19 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 }
 
 // rmsnorm.fused's rule. TileGym's starting point: static_persistent when there are many rows,
-// multi-wave otherwise. What the H100 said instead (kernels/NOTES.md, "rmsnorm: the three modes",
-// all 4 x 39 shapes, each mode timed in the same run):
-//   - 16-byte rows (the usual case): multi_wave_cached is the fastest or within noise (3%) of it on
-//     most shapes; static_persistent never beats it by more than noise on aligned rows, and loses
-//     5-20% on long rows (its resident grid holds only 1-2 rows per SM in flight);
+// multi-wave otherwise. What the H100 said instead (kernels/NOTES.md, "rmsnorm: the three modes":
+// 4 dtypes x 39 shapes, every mode timed in the same run, --flush write):
+//   - 16-byte rows: multi_wave_cached is the fastest or within noise (3%) of it on most shapes;
+//     static_persistent loses 5-25% on long rows (float32/float64 N = 16384: its resident grid
+//     holds only 1-2 rows per SM in flight);
 //   - unaligned rows (61, 130, 1027: single-element loads) with >= 2048 rows: static_persistent
-//     wins by 4-16% (the per-row CTA start-up is a larger share of a short scalar row);
-//   - rows of >= 32 KB in a 2-byte or 8-byte dtype (half N = 16384, float64 N >= 8192 ... 16384):
-//     multi_wave_reload wins by 5-11% (cached holds 32 half values or 16 doubles per thread).
+//     is 3-12% ahead (the per-row CTA start-up is a larger share of a short scalar row);
+//   - half-type rows of >= 32 KB (N = 16384): multi_wave_reload is 5-8% ahead of cached;
+//     float64 rows of 128 KB are the opposite (reload 20% behind: its loop spills).
 Mode pick_mode(const Geom &g, int esz) {
     if (g.U > 8) return MULTI_WAVE_RELOAD;
     if (!g.vec && g.rows >= 2048) return STATIC_PERSISTENT;
-    if (esz != 4 && g.N * esz >= 32 * 1024) return MULTI_WAVE_RELOAD;
+    if (esz == 2 && g.N * esz >= 32 * 1024) return MULTI_WAVE_RELOAD;
     return MULTI_WAVE_CACHED;
 }
 

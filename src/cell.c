@@ -206,6 +206,44 @@ static void measure_sol(cell_state *st, json_t *cell)
 }
 
 /* ---- one variant ----------------------------------------------------------------- */
+/* Determinism (selftest): the outputs of a second run, from freshly poisoned buffers, must
+ * be the same bits as the first's: a variant whose reductions depend on scheduling (atomics,
+ * a split that varies) fails here even when both runs are within tolerance. */
+static fb_status same_bits_again(cell_state *st, const fb_runnable *r, char *why, size_t n)
+{
+    const fb_case *c = st->c;
+    cudaStream_t stream = st->env->ctx->stream;
+    fb_status s = FB_OK;
+    for (int k = 0; k < c->n_outputs && s == FB_OK && !why[0]; k++) {
+        size_t bytes = (size_t)fb_shape_numel(&st->out[k].shape) * fb_dtype_size(st->out[k].dtype);
+        unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
+        if (!a || !b) {
+            fb_error("out of host memory for the determinism check");
+            s = FB_E_NOMEM;
+        }
+        if (s == FB_OK)
+            s = fb_cuda_status(cudaMemcpy(a, st->out[k].data, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (repeat)",
+                               __FILE__, __LINE__);
+        for (int j = 0; j < c->n_outputs && s == FB_OK; j++)
+            s = fb_cuda_status(fb_poison(&st->out[j], stream), "fb_poison", __FILE__, __LINE__);
+        if (s == FB_OK) s = r->run(r->self, stream);
+        if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (repeat)",
+                                           __FILE__, __LINE__);
+        if (s == FB_OK)
+            s = fb_cuda_status(cudaMemcpy(b, st->out[k].data, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (repeat)",
+                               __FILE__, __LINE__);
+        if (s == FB_OK && memcmp(a, b, bytes) != 0) {
+            size_t diff = 0;
+            for (size_t i = 0; i < bytes; i++) diff += a[i] != b[i];
+            snprintf(why, n, "not deterministic: output %d ('%s') differs in %zu of %zu bytes between two runs", k,
+                     c->values[c->outputs[k]].name, diff, bytes);
+        }
+        free(a);
+        free(b);
+    }
+    return s;
+}
+
 static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool *failed)
 {
     const fb_cell_env *env = st->env;
@@ -273,12 +311,14 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
     size_t footprint = fb_dmem_current() - st->base_bytes;
     fb_check_result chk;
     if (s == FB_OK) s = fb_check_outputs(st->ref, st->out, c->tol[st->dt], &chk);
+    char differs[160] = "";
+    if (s == FB_OK && env->repeat && chk.passed) s = same_bits_again(st, &r, differs, sizeof differs);
     if (s == FB_OK) {
         json_object_set_new(vj, "check", check_json(&chk));
         /* unchecked stays "ok" (it ran), and check.unchecked says it is not known correct */
-        bool wrong = chk.mode != FB_CHECK_NONE && !chk.passed;
+        bool wrong = (chk.mode != FB_CHECK_NONE && !chk.passed) || differs[0];
         if (wrong) *failed = true;
-        set_status(vj, wrong ? "fail" : "ok", wrong ? chk.why : NULL);
+        set_status(vj, wrong ? "fail" : "ok", differs[0] ? differs : wrong ? chk.why : NULL);
         json_object_set_new(vj, "kernels", json_integer(kernels));
         json_t *samples = NULL;
         if (env->time) {

@@ -20,6 +20,7 @@ typedef struct fb_cell_env {
     int64_t full_limit; /* check in full up to this many elements per tensor, else sample rows */
     bool time;          /* false: check only (selftest) */
     struct fb_metrics *metrics; /* run --metrics: measured after each variant's timing; NULL: none */
+    bool repeat;        /* selftest: run each checked variant a second time and require the same bits */
 } fb_cell_env;
 
 #define FB_EAGER "eager"
