@@ -166,14 +166,13 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 //     holds only 1-2 rows per SM in flight);
 //   - unaligned rows (61, 130, 1027: single-element loads) with >= 2048 rows: in float32 and
 //     float64 static_persistent is 0-12% ahead of cached (the per-row CTA start-up is a larger
-//     share of a short scalar row); in the half types, rows of 1027 go to multi_wave_reload,
-//     4-10% ahead of both (2048 x 1027: reload 32.4 us, persistent 34.7, cached 37.3 in
-//     bfloat16), but rows of 61 and 130 do not (reload 8-13% behind there, measured at 647d2de);
+//     share of a short scalar row); in the half types multi_wave_reload is 4-10% ahead of both
+//     (2048 x 1027: reload 32.4 us, persistent 34.7, cached 37.3 in bfloat16);
 //   - half-type rows of >= 32 KB (N = 16384): multi_wave_reload is 5-8% ahead of cached;
 //     float64 rows of 128 KB are the opposite (reload 20% behind: its loop spills).
 Mode pick_mode(const Geom &g, int esz) {
     if (g.U > 8) return MULTI_WAVE_RELOAD;
-    if (!g.vec && g.rows >= 2048) return esz == 2 && g.N >= 1024 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
+    if (!g.vec && g.rows >= 2048) return esz == 2 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
     if (esz == 2 && g.N * esz >= 32 * 1024) return MULTI_WAVE_RELOAD;
     return MULTI_WAVE_CACHED;
 }
