@@ -3,7 +3,8 @@
  * Every bundled case, every dtype, the eager interpreter and every fused variant
  * that supports the dtype, on small and awkward shapes (1x1, odd widths that
  * break 16-byte alignment, a long row, many rows), each checked in full against
- * the float64 reference; the dropout kernel's mask against the CPU's bit for bit
+ * the float64 reference and run a second time, which must give the same bits
+ * (determinism: cell.c's same_bits_again); the dropout kernel's mask against the CPU's bit for bit
  * on 10^7 elements; the row_simplex fill's rows; then the timer's own checks (a
  * spin kernel of known length, and the L2 flush making a cached working set
  * slower) and, where libcupti loads, the CUPTI timer's (the spin kernel again,
