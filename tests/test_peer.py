@@ -1034,6 +1034,52 @@ class TestTorchOnCpu(unittest.TestCase):
             finally:
                 tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
 
+    def test_reference_summed_over_rows_in_chunks(self):
+        """rmsnorm_backward with the limits shrunk: the chunked reference equals the whole one (dw
+        summed in a different order: to rounding), passes what the whole program computes, and
+        finds a wrong dw element and a wrong dx element on a sampled row at their full indices."""
+        t = self.t
+        c = tp.find_case("rmsnorm_backward")
+        shapes = tp.program_shapes(c, {"T": 8, "N": 61})  # 32 rows of 61
+        g = t.Generator().manual_seed(5)
+        inputs = [t.randn(*shapes[i.name], generator=g) for i in c.inputs]
+        whole = tp.Reference(c, shapes, inputs)
+        self.assertEqual(whole.mode, "full")
+        old = tp.FULL_LIMIT, tp.SAMPLE_LIMIT, tp.CHUNK_LIMIT
+        for sample, chunk, mode in ((10 * 61, 3000, "sampled"), (1 << 24, 100000, "full")):
+            tp.FULL_LIMIT, tp.SAMPLE_LIMIT, tp.CHUNK_LIMIT = 1000, sample, chunk
+            try:
+                ref = tp.Reference(c, shapes, inputs)
+            finally:
+                tp.FULL_LIMIT, tp.SAMPLE_LIMIT, tp.CHUNK_LIMIT = old
+            with self.subTest(mode=mode):
+                self.assertEqual((ref.mode, ref.sums.sizes), (mode, (4, 8)))
+                rows = ref.rows
+                self.assertEqual(len(rows) < 32, mode == "sampled")
+                self.assertTrue(t.equal(ref.want[0], whole.want[0].reshape(32, 61)[rows]))  # dx: row by row, the same
+                self.assertTrue(t.allclose(ref.want[1], whole.want[1], rtol=1e-12, atol=1e-12))
+                outs = [w.float() for w in whole.want]
+                res = ref.check(outs, c.tol["float32"])
+                self.assertTrue(res["passed"], res)
+                self.assertEqual(res["elements"], len(rows) * 61 + 61)
+                self.assertEqual(res["why"], tp.sums_why(ref.sums, len(rows)))
+                self.assertEqual("rows_checked" in res, mode == "sampled")
+                call = tp.find_peer("rmsnorm_backward", "torch.rms_norm").prepare(
+                    {i.name: x for i, x in zip(c.inputs, inputs)})
+                self.assertTrue(ref.check(call.fn(), c.tol["float32"])["passed"])  # a library peer's dx, dw
+                bad = [o.clone() for o in outs]
+                bad[1][7] += 1.0
+                res = ref.check(bad, c.tol["float32"])
+                self.assertEqual((res["passed"], res["bad"], res["worst_output"], res["worst_index"]), (False, 1, 1, 7))
+                bad = [o.clone() for o in outs]
+                row = rows[len(rows) // 2]
+                bad[0][row // 8, row % 8, 5] += 10.0
+                res = ref.check(bad, c.tol["float32"])
+                self.assertEqual((res["passed"], res["worst_output"], res["worst_index"]), (False, 0, row * 61 + 5))
+                res = ref.check([outs[0][:, :4], outs[1]], c.tol["float32"])
+                self.assertFalse(res["passed"])
+                self.assertIn("output dx has shape [4, 4, 61], want [4, 8, 61]", res["why"])
+
     def cell(self, name, seed=3):
         t = self.t
         c = tp.find_case(name)
