@@ -82,9 +82,17 @@ the reference is the same program in float64 (the hash mask for dropout) on thos
 stored, so every variant is judged on exactly the numbers it read. Cells whose largest value has
 at most 2^24 elements are checked in full; larger cells of a program that is separable along the
 rows (axis 0 of the full-rank values: no reduction over it) on a sample of rows (first, last,
-and rows picked by src/check.c's hash, about 2^24 elements in all); otherwise unchecked with the
-reason. A cell passes when |got - want| <= atol + rtol |want| everywhere checked (the case's
-tolerances, fusionbench's defaults where the file is silent); NaN never passes.
+and rows picked by src/check.c's hash, about 2^24 elements in all). Where the rows are only
+combined by plain sums (src/rowplan.c's rule: a `sum` over row axes whose result reaches the
+outputs only through further sums; rmsnorm_backward's dw, summed over dims 0 and 1), the rows
+are the leading dims but the last ([4, T] there) and every row is evaluated in float64, in
+chunks of rows (about 2^24 elements of all values a chunk at a time), the chunks' parts of the
+summed outputs added in chunk order: those outputs are compared in full, the others (dx) on
+sampled rows, or in full where the sample covers every row; the check's why says which, as
+fusionbench's does ("dx: 962 of 8192 rows sampled (...); dw: full, accumulated over all 8192
+rows"). Otherwise unchecked with the reason. A cell passes when |got - want| <= atol + rtol |want|
+everywhere checked (the case's tolerances, fusionbench's defaults where the file is silent); NaN
+never passes.
 
 Memory: inputs are allocated once per cell; each variant's outputs and intermediates are
 torch's; an out-of-memory in a variant marks it `oom` and the run goes on. The result file is
