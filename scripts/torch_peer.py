@@ -82,9 +82,17 @@ the reference is the same program in float64 (the hash mask for dropout) on thos
 stored, so every variant is judged on exactly the numbers it read. Cells whose largest value has
 at most 2^24 elements are checked in full; larger cells of a program that is separable along the
 rows (axis 0 of the full-rank values: no reduction over it) on a sample of rows (first, last,
-and rows picked by src/check.c's hash, about 2^24 elements in all); otherwise unchecked with the
-reason. A cell passes when |got - want| <= atol + rtol |want| everywhere checked (the case's
-tolerances, fusionbench's defaults where the file is silent); NaN never passes.
+and rows picked by src/check.c's hash, about 2^24 elements in all). Where the rows are only
+combined by plain sums (src/rowplan.c's rule: a `sum` over row axes whose result reaches the
+outputs only through further sums; rmsnorm_backward's dw, summed over dims 0 and 1), the rows
+are the leading dims but the last ([4, T] there) and every row is evaluated in float64, in
+chunks of rows (about 2^24 elements of all values a chunk at a time), the chunks' parts of the
+summed outputs added in chunk order: those outputs are compared in full, the others (dx) on
+sampled rows, or in full where the sample covers every row; the check's why says which, as
+fusionbench's does ("dx: 962 of 8192 rows sampled (...); dw: full, accumulated over all 8192
+rows"). Otherwise unchecked with the reason. A cell passes when |got - want| <= atol + rtol |want|
+everywhere checked (the case's tolerances, fusionbench's defaults where the file is silent); NaN
+never passes.
 
 Memory: inputs are allocated once per cell; each variant's outputs and intermediates are
 torch's; an out-of-memory in a variant marks it `oom` and the run goes on. The result file is
@@ -103,9 +111,11 @@ Examples:
   python3 scripts/torch_peer.py copy --bytes 2147483648
 """
 import argparse
+import bisect
 import datetime
 import difflib
 import gc
+import itertools
 import json
 import linecache
 import math
@@ -331,6 +341,7 @@ class Op:
     name: str
     kind: OpKind
     torch: object  # a format string over {0}, {1} (operands) and {attr}, or fn(args, attrs, ctx)
+    plain_sum: bool = False  # adds its elements and nothing else: over rows in chunks, the sum of the chunks' sums
 
 
 def _emit_max(args, attrs, ctx):
@@ -385,7 +396,7 @@ OPS = {op.name: op for op in [
     Op("max", BINARY, _emit_max),
     Op("min", BINARY, _emit_min),
     Op("pow", BINARY, "torch.pow({0}, {1})"),
-    Op("sum", REDUCE, "torch.sum({0}, dim={dim}, keepdim={keepdim})"),
+    Op("sum", REDUCE, "torch.sum({0}, dim={dim}, keepdim={keepdim})", plain_sum=True),
     Op("amax", REDUCE, "torch.amax({0}, dim={dim}, keepdim={keepdim})"),
     Op("amin", REDUCE, "torch.amin({0}, dim={dim}, keepdim={keepdim})"),
     Op("mean", REDUCE, "torch.mean({0}, dim={dim}, keepdim={keepdim})"),
@@ -1092,6 +1103,149 @@ FULL_LIMIT = 1 << 24    # elements of the largest value up to which a cell is ch
 SAMPLE_LIMIT = 1 << 24  # elements of a row sample, all row-carrying values together
 
 
+# ---- sums over the rows: every row, in chunks ---------------------------------------------------
+# src/rowplan.c's generalisation, in the peer's terms. A plain `sum` along row axes does not stop a
+# cell from being checked by rows when what it computes (a *partial* value: a chunk of rows gives
+# its part, the value is the sum of every chunk's part) reaches the outputs only through further
+# plain sums: rmsnorm_backward's dw, two sums over dims 0 and 1 of dy * x * r. Then every row is
+# evaluated in float64, a chunk of rows at a time, the chunks' parts of those outputs added up in
+# chunk order (dw compared in full), and the outputs that keep the rows (dx) kept on sampled rows.
+
+CHUNK_LIMIT = 1 << 24  # elements of all row-carrying values of one chunk (128 MiB of doubles)
+
+
+@dataclass
+class SumPlan:
+    ok: bool
+    why: str                # when not ok: the reason
+    sizes: tuple = ()       # the row axes: the anchor input's leading dims (all but its last)
+    axes: dict = field(default_factory=dict)  # value -> per dim: the row axis it is (0, 1, ...) or None
+    partial: set = field(default_factory=set)  # values a chunk gives only its part of
+    per_row: int = 0        # elements of all row-carrying values per row: a chunk's memory
+    row_outputs: tuple = ()  # outputs that lead with the row axes: checked on sampled rows
+    sum_outputs: tuple = ()  # outputs summed over every row: checked in full
+
+    @property
+    def n_rows(self):
+        return numel(self.sizes)
+
+
+def sum_plan(case, shapes):
+    """Rows are the leading dims, all but the last, of the first full-rank input (as many of them as
+    split: the longest run that does, as rowplan.c). Pure bookkeeping on shapes."""
+    rank = max(len(shapes[i.name]) for i in case.inputs)
+    anchor = next(shapes[i.name] for i in case.inputs if len(shapes[i.name]) == rank)
+    k = 0
+    while k < max(rank - 1, 1) and k < rank and anchor[k] > 1:
+        k += 1
+    plan = SumPlan(False, "a single row")
+    for n in range(k, 0, -1):  # the most row axes that split; the reason reported is one axis's
+        plan = _trace_sums(case, shapes, tuple(anchor[:n]), rank)
+        if plan.ok:
+            return plan
+    return plan
+
+
+def _trace_sums(case, shapes, sizes, rank):
+    k = len(sizes)
+    axes, partial, origin = {}, set(), {}  # origin: partial value -> the sum over rows it comes from
+
+    def fail(nd, what):
+        return SumPlan(False, f"program[{nd.index}] ({nd.op.name}) {what}")
+
+    for i in case.inputs:
+        s = shapes[i.name]
+        axes[i.name] = tuple(j if j < k and len(s) == rank and s[j] == sizes[j] else None for j in range(len(s)))
+    for nd in case.nodes:
+        vals = [a for a in nd.ins if not isinstance(a, float)]
+        src = next((a for a in vals if a in partial), None)
+        if nd.op.kind is REDUCE:
+            a = axes[nd.ins[0]]
+            d = norm_dim(nd.attrs["dim"], len(a))
+            if a[d] is not None and not nd.op.plain_sum:
+                return fail(nd, "reduces over the rows")
+            if src is not None and not nd.op.plain_sum:
+                return fail(nd, f"reads the sum over the rows of program[{origin[src]}] other than by summing it")
+            axes[nd.out] = a[:d] + ((None,) if nd.attrs["keepdim"] else ()) + a[d + 1:]
+            if src is not None or a[d] is not None:
+                partial.add(nd.out)
+                origin[nd.out] = origin[src] if src is not None else nd.index
+            continue
+        if src is not None:
+            return fail(nd, f"reads the sum over the rows of program[{origin[src]}] other than by summing it")
+        if nd.op.kind is RANDOM and nd.attrs["training"]:
+            return fail(nd, "draws its mask by element index, which the chunked reference does not follow")
+        r = len(shapes[nd.out])
+        out = []
+        for j in range(r):  # broadcasting, right-aligned: a row axis meets itself or a size-1 dim
+            dims = [(axes[a][q], shapes[a][q]) for a in vals for q in [j - (r - len(shapes[a]))] if q >= 0]
+            rows = {s for s, _ in dims if s is not None}
+            if len(rows) > 1 or (rows and any(s is None and n != 1 for s, n in dims)):
+                return fail(nd, "mixes row axes")
+            out.append(rows.pop() if rows else None)
+        carried = [s for s in out if s is not None]
+        if len(carried) != len(set(carried)):
+            return fail(nd, "mixes row axes")
+        axes[nd.out] = tuple(out)
+    row_outputs, sum_outputs = [], []
+    for o in case.outputs:
+        a = axes[o]
+        if o in partial:
+            if any(s is not None for s in a):
+                return SumPlan(False, f"output {o} sums over some of the rows and keeps others")
+            sum_outputs.append(o)
+        elif a[:k] == tuple(range(k)) and all(s is None for s in a[k:]):
+            row_outputs.append(o)
+        else:
+            return SumPlan(False, f"output {o} does not lead with the rows")
+    per_row = 0
+    for v, a in axes.items():
+        carried = [sizes[s] for s in a if s is not None]
+        if carried:
+            per_row += numel(shapes[v]) // numel(carried)
+    return SumPlan(True, "", sizes, axes, partial, per_row, tuple(row_outputs), tuple(sum_outputs))
+
+
+def row_chunks(sizes, rows_per_chunk):
+    """The rows of row axes `sizes` in chunks of at most rows_per_chunk (at least one row), in row
+    order: (first row, rows, one slice per row axis). A chunk is a box: the axes before some axis m
+    fixed, axis m over a range, the axes after it whole; so it is one slice of every value, and its
+    rows are consecutive in row-major order."""
+    k = len(sizes)
+    inner = [numel(sizes[j + 1:]) for j in range(k)]
+    m = next(j for j in range(k) if inner[j] <= rows_per_chunk)  # inner[k - 1] is 1
+    step = max(1, min(sizes[m], rows_per_chunk // inner[m]))
+    for prefix in itertools.product(*(range(n) for n in sizes[:m])):
+        base = 0
+        for i, n in zip(prefix, sizes[:m]):
+            base = base * n + i
+        for lo in range(0, sizes[m], step):
+            hi = min(lo + step, sizes[m])
+            box = tuple(slice(i, i + 1) for i in prefix) + (slice(lo, hi),) + (slice(None),) * (k - m - 1)
+            yield (base * sizes[m] + lo) * inner[m], (hi - lo) * inner[m], box
+
+
+def sum_rows(plan, shapes):
+    """The rows whose row outputs are kept and compared: about SAMPLE_LIMIT elements of the row
+    outputs (every row is evaluated anyway), every row when that covers them; none without row outputs."""
+    if not plan.row_outputs:
+        return []
+    per = sum(numel(shapes[o]) // plan.n_rows for o in plan.row_outputs)
+    return pick_rows(plan.n_rows, max(2, SAMPLE_LIMIT // max(per, 1)))
+
+
+def sums_why(plan, n_checked):
+    """The check record's why, as src/check.c words it: which outputs were checked how."""
+    n, parts = plan.n_rows, []
+    if plan.row_outputs:
+        rows = ", ".join(plan.row_outputs)
+        parts.append(f"{rows}: {n_checked} of {n} rows sampled (first, last and {max(n_checked - 2, 0)} hashed)"
+                     if n_checked < n else f"{rows}: full")
+    if plan.sum_outputs:
+        parts.append(f"{', '.join(plan.sum_outputs)}: full, accumulated over all {n} rows")
+    return "; ".join(parts)
+
+
 # ---- statistics (src/stats.c's conventions) --------------------------------------------------------
 
 def quantile_sorted(xs, q):
@@ -1527,12 +1681,13 @@ class Timer:
 
 class Reference:
     """The float64 evaluation of the program (fusionbench's dropout mask) on the cell's inputs,
-    in full or on a sample of rows; `check` compares a variant's outputs against it."""
+    in full, on a sample of rows, or over every row in chunks when some outputs are sums over the
+    rows (SumPlan); `check` compares a variant's outputs against it."""
 
     def __init__(self, case, shapes, inputs):
         self.case, self.shapes = case, shapes
         self.mode, self.why, self.rows, self.rows_t, self.want = "none", "", None, None, None
-        self.plan, self.n_rows = None, 0
+        self.plan, self.n_rows, self.sums = None, 0, None
         biggest = max(numel(s) for s in shapes.values())
         if biggest <= FULL_LIMIT:
             fn = build_function(generate(case, "hash"), program_namespace(), f"{case.name} float64")
@@ -1541,7 +1696,12 @@ class Reference:
             return
         plan = row_plan(case, shapes)
         if not plan.separable:
-            self.why = f"unchecked: too large to check in full ({biggest} elements) and not row-separable: {plan.why}"
+            sums = sum_plan(case, shapes)
+            if sums.ok:
+                self.summed(sums, inputs)
+                return
+            why = plan.why if sums.why == plan.why else f"{plan.why}; by chunks of rows: {sums.why}"
+            self.why = f"unchecked: too large to check in full ({biggest} elements) and not row-separable: {why}"
             return
         self.plan = plan
         self.n_rows = plan.n_rows
@@ -1559,6 +1719,37 @@ class Reference:
             if list(w.shape) != full:
                 self.mode, self.want = "none", None
                 self.why = f"unchecked: the row sample of output {o} has shape {list(w.shape)}, expected {full}"
+                return
+
+    def summed(self, sums, inputs):
+        """Every row in float64, a chunk of rows at a time (row_chunks, CHUNK_LIMIT): the chunks'
+        parts of the sums over the rows added up in chunk order, the row outputs kept on the rows
+        sum_rows picks. No dropout here (sum_plan refuses it)."""
+        case = self.case
+        self.sums, self.n_rows = sums, sums.n_rows
+        self.rows = sum_rows(sums, self.shapes)
+        self.rows_t = torch.tensor(self.rows, dtype=torch.int64, device=DEVICE)
+        fn = build_function(generate(case, "hash"), program_namespace(), f"{case.name} float64 chunks")
+        totals = {o: None for o in sums.sum_outputs}
+        kept = {o: [] for o in sums.row_outputs}
+        for r0, n, box in row_chunks(sums.sizes, max(1, CHUNK_LIMIT // max(sums.per_row, 1))):
+            chunk = [x[tuple(slice(None) if a is None else box[a] for a in sums.axes[i.name])].double()
+                     for i, x in zip(case.inputs, inputs)]
+            outs = dict(zip(case.outputs, fn(*chunk)))
+            for o in sums.sum_outputs:
+                totals[o] = outs[o].double() if totals[o] is None else totals[o] + outs[o]
+            lo, hi = bisect.bisect_left(self.rows, r0), bisect.bisect_left(self.rows, r0 + n)
+            if lo < hi:  # the sampled rows in this chunk, as indices into it
+                for o in sums.row_outputs:
+                    kept[o].append(outs[o].reshape(n, -1).index_select(0, self.rows_t[lo:hi] - r0).double())
+            del chunk, outs
+        self.want = [totals[o] if o in totals else torch.cat(kept[o]) for o in case.outputs]
+        self.mode = "sampled" if len(self.rows) < self.n_rows and sums.row_outputs else "full"
+        for o, w in zip(case.outputs, self.want):
+            full = list(self.shapes[o]) if o in totals else [len(self.rows), numel(self.shapes[o]) // self.n_rows]
+            if list(w.shape) != full:
+                self.mode, self.want = "none", None
+                self.why = f"unchecked: the chunked reference of output {o} has shape {list(w.shape)}, expected {full}"
                 return
 
     def sample_inputs(self, inputs):
@@ -1586,8 +1777,12 @@ class Reference:
         elements, n_bad, max_abs, max_rel = 0, 0, 0.0, 0.0
         worst = None  # ((any bad, excess), output, full index, got, want)
         for k, (o, out, want) in enumerate(zip(self.case.outputs, outs, self.want)):
-            a = self.plan.axis[o] if self.mode == "sampled" and not presampled else None
-            got = (out if a is None else out.index_select(a, self.rows_t)).double()
+            if self.sums is not None:  # a row output: its sampled rows, as [rows, elements of a row]
+                rows = o in self.sums.row_outputs and tuple(out.shape) == tuple(self.shapes[o])
+                got = (out.reshape(self.n_rows, -1).index_select(0, self.rows_t) if rows else out).double()
+            else:
+                a = self.plan.axis[o] if self.mode == "sampled" and not presampled else None
+                got = (out if a is None else out.index_select(a, self.rows_t)).double()
             if tuple(got.shape) != tuple(want.shape):
                 res.update({"passed": False, "bad": int(want.numel()),
                             "why": f"output {o} has shape {list(out.shape)}, want {list(self.shapes[o])}"})
@@ -1631,6 +1826,8 @@ class Reference:
             res["why"] = (f"{n_bad} of {elements} checked elements outside atol {atol:g} + rtol {rtol:g}; worst: "
                           f"output {worst[1]} [{worst[2]}] of {self.case.outputs[worst[1]]} got {worst[3]:.9g} "
                           f"want {worst[4]:.9g}")
+        elif self.sums is not None:
+            res["why"] = sums_why(self.sums, len(self.rows))
         elif self.mode == "sampled":
             res["why"] = (f"{len(self.rows)} of {self.n_rows} rows sampled (first, last and "
                           f"{max(len(self.rows) - 2, 0)} hashed)")
@@ -1638,6 +1835,11 @@ class Reference:
 
     def _full_index(self, output, sampled_shape, flat):
         """Row-major index in the full output of element `flat` of the checked tensor."""
+        if self.sums is not None:  # a row output is checked as [sampled rows, elements of a row]
+            if output not in self.sums.row_outputs:
+                return flat
+            per = sampled_shape[1]
+            return self.rows[flat // per] * per + flat % per
         coords = []
         for d in reversed(sampled_shape):
             coords.append(flat % d)

@@ -526,6 +526,132 @@ class TestRows(unittest.TestCase):
         self.assertEqual(rows, tp.pick_rows(65536, 64))
 
 
+RMS_BACK = str(REPO / "cases" / "rmsnorm_backward.json")
+
+
+class TestSumsOverRows(unittest.TestCase):
+    """sum_plan: cells whose outputs include sums over the rows (rmsnorm_backward's dw), evaluated over
+    every row in chunks (row_chunks), the row outputs compared on sum_rows' sample."""
+
+    def plan(self, program, outputs=("y",), inputs=None, point=None):
+        inputs = inputs or {"x": {"shape": [4, "T", "N"]}, "w": {"shape": ["N"]}}
+        c = tp.parse_case(case_text(program, inputs=inputs, outputs=outputs, grid={"T": [8], "N": [16]}))
+        return c, tp.sum_plan(c, tp.program_shapes(c, point or {"T": 8, "N": 16}))
+
+    def test_rmsnorm_backward(self):
+        c = tp.load_case(RMS_BACK)
+        shapes = tp.program_shapes(c, {"T": 2048, "N": 16384})
+        self.assertFalse(tp.row_plan(c, shapes).separable)  # the axis-0 plan is as it was
+        p = tp.sum_plan(c, shapes)
+        self.assertTrue(p.ok, p.why)
+        self.assertEqual((p.sizes, p.n_rows), ((4, 2048), 8192))
+        self.assertEqual((p.row_outputs, p.sum_outputs), (("dx",), ("dw",)))
+        self.assertEqual(p.partial, {"dw_t", "dw"})
+        self.assertEqual((p.axes["x"], p.axes["w"], p.axes["r"], p.axes["dw_t"], p.axes["dw"]),
+                         ((0, 1, None), (None,), (0, 1, None), (1, None), (None,)))
+        # per row: the 11 values of N elements (x, dy, x2, g, gx, gr, xk, dx, xr, dyxr, dw_t) and 7 row scalars
+        self.assertEqual(p.per_row, 11 * 16384 + 7)
+        rows = tp.sum_rows(p, shapes)
+        self.assertEqual(rows, tp.pick_rows(8192, (1 << 24) // 16384))  # only dx's rows cost a sample
+        self.assertEqual(tp.sums_why(p, len(rows)), f"dx: {len(rows)} of 8192 rows sampled (first, last and "
+                                                    f"{len(rows) - 2} hashed); dw: full, accumulated over all 8192 rows")
+        small = tp.program_shapes(c, {"T": 512, "N": 8192})  # 2048 rows of dx fit the sample: all of them
+        ps = tp.sum_plan(c, small)
+        self.assertEqual(tp.sum_rows(ps, small), list(range(2048)))
+        self.assertEqual(tp.sums_why(ps, 2048), "dx: full; dw: full, accumulated over all 2048 rows")
+
+    def test_no_bundled_cell_is_unchecked(self):
+        """Every cell too large to check in full is checked by rows: sampled, or summed in chunks."""
+        for name in tp.case_names():
+            c = tp.find_case(name)
+            for _, _, point in tp.grid_points(c.axes, c.fixed):
+                shapes = tp.program_shapes(c, point)
+                if max(tp.numel(s) for s in shapes.values()) <= tp.FULL_LIMIT or tp.row_plan(c, shapes).separable:
+                    continue
+                with self.subTest(case=name, point=point):
+                    p = tp.sum_plan(c, shapes)
+                    self.assertTrue(p.ok, p.why)
+
+    def test_what_does_not_sum(self):
+        sum0 = {"op": "sum", "in": ["x"], "dim": 0, "keepdim": False, "out": "s"}
+        _, p = self.plan([{"op": "amax", "in": ["x"], "dim": 0, "out": "y"}])
+        self.assertEqual((p.ok, p.why), (False, "program[0] (amax) reduces over the rows"))
+        _, p = self.plan([{"op": "mean", "in": ["x"], "dim": 0, "out": "y"}])
+        self.assertEqual(p.why, "program[0] (mean) reduces over the rows")  # a mean is no plain sum
+        _, p = self.plan([{"op": "mean", "in": ["x"], "dim": 1, "out": "y"}])
+        self.assertEqual((p.ok, p.sizes), (True, (4,)))  # over T: rows on dim 0 alone
+        _, p = self.plan([sum0, {"op": "sum", "in": ["s"], "dim": 0, "out": "t"},
+                          {"op": "mul", "in": ["t", 2.0], "out": "y"}])
+        self.assertEqual(p.why, "program[2] (mul) reads the sum over the rows of program[0] other than by summing it")
+        _, p = self.plan([sum0, {"op": "amax", "in": ["s"], "dim": -1, "out": "y"}])
+        self.assertEqual(p.why, "program[1] (amax) reads the sum over the rows of program[0] other than by summing it")
+        _, p = self.plan([{"op": "dropout", "in": ["x"], "p": 0.5, "out": "d"},
+                          {"op": "sum", "in": ["d"], "dim": 0, "out": "y"}])
+        self.assertFalse(p.ok)
+        self.assertIn("program[0] (dropout) draws its mask by element index", p.why)
+        _, p = self.plan([{"op": "sum", "in": ["x"], "dim": 0, "out": "y"}],
+                         inputs={"x": {"shape": [1, "T", "N"]}})
+        self.assertEqual(p.why, "a single row")
+
+    def test_fewer_row_axes_when_a_sum_keeps_some(self):
+        """An output summed over dim 0 only keeps the T axis: split on dim 0 alone (4 rows)."""
+        _, p = self.plan([{"op": "sum", "in": ["x"], "dim": 0, "keepdim": False, "out": "y"}])
+        self.assertTrue(p.ok, p.why)
+        self.assertEqual((p.sizes, p.sum_outputs, p.row_outputs), ((4,), ("y",), ()))
+        self.assertEqual(tp.sum_rows(p, {}), [])
+        self.assertEqual(tp.sums_why(p, 0), "y: full, accumulated over all 4 rows")
+        # a [T, N] operand meets the T axis: T cannot split, dim 0 can
+        _, p = self.plan([{"op": "mul", "in": ["x", "b"], "out": "t"},
+                          {"op": "sum", "in": ["t"], "dim": 0, "keepdim": False, "out": "y"}],
+                         inputs={"x": {"shape": [4, "T", "N"]}, "b": {"shape": ["T", "N"]}})
+        self.assertTrue(p.ok, p.why)
+        self.assertEqual((p.sizes, p.axes["b"], p.axes["t"]), ((4,), (None, None), (0, None, None)))
+
+    def test_outputs_must_lead_with_the_rows(self):
+        _, p = self.plan([{"op": "sum", "in": ["x"], "dim": 1, "keepdim": False, "out": "s"},
+                          {"op": "sum", "in": ["s"], "dim": 0, "keepdim": False, "out": "y"},
+                          {"op": "exp", "in": ["x"], "out": "e"}], outputs=("e", "y"))
+        self.assertTrue(p.ok, p.why)
+        self.assertEqual((p.sizes, p.row_outputs, p.sum_outputs), ((4, 8), ("e",), ("y",)))
+        self.assertEqual(p.per_row, 16 + 16 + 16)  # x, e, and s ([4, N]: a row of N per (i, t))
+        _, p = self.plan([{"op": "sum", "in": ["x"], "dim": -1, "keepdim": False, "out": "s"},
+                          {"op": "mul", "in": ["s", "c"], "out": "y"}],
+                         inputs={"x": {"shape": [4, "T", "N"]}, "c": {"shape": [4, 1]}})
+        self.assertEqual(p.why, "program[1] (mul) mixes row axes")  # c, not of full rank, has no rows: as row_plan
+
+    def test_row_chunks_cover_every_row_once_in_order(self):
+        for sizes in [(4, 64), (3, 5, 7), (8,), (1, 6), (5, 1, 3)]:
+            for limit in (1, 2, 3, 7, 35, 36, 1000):
+                with self.subTest(sizes=sizes, limit=limit):
+                    seen = []
+                    for r0, n, box in tp.row_chunks(sizes, limit):
+                        self.assertEqual(len(box), len(sizes))
+                        self.assertLessEqual(n, max(limit, 1))
+                        rows = [r for r in range(tp.numel(sizes))  # the rows the box's slices select
+                                if all(s.start is None or s.start <= c < s.stop
+                                       for s, c in zip(box, self.coords(r, sizes)))]
+                        self.assertEqual(rows, list(range(r0, r0 + n)))
+                        seen += rows
+                    self.assertEqual(seen, list(range(tp.numel(sizes))))
+
+    @staticmethod
+    def coords(r, sizes):
+        out = []
+        for n in reversed(sizes):
+            out.append(r % n)
+            r //= n
+        return out[::-1]
+
+    def test_chunks_of_rmsnorm_backward_stay_small(self):
+        c = tp.load_case(RMS_BACK)
+        p = tp.sum_plan(c, tp.program_shapes(c, {"T": 2048, "N": 16384}))
+        per_chunk = tp.CHUNK_LIMIT // p.per_row
+        chunks = list(tp.row_chunks(p.sizes, per_chunk))
+        self.assertTrue(all(n * p.per_row <= tp.CHUNK_LIMIT for _, n, _ in chunks))
+        self.assertEqual(sum(n for _, n, _ in chunks), 8192)
+        self.assertEqual(chunks[0][2], (slice(0, 1), slice(0, per_chunk)))
+
+
 class TestStats(unittest.TestCase):
     def test_quantiles_and_moments(self):
         st = tp.stats([float(x) for x in range(10, 0, -1)])
@@ -907,6 +1033,52 @@ class TestTorchOnCpu(unittest.TestCase):
                 self.assertTrue(ref.check(ref.run_hash(twin, inputs), c.tol["float32"], presampled=True)["passed"])
             finally:
                 tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
+
+    def test_reference_summed_over_rows_in_chunks(self):
+        """rmsnorm_backward with the limits shrunk: the chunked reference equals the whole one (dw
+        summed in a different order: to rounding), passes what the whole program computes, and
+        finds a wrong dw element and a wrong dx element on a sampled row at their full indices."""
+        t = self.t
+        c = tp.find_case("rmsnorm_backward")
+        shapes = tp.program_shapes(c, {"T": 8, "N": 61})  # 32 rows of 61
+        g = t.Generator().manual_seed(5)
+        inputs = [t.randn(*shapes[i.name], generator=g) for i in c.inputs]
+        whole = tp.Reference(c, shapes, inputs)
+        self.assertEqual(whole.mode, "full")
+        old = tp.FULL_LIMIT, tp.SAMPLE_LIMIT, tp.CHUNK_LIMIT
+        for sample, chunk, mode in ((10 * 61, 3000, "sampled"), (1 << 24, 100000, "full")):
+            tp.FULL_LIMIT, tp.SAMPLE_LIMIT, tp.CHUNK_LIMIT = 1000, sample, chunk
+            try:
+                ref = tp.Reference(c, shapes, inputs)
+            finally:
+                tp.FULL_LIMIT, tp.SAMPLE_LIMIT, tp.CHUNK_LIMIT = old
+            with self.subTest(mode=mode):
+                self.assertEqual((ref.mode, ref.sums.sizes), (mode, (4, 8)))
+                rows = ref.rows
+                self.assertEqual(len(rows) < 32, mode == "sampled")
+                self.assertTrue(t.equal(ref.want[0], whole.want[0].reshape(32, 61)[rows]))  # dx: row by row, the same
+                self.assertTrue(t.allclose(ref.want[1], whole.want[1], rtol=1e-12, atol=1e-12))
+                outs = [w.float() for w in whole.want]
+                res = ref.check(outs, c.tol["float32"])
+                self.assertTrue(res["passed"], res)
+                self.assertEqual(res["elements"], len(rows) * 61 + 61)
+                self.assertEqual(res["why"], tp.sums_why(ref.sums, len(rows)))
+                self.assertEqual("rows_checked" in res, mode == "sampled")
+                call = tp.find_peer("rmsnorm_backward", "torch.rms_norm").prepare(
+                    {i.name: x for i, x in zip(c.inputs, inputs)})
+                self.assertTrue(ref.check(call.fn(), c.tol["float32"])["passed"])  # a library peer's dx, dw
+                bad = [o.clone() for o in outs]
+                bad[1][7] += 1.0
+                res = ref.check(bad, c.tol["float32"])
+                self.assertEqual((res["passed"], res["bad"], res["worst_output"], res["worst_index"]), (False, 1, 1, 7))
+                bad = [o.clone() for o in outs]
+                row = rows[len(rows) // 2]
+                bad[0][row // 8, row % 8, 5] += 10.0
+                res = ref.check(bad, c.tol["float32"])
+                self.assertEqual((res["passed"], res["worst_output"], res["worst_index"]), (False, 0, row * 61 + 5))
+                res = ref.check([outs[0][:, :4], outs[1]], c.tol["float32"])
+                self.assertFalse(res["passed"])
+                self.assertIn("output dx has shape [4, 4, 61], want [4, 8, 61]", res["why"])
 
     def cell(self, name, seed=3):
         t = self.t
