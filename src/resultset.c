@@ -317,6 +317,16 @@ static fb_status read_values(const char *path, const json_t *arr, int64_t **out,
 
 static fb_status read_case(const char *path, size_t index, const json_t *j, fb_rs_case *c)
 {
+    /* Cells of a case with fixed symbols are (row, col, fixed values); this model
+     * and its printers know (row, col) only and would show one grid's cells as
+     * another's. Refused plainly until they learn one grid per combination. */
+    if (json_object_get(j, "fixed")) {
+        char q[96];
+        fb_error("%s: cases[%zu] ('%s') has fixed size symbols (one grid per value); export and compare do not "
+                 "read such cases yet",
+                 fb_qpath(path), index, fb_clean(str_at(j, "name") ? str_at(j, "name") : "?", q, sizeof q));
+        return FB_E_USAGE;
+    }
     c->name = str_at(j, "name");
     c->summary = str_at(j, "summary");
     c->file = str_at(j, "file");

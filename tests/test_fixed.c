@@ -8,6 +8,7 @@
 
 #include "case.h"
 #include "result.h"
+#include "resultset.h"
 #include "testing.h"
 
 static fb_case g_c;
@@ -119,6 +120,12 @@ static void test_merge_fixed(void)
     /* the same cell (B=1) with another time is a conflict */
     CHECK(fb_result_merge_check(a, "a.json", b2, "b2.json") == FB_E_USAGE);
     CHECK(strstr(fb_last_error(), "M=64 N=128 B=1") != NULL);
+    /* the typed model (export, compare) refuses what it cannot yet print apart */
+    fb_rs_doc rs = {0};
+    CHECK(fb_rs_from_json(a, "merged.json", &rs) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "merged.json: cases[0] ('batched_scale') has fixed size symbols (one grid per value); "
+                               "export and compare do not read such cases yet");
+    fb_rs_free(&rs);
     json_decref(a);
     json_decref(b);
     json_decref(b2);
