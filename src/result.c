@@ -488,6 +488,54 @@ json_t *fb_result_cell_at(json_t *dtype_obj, const fb_case *c, const fb_point *p
     return out;
 }
 
+size_t fb_result_n_grids(const json_t *case_obj)
+{
+    size_t n = 1;
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(case_obj, "fixed"), k, v) n *= json_array_size(v);
+    return n;
+}
+
+json_t *fb_result_grid_fixed(const json_t *case_obj, size_t g)
+{
+    const json_t *fx = json_object_get(case_obj, "fixed");
+    if (!json_is_object(fx) || json_object_size(fx) == 0) return NULL;
+    size_t nf = json_object_size(fx), i = 0;
+    const char *keys[FB_MAX_SYMS];
+    json_t *vals[FB_MAX_SYMS];
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)fx, k, v) if (i < FB_MAX_SYMS) keys[i] = k, vals[i++] = v;
+    if (i < nf) nf = i;
+    /* the last symbol varies fastest: peel the index from the back */
+    json_t *idx[FB_MAX_SYMS];
+    for (size_t f = nf; f-- > 0;) {
+        size_t n = json_array_size(vals[f]);
+        idx[f] = n ? json_array_get(vals[f], g % n) : json_null();
+        g = n ? g / n : g;
+    }
+    json_t *out = json_object();
+    for (size_t f = 0; f < nf; f++) json_object_set(out, keys[f], idx[f]);
+    return out;
+}
+
+const char *fb_result_fixed_label(const json_t *fixed, char *buf, size_t n)
+{
+    size_t used = 0;
+    const char *k;
+    json_t *v;
+    if (n) buf[0] = 0;
+    json_object_foreach((json_t *)fixed, k, v) {
+        if (used >= n) break;
+        int w = json_is_integer(v) ? snprintf(buf + used, n - used, "%s%s=%lld", used ? " " : "", k,
+                                              (long long)json_integer_value(v))
+                                   : snprintf(buf + used, n - used, "%s%s=?", used ? " " : "", k);
+        if (w > 0) used += (size_t)w;
+    }
+    return buf;
+}
+
 /* ---- resuming ------------------------------------------------------------ */
 
 static const char *axis_name(const fb_case *c, int a) { return a < c->n_axes ? c->sym[c->axis[a].sym] : NULL; }

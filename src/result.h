@@ -172,6 +172,16 @@ json_t *fb_result_cell_like(json_t *dtype_obj, const json_t *case_obj, const jso
 json_t *fb_result_cell_at(json_t *dtype_obj, const fb_case *c, const fb_point *p);
 json_t *fb_result_cell_fixed_of(const json_t *case_obj, const json_t *cell);
 
+/* The grids of a case object: one per combination of its "fixed" values (the
+ * first fixed symbol slowest, as a run walks them), 1 when it has none.
+ * fb_result_grid_fixed: grid g's {"K": 1024} (a new reference, for
+ * fb_result_cell_fixed), NULL for a case without fixed symbols.
+ * fb_result_fixed_label: "K=1024 B=2" of such an object ("" for NULL), as
+ * fb_grid_label writes a run's; returns buf. */
+size_t fb_result_n_grids(const json_t *case_obj);
+json_t *fb_result_grid_fixed(const json_t *case_obj, size_t g);
+const char *fb_result_fixed_label(const json_t *fixed, char *buf, size_t n);
+
 /* ---- resuming: a resumed run only ever adds to the file ---- */
 
 /* Before the GPU: may this run of case `c` write into the (validated) document
