@@ -726,7 +726,19 @@ static fb_status parse_fused(const loader *L, json_t *j)
 
 /* ---- grid ------------------------------------------------------------------------- */
 
-static fb_status parse_axis(const loader *L, const char *key, json_t *j, fb_axis *ax)
+/* Has symbol `sym` a grid axis or a fixed list already? */
+static bool sym_placed(const fb_case *c, int sym)
+{
+    for (int a = 0; a < c->n_axes; a++)
+        if (c->axis[a].sym == sym) return true;
+    for (int f = 0; f < c->n_fixed; f++)
+        if (c->fixed[f].sym == sym) return true;
+    return false;
+}
+
+/* One symbol's values at SECTION.KEY ("grid.dim0", "fixed.K"): a list of
+ * distinct positive integers, or (fixed only) one integer. */
+static fb_status parse_axis(const loader *L, const char *section, const char *key, json_t *j, fb_axis *ax)
 {
     const fb_case *c = L->c;
     char w[WHERE_MAX], q[96];
@@ -735,25 +747,28 @@ static fb_status parse_axis(const loader *L, const char *key, json_t *j, fb_axis
         /* suggest only symbols still waiting for an axis: the likely typo */
         const char *names[FB_MAX_SYMS];
         int n = 0;
-        for (int i = 0; i < c->n_syms; i++) {
-            bool swept = false;
-            for (int a = 0; a < c->n_axes; a++) swept |= c->axis[a].sym == i;
-            if (!swept) names[n++] = c->sym[i];
-        }
+        for (int i = 0; i < c->n_syms; i++)
+            if (!sym_placed(c, i)) names[n++] = c->sym[i];
         char sg[96];
-        return fail(L, "grid", "'%s' is not a symbol of any input shape%s", clean(key, q, sizeof q),
+        return fail(L, section, "'%s' is not a symbol of any input shape%s", clean(key, q, sizeof q),
                     fb_suggest("", key, names, n, sg, sizeof sg));
     }
-    wfmt(w, "grid.%s", key);
-    fb_status s = get_array(L, w, j, FB_MAX_GRID, "values");
-    if (s) return s;
+    wfmt(w, "%s.%s", section, key);
+    if (sym_placed(c, ax->sym)) /* only reachable from fixed: grid keys are unique */
+        return fail(L, w, "'%s' is already a grid axis (grid.%s); a symbol is either displayed or fixed", key, key);
+    fb_status s;
+    if (json_is_integer(j) && strcmp(section, "fixed") == 0) {
+        ax->n = 1;
+        return get_positive(L, w, j, &ax->v[0]);
+    }
+    if ((s = get_array(L, w, j, FB_MAX_GRID, "values"))) return s;
     ax->n = (int)json_array_size(j);
     for (int i = 0; i < ax->n; i++) {
-        wfmt(w, "grid.%s[%d]", key, i);
+        wfmt(w, "%s.%s[%d]", section, key, i);
         if ((s = get_positive(L, w, json_array_get(j, (size_t)i), &ax->v[i]))) return s;
         for (int k = 0; k < i; k++)
             if (ax->v[k] == ax->v[i])
-                return fail(L, w, "%lld repeats grid.%s[%d]", (long long)ax->v[i], key, k);
+                return fail(L, w, "%lld repeats %s.%s[%d]", (long long)ax->v[i], section, key, k);
     }
     return FB_OK;
 }
@@ -764,21 +779,44 @@ static fb_status parse_grid(const loader *L, json_t *j)
     if (!json_is_object(j)) return wrong_type(L, "grid", "an object of 1 or 2 axes", j);
     size_t n = json_object_size(j);
     if (n == 0) return fail(L, "grid", "no axes; give 1 (rows) or 2 (rows, columns)");
-    if (n > 2) return fail(L, "grid", "%zu axes; a grid has 1 (rows) or 2 (rows, columns)", n);
+    if (n > 2)
+        return fail(L, "grid", "%zu axes; a grid has 1 (rows) or 2 (rows, columns); give the other symbols under 'fixed'",
+                    n);
     const char *key;
     json_t *v;
     json_object_foreach(j, key, v) {
-        fb_status s = parse_axis(L, key, v, &c->axis[c->n_axes]);
+        fb_status s = parse_axis(L, "grid", key, v, &c->axis[c->n_axes]);
         if (s) return s;
         c->n_axes++;
     }
-    for (int s = 0; s < c->n_syms; s++) {
-        bool swept = false;
-        for (int a = 0; a < c->n_axes; a++) swept |= c->axis[a].sym == s;
-        if (!swept)
-            return fail(L, "grid", "symbol '%s' (used at %s) has no axis; every shape symbol needs one", c->sym[s],
-                        L->sym_where[s]);
+    return FB_OK;
+}
+
+/* "fixed": {"K": [1024, 4096], "B": 4}: the symbols that are not displayed axes,
+ * each with the values it takes; every combination is one grid. */
+static fb_status parse_fixed(const loader *L, json_t *j)
+{
+    fb_case *c = L->c;
+    if (j) {
+        if (!json_is_object(j)) return wrong_type(L, "fixed", "an object of symbol -> value or list of values", j);
+        if (json_object_size(j) == 0) return fail(L, "fixed", "no symbols; leave 'fixed' out when every symbol is a grid axis");
+        const char *key;
+        json_t *v;
+        json_object_foreach(j, key, v) {
+            fb_status s = parse_axis(L, "fixed", key, v, &c->fixed[c->n_fixed]);
+            if (s) return s;
+            c->n_fixed++;
+        }
+        int64_t grids = 1;
+        for (int f = 0; f < c->n_fixed; f++) grids *= c->fixed[f].n; /* <= 64^8: no overflow */
+        if (grids > FB_MAX_GRIDS)
+            return fail(L, "fixed", "%lld combinations of values, so as many grids; at most %d", (long long)grids,
+                        FB_MAX_GRIDS);
     }
+    for (int s = 0; s < c->n_syms; s++)
+        if (!sym_placed(c, s))
+            return fail(L, "grid", "symbol '%s' (used at %s) has no axis; every shape symbol needs one (or a value in 'fixed')",
+                        c->sym[s], L->sym_where[s]);
     return FB_OK;
 }
 
@@ -845,31 +883,30 @@ static fb_status parse_tolerance(const loader *L, json_t *j)
 static fb_status check_grid_points(const loader *L)
 {
     const fb_case *c = L->c;
-    int rows = c->axis[0].n, cols = c->n_axes > 1 ? c->axis[1].n : 1;
     static _Thread_local fb_shape shapes[FB_MAX_VALUES];
-    for (int r = 0; r < rows; r++)
-        for (int k = 0; k < cols; k++) {
-            fb_point p;
-            memset(&p, 0, sizeof p);
-            char at[256]; /* two 63-character symbols and their values */
-            p.sym[c->axis[0].sym] = c->axis[0].v[r];
-            int n = snprintf(at, sizeof at, "at %s=%lld", c->sym[c->axis[0].sym], (long long)c->axis[0].v[r]);
-            if (c->n_axes > 1) {
-                p.sym[c->axis[1].sym] = c->axis[1].v[k];
-                snprintf(at + n, sizeof at - (size_t)n, ", %s=%lld", c->sym[c->axis[1].sym],
-                         (long long)c->axis[1].v[k]);
-            }
-            fb_status s = fb_program_shapes(c, &p, shapes);
-            if (s == FB_E_CASE) return fail(L, NULL, "%s (%s)", fb_last_error(), at);
-            if (s) return s;
-            for (int d = 0; d < c->n_dtypes; d++) {
-                fb_costs costs;
-                s = fb_program_costs(c, shapes, c->dtypes[d], &costs);
-                if (s == FB_E_CASE)
-                    return fail(L, NULL, "%s (%s, %s)", fb_last_error(), fb_dtype_name(c->dtypes[d]), at);
-                if (s) return s;
-            }
+    for (int i = 0, n_points = fb_case_n_points(c); i < n_points; i++) {
+        fb_point p;
+        fb_case_point(c, i, &p);
+        char pt[FB_MAX_SYMS * (FB_NAME_MAX + 24)], at[sizeof pt + 8];
+        fb_point_str(c, &p, pt, sizeof pt);
+        /* "at dim0=4, dim1=8": the form messages had before fixed symbols */
+        size_t k = (size_t)snprintf(at, sizeof at, "at ");
+        for (const char *t = pt; *t && k + 3 < sizeof at; t++) {
+            if (*t == ' ') at[k++] = ',';
+            at[k++] = *t;
         }
+        at[k] = 0;
+        fb_status s = fb_program_shapes(c, &p, shapes);
+        if (s == FB_E_CASE) return fail(L, NULL, "%s (%s)", fb_last_error(), at);
+        if (s) return s;
+        for (int d = 0; d < c->n_dtypes; d++) {
+            fb_costs costs;
+            s = fb_program_costs(c, shapes, c->dtypes[d], &costs);
+            if (s == FB_E_CASE)
+                return fail(L, NULL, "%s (%s, %s)", fb_last_error(), fb_dtype_name(c->dtypes[d]), at);
+            if (s) return s;
+        }
+    }
     return FB_OK;
 }
 
@@ -878,8 +915,8 @@ static fb_status check_grid_points(const loader *L)
 static fb_status parse_root(loader *L, json_t *root)
 {
     static const char *const keys[] = {"name",   "summary", "inputs", "program", "outputs",
-                                       "fused",  "dtypes",  "grid",   "tolerance"};
-    static const bool required[] = {true, true, true, true, true, false, true, true, false};
+                                       "fused",  "dtypes",  "grid",   "fixed",   "tolerance"};
+    static const bool required[] = {true, true, true, true, true, false, true, true, false, false};
     enum { N_KEYS = sizeof keys / sizeof keys[0] };
     char d[96];
     if (!json_is_object(root)) return fail(L, NULL, "top level must be a JSON object, got %s", fb_json_describe(root, d, sizeof d));
@@ -899,7 +936,8 @@ static fb_status parse_root(loader *L, json_t *root)
     if ((s = parse_dtypes(L, m[6]))) return s;
     if ((s = parse_fused(L, m[5]))) return s;
     if ((s = parse_grid(L, m[7]))) return s;
-    if ((s = parse_tolerance(L, m[8]))) return s;
+    if ((s = parse_fixed(L, m[8]))) return s;
+    if ((s = parse_tolerance(L, m[9]))) return s;
     return check_grid_points(L);
 }
 

@@ -56,9 +56,16 @@ static const char *plural(int n, const char *one, const char *many) { return n =
 /* PATH is the file as found, printed whole (fb_case.path holds at most 1023 characters). */
 static void print_ok(const fb_case *c, const char *path)
 {
-    char grid[64];
-    if (c->n_axes == 2) snprintf(grid, sizeof grid, "%d x %d grid", c->axis[0].n, c->axis[1].n);
-    else snprintf(grid, sizeof grid, "%d-point grid", c->axis[0].n);
+    char grid[64 + FB_MAX_SYMS * (FB_NAME_MAX + 2)];
+    int k;
+    if (c->n_axes == 2) k = snprintf(grid, sizeof grid, "%d x %d grid", c->axis[0].n, c->axis[1].n);
+    else k = snprintf(grid, sizeof grid, "%d-point grid", c->axis[0].n);
+    if (c->n_fixed) { /* "3 x 2 grid x 2 (B)": one grid per combination of the fixed symbols */
+        k += snprintf(grid + k, sizeof grid - (size_t)k, " x %d (", fb_case_n_grids(c));
+        for (int f = 0; f < c->n_fixed; f++)
+            k += snprintf(grid + k, sizeof grid - (size_t)k, "%s%s", f ? ", " : "", c->sym[c->fixed[f].sym]);
+        snprintf(grid + k, sizeof grid - (size_t)k, ")");
+    }
     printf("ok   %s (%d %s, %d fused %s, %s)\n", path, c->n_nodes, plural(c->n_nodes, "op", "ops"), c->n_fused,
            plural(c->n_fused, "variant", "variants"), grid);
 }
@@ -186,6 +193,12 @@ static void print_case_text(const fb_case *c, const char *path)
         for (int i = 0; i < ax->n; i++) printf(" %lld", (long long)ax->v[i]);
         printf("\n");
     }
+    for (int f = 0; f < c->n_fixed; f++) { /* one grid per combination */
+        const fb_axis *ax = &c->fixed[f];
+        printf("  %-9s %s:", "fixed", c->sym[ax->sym]);
+        for (int i = 0; i < ax->n; i++) printf(" %lld", (long long)ax->v[i]);
+        printf("\n");
+    }
 
     int width = 5; /* "eager" */
     for (int f = 0; f < c->n_fused; f++)
@@ -237,13 +250,21 @@ static json_t *case_json(const fb_case *c, const char *path)
     json_object_set_new(o, "outputs", outs);
     json_object_set_new(o, "dtypes", dtypes_json(0, c->dtypes, c->n_dtypes));
 
-    /* the grid as an ordered array: axis 0 is the rows, axis 1 the columns */
+    /* the grid as an ordered array: axis 0 is the rows, axis 1 the columns, then
+     * the fixed symbols (role "fixed": one grid per combination of their values);
+     * every entry is a symbol `run --SYMBOL LIST` overrides */
     static const char *const role[2] = {"rows", "columns"};
     json_t *grid = json_array();
     for (int a = 0; a < c->n_axes; a++) {
         json_t *vals = json_array();
         for (int i = 0; i < c->axis[a].n; i++) json_array_append_new(vals, json_integer(c->axis[a].v[i]));
         json_array_append_new(grid, json_pack("{s:s, s:s, s:o}", "symbol", c->sym[c->axis[a].sym], "role", role[a],
+                                              "values", vals));
+    }
+    for (int f = 0; f < c->n_fixed; f++) {
+        json_t *vals = json_array();
+        for (int i = 0; i < c->fixed[f].n; i++) json_array_append_new(vals, json_integer(c->fixed[f].v[i]));
+        json_array_append_new(grid, json_pack("{s:s, s:s, s:o}", "symbol", c->sym[c->fixed[f].sym], "role", "fixed",
                                               "values", vals));
     }
     json_object_set_new(o, "grid", grid);

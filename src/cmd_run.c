@@ -401,44 +401,55 @@ static fb_status plan_variants(const run_opts *o, case_plan *p)
     return o->speedup_vs ? fb_table_check_vs(c->name, o->speedup_vs, p->variants, p->n_variants, "this run's") : FB_OK;
 }
 
+/* The axis or fixed symbol of `c` named `name`, or NULL. */
+static fb_axis *find_axis(fb_case *c, const char *name)
+{
+    for (int a = 0; a < c->n_axes; a++)
+        if (!strcmp(c->sym[c->axis[a].sym], name)) return &c->axis[a];
+    for (int f = 0; f < c->n_fixed; f++)
+        if (!strcmp(c->sym[c->fixed[f].sym], name)) return &c->fixed[f];
+    return NULL;
+}
+
 static fb_status plan_axes(const run_opts *o, case_plan *p)
 {
     fb_case *c = &p->c;
     for (int k = 0; k < o->n_ov; k++) {
-        int hit = -1;
-        for (int a = 0; a < c->n_axes; a++)
-            if (!strcmp(c->sym[c->axis[a].sym], o->ov[k].name)) hit = a;
-        if (hit < 0) continue; /* an axis of another selected case (parse_overrides checked the union) */
-        c->axis[hit].n = o->ov[k].n;
-        memcpy(c->axis[hit].v, o->ov[k].v, sizeof(int64_t) * (size_t)o->ov[k].n);
+        fb_axis *ax = find_axis(c, o->ov[k].name); /* a displayed axis or a fixed symbol alike */
+        if (!ax) continue; /* an axis of another selected case (parse_overrides checked the union) */
+        ax->n = o->ov[k].n;
+        memcpy(ax->v, o->ov[k].v, sizeof(int64_t) * (size_t)o->ov[k].n);
     }
     if (o->quick) {
-        for (int a = 0; a < c->n_axes; a++) {
-            fb_axis *ax = &c->axis[a];
+        for (int a = 0; a < c->n_axes + c->n_fixed; a++) {
+            fb_axis *ax = a < c->n_axes ? &c->axis[a] : &c->fixed[a - c->n_axes];
             if (ax->n <= 3) continue;
             int64_t first = ax->v[0], mid = ax->v[ax->n / 2], last = ax->v[ax->n - 1];
             ax->v[0] = first, ax->v[1] = mid, ax->v[2] = last;
             ax->n = 3;
         }
     }
+    int64_t grids = 1;
+    for (int f = 0; f < c->n_fixed; f++) grids *= c->fixed[f].n;
+    if (grids > FB_MAX_GRIDS) {
+        fb_error("%s: the fixed symbols' values make %lld grids; at most %d", c->name, (long long)grids, FB_MAX_GRIDS);
+        return FB_E_USAGE;
+    }
     /* overrides may create shapes that do not broadcast or overflow: check every point now */
-    fb_point pt = {0};
-    int nr = c->axis[0].n, nc = c->n_axes > 1 ? c->axis[1].n : 1;
-    for (int r = 0; r < nr; r++)
-        for (int q = 0; q < nc; q++) {
-            pt.sym[c->axis[0].sym] = c->axis[0].v[r];
-            if (c->n_axes > 1) pt.sym[c->axis[1].sym] = c->axis[1].v[q];
-            fb_shape shapes[FB_MAX_VALUES];
-            fb_costs costs;
-            fb_status s = fb_program_shapes(c, &pt, shapes);
-            for (int d = 0; s == FB_OK && d < p->n_dtypes; d++) s = fb_program_costs(c, shapes, p->dtypes[d], &costs);
-            if (s != FB_OK) {
-                char msg[1024];
-                snprintf(msg, sizeof msg, "%s", fb_last_error());
-                fb_error("%s: %s", c->name, msg);
-                return FB_E_USAGE;
-            }
+    for (int i = 0, n = fb_case_n_points(c); i < n; i++) {
+        fb_point pt;
+        fb_case_point(c, i, &pt);
+        fb_shape shapes[FB_MAX_VALUES];
+        fb_costs costs;
+        fb_status s = fb_program_shapes(c, &pt, shapes);
+        for (int d = 0; s == FB_OK && d < p->n_dtypes; d++) s = fb_program_costs(c, shapes, p->dtypes[d], &costs);
+        if (s != FB_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", fb_last_error());
+            fb_error("%s: %s", c->name, msg);
+            return FB_E_USAGE;
         }
+    }
     return FB_OK;
 }
 
@@ -448,7 +459,7 @@ static fb_status plan_axes(const run_opts *o, case_plan *p)
  * least one selected case (the union of their axes), with a LIST value. */
 static fb_status parse_overrides(run_opts *o, const case_plan *plans, int n_plans)
 {
-    const char **axes = malloc(sizeof *axes * (size_t)(2 * n_plans + 1));
+    const char **axes = malloc(sizeof *axes * (size_t)((2 + FB_MAX_SYMS) * n_plans + 1));
     int n_axes = 0;
     if (!axes) {
         fb_error("out of host memory");
@@ -456,8 +467,8 @@ static fb_status parse_overrides(run_opts *o, const case_plan *plans, int n_plan
     }
     for (int i = 0; i < n_plans; i++) {
         const fb_case *c = &plans[i].c;
-        for (int a = 0; a < c->n_axes; a++) {
-            const char *sym = c->sym[c->axis[a].sym];
+        for (int a = 0; a < c->n_axes + c->n_fixed; a++) { /* a fixed symbol is overridden as an axis is */
+            const char *sym = c->sym[a < c->n_axes ? c->axis[a].sym : c->fixed[a - c->n_axes].sym];
             bool dup = false;
             for (int k = 0; k < n_axes; k++) dup |= !strcmp(axes[k], sym);
             if (!dup) axes[n_axes++] = sym;
@@ -714,6 +725,7 @@ static void print_tables(json_t *root, const char *out, const case_plan *plans, 
 {
     fb_rs_doc doc = {0};
     fb_status s = fb_rs_from_json(root, out, &doc);
+    if (s == FB_OK) s = fb_rs_refuse_fixed(&doc, NULL, "the benchmark table");
     for (int ci = 0; ci < n_plans && s == FB_OK; ci++) {
         const case_plan *p = &plans[ci];
         const fb_rs_case *cs = fb_rs_find_case(&doc, p->c.name);
@@ -799,7 +811,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
 
     int total = 0;
     for (int i = 0; i < n_plans; i++)
-        total += plans[i].n_dtypes * plans[i].c.axis[0].n * (plans[i].c.n_axes > 1 ? plans[i].c.axis[1].n : 1);
+        total += plans[i].n_dtypes * fb_case_n_points(&plans[i].c);
     bool tty = isatty(2);
     double t0 = now_s();
     int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
@@ -812,18 +824,14 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         s = fb_journal_begin_case(journal, cj);
         for (int di = 0; di < p->n_dtypes && s == FB_OK && !stop_signal; di++) {
             json_t *dj = fb_result_begin_dtype(cj, p->dtypes[di]);
-            int nr = c->axis[0].n, nc = c->n_axes > 1 ? c->axis[1].n : 1;
-            for (int r = 0; r < nr && s == FB_OK && !stop_signal; r++)
-                for (int q = 0; q < nc && s == FB_OK && !stop_signal; q++) {
-                    fb_point pt = {0};
-                    pt.sym[c->axis[0].sym] = c->axis[0].v[r];
-                    int64_t col = -1;
-                    if (c->n_axes > 1) pt.sym[c->axis[1].sym] = col = c->axis[1].v[q];
-                    char pts[128];
+            for (int pi = 0, n_points = fb_case_n_points(c); pi < n_points && s == FB_OK && !stop_signal; pi++) {
+                    fb_point pt;
+                    fb_case_point(c, pi, &pt); /* grid by grid (fixed symbols), row by row, column by column */
+                    char pts[FB_MAX_SYMS * (FB_NAME_MAX + 24)];
                     fb_point_str(c, &pt, pts, sizeof pts);
                     progress(tty, ++done, total, c->name, p->dtypes[di], pts, t0);
                     /* a resumed cell measures only what it lacks; what it has stays */
-                    json_t *old = fb_result_cell(dj, c->axis[0].v[r], col);
+                    json_t *old = fb_result_cell_at(dj, c, &pt);
                     const char *todo[MAX_VARIANTS];
                     int n_todo = fb_result_cell_todo(old, p->variants, p->n_variants, todo);
                     if (n_todo == 0) continue;

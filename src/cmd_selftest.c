@@ -118,6 +118,8 @@ static fb_status check_case(fb_run_env *env, const fb_case *c, tally *t)
         for (int k = 0; k < n; k++) {
             fb_point p = {0};
             char shape[64];
+            /* a fixed symbol keeps its first value: the odd shapes are the displayed axes' */
+            for (int f = 0; f < c->n_fixed; f++) p.sym[c->fixed[f].sym] = c->fixed[f].v[0];
             if (c->n_axes > 1) {
                 p.sym[c->axis[0].sym] = shapes2[k][0];
                 p.sym[c->axis[1].sym] = shapes2[k][1];
@@ -143,6 +145,7 @@ static fb_status checker_selfcheck(fb_run_env *env, const fb_case *c, tally *t)
 {
     fb_point p = {0};
     for (int a = 0; a < c->n_axes; a++) p.sym[c->axis[a].sym] = a == 0 ? 3 : 61;
+    for (int f = 0; f < c->n_fixed; f++) p.sym[c->fixed[f].sym] = c->fixed[f].v[0];
     fb_shape shapes[FB_MAX_VALUES];
     FB_TRY(fb_program_shapes(c, &p, shapes));
     cudaStream_t st = env->ctx.stream;

@@ -255,7 +255,7 @@ static fb_status walk_grid(fb_export *x, const fb_printer *p, const fb_export_gr
     for (int r = 0; r < g->n_rows; r++)
         for (int c = 0; c < g->n_cols; c++) {
             fb_export_cell cell = {.r = r, .c = c, .row = cs->row_values[r], .col = cs->cols ? cs->col_values[c] : -1};
-            cell.cell = fb_rs_find_cell(g->dt, cell.row, cell.col);
+            cell.cell = fb_rs_find_cell_in(g->dt, g->grid, cell.row, cell.col);
             fill_cell(g, &cell);
             TRY(HOOK(p, cell, x, g, &cell));
         }
@@ -287,10 +287,15 @@ static fb_status walk(fb_export *x, const fb_printer *p)
             if (only && dt != only) continue;
             s = HOOK(p, begin_dtype, x, cs, dt);
             int n = s == FB_OK ? plan_grids(x, p->walk, cs, dt, grids) : 0;
-            for (int k = 0; k < n && s == FB_OK; k++) {
-                grids[k].index = index++;
-                s = walk_grid(x, p, &grids[k]);
-            }
+            /* each variant's grids: one per combination of the fixed values */
+            for (int k = 0; k < n && s == FB_OK; k++)
+                for (int gi = 0; gi < cs->n_grids && s == FB_OK; gi++) {
+                    fb_export_grid one = grids[k];
+                    one.grid = gi;
+                    fb_rs_grid_label(cs, gi, one.label, sizeof one.label);
+                    one.index = index++;
+                    s = walk_grid(x, p, &one);
+                }
             if (s == FB_OK) s = HOOK(p, end_dtype, x, cs, dt);
         }
         free(grids);
@@ -300,9 +305,22 @@ static fb_status walk(fb_export *x, const fb_printer *p)
     return HOOK(p, end_doc, x);
 }
 
+bool fb_export_has_fixed(const fb_export *x)
+{
+    for (int i = 0; i < x->doc->n_cases; i++)
+        if (x->doc->cases[i].n_fixed && case_selected(x->opts, &x->doc->cases[i])) return true;
+    return false;
+}
+
 fb_status fb_export_doc(FILE *out, const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p)
 {
     TRY(check_selection(doc, o, p));
+    /* svg, html and md --table do not yet tell a case's grids apart (by its fixed values) */
+    if (!p->splits_grids || o->table) {
+        char what[64];
+        snprintf(what, sizeof what, "export --format %s%s", p->name, o->table ? " --table" : "");
+        TRY(fb_rs_refuse_fixed(doc, o->case_name, what));
+    }
     fb_export x = {.out = out, .doc = doc, .opts = o};
     fb_status s = walk(&x, p);
     if (p->release) p->release(&x);

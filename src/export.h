@@ -89,6 +89,11 @@ typedef struct fb_export_grid {
     bool others;          /* the grid's case x dtype has grids of other variants too */
     int index;            /* 0, 1, ... over the whole export: unique ids */
     int n_rows, n_cols;   /* n_cols is 1 for a one-axis grid */
+    /* a case with fixed size symbols has one grid per combination of their values
+     * (fb_rs_case's n_grids) for each variant: which, and its label "K=1024" ("" for
+     * a case without fixed symbols, whose single grid is 0) */
+    int grid;
+    char label[128];
 } fb_export_grid;
 
 /* One grid point of a grid. */
@@ -120,6 +125,9 @@ typedef struct fb_export {
 typedef struct fb_printer {
     const char *name; /* the --format word */
     fb_export_walk walk;
+    /* Shows each grid of a case with fixed symbols apart (its label); a printer
+     * without it is refused such a case (exit 2) rather than mixing grids. */
+    bool splits_grids;
     fb_status (*begin_doc)(fb_export *x);
     fb_status (*begin_case)(fb_export *x, const fb_rs_case *cs);
     fb_status (*begin_dtype)(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype *dt);
@@ -192,6 +200,11 @@ extern const char *const fb_field_names[FB_N_FIELDS];
 /* The record of a measured cell (c->v != NULL) into f[FB_N_FIELDS]; strings point
  * into the doc. */
 void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field *f);
+/* Does the export walk a case with fixed size symbols? Then csv and json records
+ * carry one more field, FB_FIELD_FIXED ("K=1024", the grid's label; empty/null for
+ * a case without), after the others: files of cases without keep their columns. */
+bool fb_export_has_fixed(const fb_export *x);
+#define FB_FIELD_FIXED "fixed"
 
 /* Writing, with FB_E_IO reported once at the end: escapes for HTML/SVG text and
  * attributes (& < > " ' and C0 controls, which XML cannot hold even escaped). */

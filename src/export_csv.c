@@ -35,6 +35,7 @@ static fb_status begin_doc(fb_export *x)
         if (i) fputc(',', x->out);
         put_text(x->out, fb_field_names[i]);
     }
+    if (fb_export_has_fixed(x)) fputs("," FB_FIELD_FIXED, x->out);
     fputc('\n', x->out);
     return FB_OK;
 }
@@ -57,12 +58,17 @@ static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cel
             break;
         }
     }
+    if (fb_export_has_fixed(x)) {
+        fputc(',', x->out);
+        put_text(x->out, g->label);
+    }
     fputc('\n', x->out);
     return FB_OK;
 }
 
 const fb_printer fb_printer_csv = {
     .name = "csv",
+    .splits_grids = true,
     .walk = FB_WALK_MEASURED,
     .begin_doc = begin_doc,
     .cell = cell,

@@ -55,6 +55,9 @@ static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cel
         json_t *v = field_json(&f[i]);
         if (!v || json_object_set_new(rec, fb_field_names[i], v) != 0) goto nomem;
     }
+    if (fb_export_has_fixed(x) &&
+        json_object_set_new(rec, FB_FIELD_FIXED, g->label[0] ? json_string(g->label) : json_null()) != 0)
+        goto nomem;
     /* json only: the timing samples themselves (csv has no place for a list) */
     json_t *samples = c->v->n_samples ? json_array() : json_null();
     for (int i = 0; samples && i < c->v->n_samples; i++)
@@ -91,6 +94,7 @@ static void release(fb_export *x)
 
 const fb_printer fb_printer_json = {
     .name = "json",
+    .splits_grids = true,
     .walk = FB_WALK_MEASURED,
     .begin_doc = begin_doc,
     .cell = cell,

@@ -101,8 +101,10 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
     FILE *f = x->out;
     char a[NAME_MAX_MD], b[NAME_MAX_MD], c[NAME_MAX_MD], desc[3 * NAME_MAX_MD], esc[3 * NAME_MAX_MD];
     fb_export_describe(g, g->show, desc, sizeof desc);
-    fprintf(f, "### %s · %s · %s · %s\n\n", fb_md_escape(g->cs->name, a, sizeof a), fb_md_escape(g->dt->dtype, b, sizeof b),
-            fb_md_escape(g->doc->device_name ? g->doc->device_name : "unknown device", c, sizeof c),
+    char lab[NAME_MAX_MD];
+    /* a case with fixed symbols: the grid's values after the dtype, as run heads it */
+    fprintf(f, "### %s · %s%s%s · %s · %s\n\n", fb_md_escape(g->cs->name, a, sizeof a), fb_md_escape(g->dt->dtype, b, sizeof b),
+            g->label[0] ? " · " : "", fb_md_escape(g->label, lab, sizeof lab), fb_md_escape(g->doc->device_name ? g->doc->device_name : "unknown device", c, sizeof c),
             fb_md_escape(desc, esc, sizeof esc));
 
     /* widths: the label column left-aligned, value columns right-aligned, at least 3 dashes */
@@ -208,6 +210,7 @@ static void release(fb_export *x)
 
 const fb_printer fb_printer_md = {
     .name = "md",
+    .splits_grids = true,
     .walk = FB_WALK_SHOWN,
     .begin_doc = begin_doc,
     .begin_grid = begin_grid,

@@ -164,11 +164,9 @@ static fb_status apply_cell(replay *r, const json_t *line)
     if (!cs)
         return bad_line(r, "a cell of case '%s', which neither the result file nor a begin_case line before it has",
                         fb_clean(json_string_value(cname), q, sizeof q));
-    TRY(fb_result_check_cell(cell, json_object_get(cs, "cols") != NULL, r->label, "cell"));
+    TRY(fb_result_check_case_cell(cell, cs, r->label, "cell"));
     json_t *dj = fb_result_begin_dtype(cs, dt);
-    json_t *col = json_object_get(cell, "col");
-    json_t *old = fb_result_cell(dj, json_integer_value(json_object_get(cell, "row")),
-                                 json_is_integer(col) ? json_integer_value(col) : -1);
+    json_t *old = fb_result_cell_like(dj, cs, cell);
     fb_result_store_cell(dj, old, json_incref(cell));
     r->info->cells++;
     return FB_OK;
@@ -424,9 +422,7 @@ fb_status fb_journal_store_cell(fb_journal *j, json_t *case_obj, json_t *dtype_o
     if (!line) fb_error("%s: cannot write: out of host memory", fb_qpath(j->path));
     json_decref(line);
     /* in memory either way: the document written at the end has it even when its line is missing */
-    json_t *col = json_object_get(fresh, "col");
-    json_t *old = fb_result_cell(dtype_obj, json_integer_value(json_object_get(fresh, "row")),
-                                 json_is_integer(col) ? json_integer_value(col) : -1);
+    json_t *old = fb_result_cell_like(dtype_obj, case_obj, fresh);
     fb_result_store_cell(dtype_obj, old, fresh);
     return s;
 }

@@ -349,5 +349,43 @@ const char *fb_point_str(const fb_case *c, const fb_point *p, char *buf, size_t 
     for (int a = 0; a < c->n_axes && k < n; a++)
         k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", a ? " " : "", c->sym[c->axis[a].sym],
                               (long long)p->sym[c->axis[a].sym]);
+    for (int f = 0; f < c->n_fixed && k < n; f++)
+        k += (size_t)snprintf(buf + k, n - k, " %s=%lld", c->sym[c->fixed[f].sym], (long long)p->sym[c->fixed[f].sym]);
     return buf;
+}
+
+const char *fb_grid_label(const fb_case *c, const fb_point *p, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (n) buf[0] = 0;
+    for (int f = 0; f < c->n_fixed && k < n; f++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", f ? " " : "", c->sym[c->fixed[f].sym],
+                              (long long)p->sym[c->fixed[f].sym]);
+    return buf;
+}
+
+int fb_case_n_grids(const fb_case *c)
+{
+    int n = 1;
+    for (int f = 0; f < c->n_fixed; f++) n *= c->fixed[f].n;
+    return n;
+}
+
+int fb_case_n_points(const fb_case *c)
+{
+    return fb_case_n_grids(c) * c->axis[0].n * (c->n_axes > 1 ? c->axis[1].n : 1);
+}
+
+void fb_case_point(const fb_case *c, int i, fb_point *p)
+{
+    memset(p, 0, sizeof *p);
+    int nc = c->n_axes > 1 ? c->axis[1].n : 1;
+    if (c->n_axes > 1) p->sym[c->axis[1].sym] = c->axis[1].v[i % nc];
+    i /= nc;
+    p->sym[c->axis[0].sym] = c->axis[0].v[i % c->axis[0].n];
+    i /= c->axis[0].n;
+    for (int f = c->n_fixed - 1; f >= 0; f--) { /* the last fixed symbol varies fastest */
+        p->sym[c->fixed[f].sym] = c->fixed[f].v[i % c->fixed[f].n];
+        i /= c->fixed[f].n;
+    }
 }

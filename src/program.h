@@ -21,6 +21,7 @@ extern "C" {
 #define FB_MAX_OPERANDS 3
 #define FB_MAX_FUSED 16
 #define FB_MAX_GRID 64 /* values per grid axis */
+#define FB_MAX_GRIDS 64 /* grids per case: combinations of the fixed symbols' values */
 
 typedef enum fb_init {
     FB_INIT_NORMAL,   /* N(0, 1)                     */
@@ -103,6 +104,11 @@ typedef struct fb_case {
 
     int n_axes;        /* 1 or 2: axis[0] is the grid's rows, axis[1] its columns */
     fb_axis axis[2];
+    /* The case file's "fixed": every other size symbol, with the values it takes;
+     * each combination of them is one grid of axis[0] x axis[1] (the first fixed
+     * symbol varies slowest). n_fixed 0: one grid, as before fixed symbols. */
+    int n_fixed;
+    fb_axis fixed[FB_MAX_SYMS];
 
     fb_tol tol[FB_NDTYPES]; /* defaults filled in by the loader when the file is silent */
 } fb_case;
@@ -112,8 +118,20 @@ typedef struct fb_point {
     int64_t sym[FB_MAX_SYMS];
 } fb_point;
 
-/* "dim0=128 dim1=256": the grid axes' values at a point; returns buf. */
+/* "dim0=128 dim1=256": the grid axes' values at a point, then the fixed
+ * symbols' ("M=128 N=256 K=1024"); returns buf. */
 const char *fb_point_str(const fb_case *c, const fb_point *p, char *buf, size_t n);
+
+/* The grid a point belongs to, by its fixed symbols: "K=1024 B=2", or "" for a
+ * case without fixed symbols; returns buf. */
+const char *fb_grid_label(const fb_case *c, const fb_point *p, char *buf, size_t n);
+
+/* Grid points in run order: grid by grid (the fixed symbols' combinations, the
+ * first fixed symbol slowest), row by row, column by column. fb_case_n_points
+ * counts them; fb_case_point writes point i (0 <= i < n) with every symbol set. */
+int fb_case_n_grids(const fb_case *c);
+int fb_case_n_points(const fb_case *c);
+void fb_case_point(const fb_case *c, int i, fb_point *p);
 
 /* Concrete shapes of every value at a point. Fails with FB_E_CASE and a message
  * naming the node (e.g. "program[1].in: shapes [4, 8] and [3] do not broadcast")

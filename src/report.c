@@ -312,13 +312,15 @@ static int64_t label_value(json_t *v)
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : (int64_t)json_number_value(v);
 }
 
-static void print_header(FILE *f, json_t *root, const char *case_name, const char *dtype,
+/* `label`: the grid's fixed values ("K=1024"), after the dtype; "" for a case
+ * without fixed symbols, whose header is as it always was. */
+static void print_header(FILE *f, json_t *root, const char *case_name, const char *dtype, const char *label,
                          const char *variant, const char *baseline, fb_show show)
 {
     const char *dev = json_string_value(json_object_get(json_object_get(root, "device"), "name"));
     char desc[1024];
-    fprintf(f, "%s · %s · %s · %s\n", case_name, dtype, dev ? dev : "unknown device",
-            fb_show_describe(show, variant, baseline, desc, sizeof desc));
+    fprintf(f, "%s · %s%s%s · %s · %s\n", case_name, dtype, label[0] ? " · " : "", label,
+            dev ? dev : "unknown device", fb_show_describe(show, variant, baseline, desc, sizeof desc));
 }
 
 /* Prints the table once every entry is formatted. heads[c] is the header of
@@ -416,22 +418,32 @@ fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const cha
         for (size_t c = 0; c < ncols; c++) format_label(heads[c], json_array_get(col_values, c));
     else
         snprintf(heads[0], ENTRY_MAX, "%s", fb_show_modes[show].heading);
-    int throttled = 0;
-    for (size_t r = 0; r < nrows; r++) {
-        json_t *rv = json_array_get(row_values, r);
-        format_label(row_labels[r], rv);
-        for (size_t c = 0; c < ncols; c++) {
-            int64_t col = cols_name ? label_value(json_array_get(col_values, c)) : -1;
-            json_t *cell = fb_result_cell(dt, label_value(rv), col);
-            bool thr;
-            format_cell(entries[r * ncols + c], cell, variant, baseline, show, &thr);
-            throttled += thr;
+    /* one grid per combination of the fixed symbols' values, each of its own
+     * cells (a cell is its row, column and fixed values); one grid without them */
+    size_t n_grids = fb_result_n_grids(cs);
+    for (size_t g = 0; g < n_grids; g++) {
+        json_t *fixed = fb_result_grid_fixed(cs, g);
+        char label[256];
+        fb_result_fixed_label(fixed, label, sizeof label);
+        int throttled = 0;
+        for (size_t r = 0; r < nrows; r++) {
+            json_t *rv = json_array_get(row_values, r);
+            format_label(row_labels[r], rv);
+            for (size_t c = 0; c < ncols; c++) {
+                int64_t col = cols_name ? label_value(json_array_get(col_values, c)) : -1;
+                json_t *cell = fb_result_cell_fixed(dt, label_value(rv), col, fixed);
+                bool thr;
+                format_cell(entries[r * ncols + c], cell, variant, baseline, show, &thr);
+                throttled += thr;
+            }
         }
-    }
+        json_decref(fixed);
 
-    print_header(f, root, case_name, dtype, variant, baseline, show);
-    print_table(f, corner, row_labels, nrows, heads, ncols, entries,
-                throttled ? FB_THROTTLE_NOTE : NULL);
+        print_header(f, root, case_name, dtype, label, variant, baseline, show);
+        print_table(f, corner, row_labels, nrows, heads, ncols, entries,
+                    throttled ? FB_THROTTLE_NOTE : NULL);
+    }
+    /* the footer (the kernels' names) is of the dtype's every cell: once */
     if (fb_show_modes[show].footer) fb_show_modes[show].footer(f, dt, variant);
     free(row_labels);
     free(heads);

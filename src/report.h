@@ -97,7 +97,11 @@ void fb_format_count(double value, char *buf, size_t n);
  *   "312.5%"  ok;  "OOM" variant or baseline out of memory;  "FAIL" failed its check;
  *   "ERR" runtime error;  "-" skipped or not measured;  "312.5%!" measured in a
  *   throttled cell (clocks.h), with a line under the grid saying so.
- * Header line: "softmax · float32 · <device> · softmax.fused vs eager (t_eager / t_softmax.fused)". */
+ * Header line: "softmax · float32 · <device> · softmax.fused vs eager (t_eager / t_softmax.fused)".
+ * A case with fixed size symbols prints one such grid per combination of their
+ * values (the first slowest), each of its own cells and headed with it after
+ * the dtype: "mm · float32 · K=1024 · <device> · ..."; a mode's footer (the
+ * kernels' names) once, after the last. */
 fb_status fb_report_grid(FILE *f, json_t *root, const char *case_name, const char *dtype,
                          const char *variant, const char *baseline, fb_show show);
 

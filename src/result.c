@@ -424,14 +424,116 @@ static bool json_equals_int(const json_t *v, int64_t want)
 
 json_t *fb_result_cell(json_t *dtype_obj, int64_t row, int64_t col)
 {
+    return fb_result_cell_fixed(dtype_obj, row, col, NULL);
+}
+
+/* Does `cell` hold, in its "point", every symbol -> value of `fixed`? */
+static bool fixed_match(const json_t *cell, const json_t *fixed)
+{
+    const json_t *pt = json_object_get(cell, "point");
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)fixed, k, v) if (!json_equal(json_object_get(pt, k), v)) return false;
+    return true;
+}
+
+json_t *fb_result_cell_fixed(json_t *dtype_obj, int64_t row, int64_t col, const json_t *fixed)
+{
     size_t i;
     json_t *cell;
     json_array_foreach(json_object_get(dtype_obj, "cells"), i, cell) {
         if (!json_equals_int(json_object_get(cell, "row"), row)) continue;
         json_t *c = json_object_get(cell, "col");
-        if (col == -1 ? (c == NULL || json_is_null(c)) : json_equals_int(c, col)) return cell;
+        if (!(col == -1 ? (c == NULL || json_is_null(c)) : json_equals_int(c, col))) continue;
+        if (!fixed || fixed_match(cell, fixed)) return cell;
     }
     return NULL;
+}
+
+json_t *fb_result_cell_fixed_of(const json_t *case_obj, const json_t *cell)
+{
+    const json_t *fx = json_object_get(case_obj, "fixed");
+    if (!json_is_object(fx)) return NULL;
+    const json_t *pt = json_object_get(cell, "point");
+    json_t *out = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)fx, k, v) {
+        json_t *pv = json_object_get(pt, k);
+        json_object_set_new(out, k, pv ? json_incref(pv) : json_null());
+    }
+    return out;
+}
+
+json_t *fb_result_cell_like(json_t *dtype_obj, const json_t *case_obj, const json_t *cell)
+{
+    json_t *fx = fb_result_cell_fixed_of(case_obj, cell);
+    const json_t *col = json_object_get(cell, "col");
+    json_t *out = fb_result_cell_fixed(dtype_obj, json_integer_value(json_object_get(cell, "row")),
+                                       json_is_integer(col) ? json_integer_value(col) : -1, fx);
+    json_decref(fx);
+    return out;
+}
+
+json_t *fb_result_cell_at(json_t *dtype_obj, const fb_case *c, const fb_point *p)
+{
+    json_t *fx = NULL;
+    if (c->n_fixed) {
+        fx = json_object();
+        for (int f = 0; f < c->n_fixed; f++)
+            json_object_set_new(fx, c->sym[c->fixed[f].sym], json_integer(p->sym[c->fixed[f].sym]));
+    }
+    json_t *out = fb_result_cell_fixed(dtype_obj, p->sym[c->axis[0].sym], c->n_axes > 1 ? p->sym[c->axis[1].sym] : -1, fx);
+    json_decref(fx);
+    return out;
+}
+
+size_t fb_result_n_grids(const json_t *case_obj)
+{
+    size_t n = 1;
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(case_obj, "fixed"), k, v) n *= json_array_size(v);
+    return n;
+}
+
+json_t *fb_result_grid_fixed(const json_t *case_obj, size_t g)
+{
+    const json_t *fx = json_object_get(case_obj, "fixed");
+    if (!json_is_object(fx) || json_object_size(fx) == 0) return NULL;
+    size_t nf = json_object_size(fx), i = 0;
+    const char *keys[FB_MAX_SYMS];
+    json_t *vals[FB_MAX_SYMS];
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)fx, k, v) if (i < FB_MAX_SYMS) keys[i] = k, vals[i++] = v;
+    if (i < nf) nf = i;
+    /* the last symbol varies fastest: peel the index from the back */
+    json_t *idx[FB_MAX_SYMS];
+    for (size_t f = nf; f-- > 0;) {
+        size_t n = json_array_size(vals[f]);
+        idx[f] = n ? json_array_get(vals[f], g % n) : json_null();
+        g = n ? g / n : g;
+    }
+    json_t *out = json_object();
+    for (size_t f = 0; f < nf; f++) json_object_set(out, keys[f], idx[f]);
+    return out;
+}
+
+const char *fb_result_fixed_label(const json_t *fixed, char *buf, size_t n)
+{
+    size_t used = 0;
+    const char *k;
+    json_t *v;
+    if (n) buf[0] = 0;
+    json_object_foreach((json_t *)fixed, k, v) {
+        if (used >= n) break;
+        int w = json_is_integer(v) ? snprintf(buf + used, n - used, "%s%s=%lld", used ? " " : "", k,
+                                              (long long)json_integer_value(v))
+                                   : snprintf(buf + used, n - used, "%s%s=?", used ? " " : "", k);
+        if (w > 0) used += (size_t)w;
+    }
+    return buf;
 }
 
 /* ---- resuming ------------------------------------------------------------ */
@@ -465,6 +567,24 @@ fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *
                  fb_qpath(path), c->name, there, fb_qpath(c->path), here);
         return FB_E_USAGE;
     }
+    /* the same symbols fixed (their values may differ: a resumed run adds grids) */
+    const json_t *fx = json_object_get(cs, "fixed");
+    bool same_fixed = (int)json_object_size(fx) == c->n_fixed;
+    for (int f = 0; f < c->n_fixed && same_fixed; f++) same_fixed = json_object_get(fx, c->sym[c->fixed[f].sym]) != NULL;
+    if (!same_fixed) {
+        char there[FB_MAX_SYMS * (FB_NAME_MAX + 2) + 8] = "none", here[sizeof there] = "none";
+        size_t k = 0;
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)fx, key, v) k += (size_t)snprintf(there + k, sizeof there - k, "%s%s", k ? ", " : "", key);
+        k = 0;
+        for (int f = 0; f < c->n_fixed; f++)
+            k += (size_t)snprintf(here + k, sizeof here - k, "%s%s", k ? ", " : "", c->sym[c->fixed[f].sym]);
+        fb_error("%s: its case '%s' fixes the symbols %s, but %s fixes %s: another case under the same name; "
+                 "resume into another result file, or rename the case",
+                 fb_qpath(path), c->name, there, fb_qpath(c->path), here);
+        return FB_E_USAGE;
+    }
     /* Every cell the file holds for this case must describe this program. Bytes
      * and FLOPs are derived from it, so a program that reads or computes
      * anything differently is caught (one with the same counts is not). */
@@ -477,7 +597,10 @@ fb_status fb_result_check_resume(json_t *root, const char *path, const fb_case *
             fb_point pt = {0};
             pt.sym[c->axis[0].sym] = (int64_t)json_integer_value(json_object_get(cell, "row"));
             if (c->n_axes > 1) pt.sym[c->axis[1].sym] = (int64_t)json_integer_value(json_object_get(cell, "col"));
-            char pts[128];
+            const json_t *cpt = json_object_get(cell, "point"); /* the validator made sure it has them */
+            for (int f = 0; f < c->n_fixed; f++)
+                pt.sym[c->fixed[f].sym] = (int64_t)json_integer_value(json_object_get(cpt, c->sym[c->fixed[f].sym]));
+            char pts[FB_MAX_SYMS * (FB_NAME_MAX + 24)];
             fb_point_str(c, &pt, pts, sizeof pts);
             fb_shape shapes[FB_MAX_VALUES];
             fb_costs costs;
@@ -584,6 +707,14 @@ json_t *fb_result_begin_case(json_t *root, const fb_case *c, const char *const *
     json_object_set_new(cs, "row_values", merged_values(json_object_get(cs, "row_values"), &c->axis[0]));
     if (c->n_axes > 1)
         json_object_set_new(cs, "col_values", merged_values(json_object_get(cs, "col_values"), &c->axis[1]));
+    if (c->n_fixed) { /* {"K": [1024, 4096]}: one grid per combination; widened as the axes are */
+        json_t *had = json_object_get(cs, "fixed"), *fx = json_object();
+        for (int f = 0; f < c->n_fixed; f++) {
+            const char *sym = c->sym[c->fixed[f].sym];
+            json_object_set_new(fx, sym, merged_values(json_object_get(had, sym), &c->fixed[f]));
+        }
+        json_object_set_new(cs, "fixed", fx);
+    }
 
     /* the variants measured before stay listed: their numbers are still in the cells */
     json_t *vars = json_object_get(cs, "variants");

@@ -25,6 +25,10 @@
  *     {"name": "softmax", "summary": "...", "file": "cases/softmax.json",
  *      "rows": "dim0", "cols": "dim1",            (cols absent for a 1-axis grid)
  *      "row_values": [...], "col_values": [...],  (unique integers; a resumed run adds its own)
+ *      "fixed": {"K": [1024, 4096]},             (only for a case with fixed symbols: their
+ *                                  values, unique integers; one grid per combination; every cell
+ *                                  then has a "point" holding each, and a cell is (row, col and
+ *                                  those values); absent in older files and 2-symbol cases)
  *      "variants": ["eager", "softmax.fused"], "baseline": "eager",
  *      "dtypes": [
  *        {"dtype": "float32",                      (canonical names, each once per case)
@@ -122,6 +126,9 @@ fb_status fb_result_check(const json_t *doc, const char *path);
  * (journal lines): messages read "PATH: WHERE.key: ...". */
 fb_status fb_result_check_case(const json_t *case_obj, const char *path, const char *where);
 fb_status fb_result_check_cell(const json_t *cell, bool two_axes, const char *path, const char *where);
+/* The same for a cell of the (checked) case object `case_obj`: its axes, and, for a
+ * case with "fixed" symbols, a "point" holding each of them. */
+fb_status fb_result_check_case_cell(const json_t *cell, const json_t *case_obj, const char *path, const char *where);
 /* Best effort: makes a rename or a new file in PATH's directory durable (fsync
  * of the directory). */
 void fb_result_sync_dir(const char *path);
@@ -151,7 +158,29 @@ json_t *fb_result_shapes_json(const fb_case *c, const fb_shape *shapes);
 /* Lookups used by report/resume: NULL when absent. */
 json_t *fb_result_case(json_t *root, const char *case_name);
 json_t *fb_result_dtype(json_t *case_obj, const char *dtype);
+/* fb_result_cell: the first cell at (row, col) (col -1 for a one-axis case);
+ * enough for a case without fixed symbols. With them a cell is (row, col and
+ * every fixed symbol's value in its "point"): fb_result_cell_fixed takes those
+ * as an object {"K": 1024} (NULL: any), fb_result_cell_like finds the cell at
+ * the point of another (of the case `case_obj`, from another file or the
+ * journal), fb_result_cell_at the cell at a point of a run of `c`.
+ * fb_result_cell_fixed_of: a cell's {"K": 1024} under case_obj's "fixed" (a new
+ * reference), NULL when the case has none. */
 json_t *fb_result_cell(json_t *dtype_obj, int64_t row, int64_t col);
+json_t *fb_result_cell_fixed(json_t *dtype_obj, int64_t row, int64_t col, const json_t *fixed);
+json_t *fb_result_cell_like(json_t *dtype_obj, const json_t *case_obj, const json_t *cell);
+json_t *fb_result_cell_at(json_t *dtype_obj, const fb_case *c, const fb_point *p);
+json_t *fb_result_cell_fixed_of(const json_t *case_obj, const json_t *cell);
+
+/* The grids of a case object: one per combination of its "fixed" values (the
+ * first fixed symbol slowest, as a run walks them), 1 when it has none.
+ * fb_result_grid_fixed: grid g's {"K": 1024} (a new reference, for
+ * fb_result_cell_fixed), NULL for a case without fixed symbols.
+ * fb_result_fixed_label: "K=1024 B=2" of such an object ("" for NULL), as
+ * fb_grid_label writes a run's; returns buf. */
+size_t fb_result_n_grids(const json_t *case_obj);
+json_t *fb_result_grid_fixed(const json_t *case_obj, size_t g);
+const char *fb_result_fixed_label(const json_t *fixed, char *buf, size_t n);
 
 /* ---- resuming: a resumed run only ever adds to the file ---- */
 

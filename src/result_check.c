@@ -434,7 +434,8 @@ static fb_status check_shapes(const char *path, const json_t *cell, const char *
 
 /* ---- cells ---------------------------------------------------------------------- */
 
-static fb_status check_cell(const char *path, const char *where, const json_t *cell, bool two_axes)
+/* `fixed`: the case's "fixed" object ({"K": [1024, 4096]}), or NULL. */
+static fb_status check_cell(const char *path, const char *where, const json_t *cell, bool two_axes, const json_t *fixed)
 {
     TRY(expect(path, where, cell, K_OBJECT));
     TRY(grid_field(path, cell, where, "row"));
@@ -462,6 +463,20 @@ static fb_status check_cell(const char *path, const char *where, const json_t *c
             TRY(expect(path, w, v, K_INTEGER));
         }
     }
+    if (fixed) { /* a cell is (row, col, the fixed symbols' values): its point must say them */
+        if (!point) {
+            at_key(w, where, "point");
+            return fail(path, w, "missing; the case has fixed symbols, so a cell's point names their values");
+        }
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)fixed, key, v) {
+            if (json_object_get(point, key)) continue;
+            char q[96];
+            at_key(w, where, "point");
+            return fail(path, w, "no value for the fixed symbol '%s'", fb_clean(key, q, sizeof q));
+        }
+    }
     TRY(check_shapes(path, cell, where));
     TRY(field(path, cell, where, "ideal_bytes", K_NUMBER, false, NULL));
     TRY(field(path, cell, where, "flops", K_NUMBER, false, NULL));
@@ -486,28 +501,57 @@ static fb_status check_cell(const char *path, const char *where, const json_t *c
     return FB_OK;
 }
 
-static fb_status check_cells(const char *path, const char *where, const json_t *cells, bool two_axes)
+/* "K=1024 B=2": a cell's fixed symbols' values (malloc'ed), "" without fixed symbols */
+static char *fixed_text(const json_t *cell, const json_t *fixed)
+{
+    size_t cap = 1 + json_object_size(fixed) * (FB_NAME_MAX + 24), k = 0;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    t[0] = 0;
+    const char *key;
+    json_t *v;
+    const json_t *pt = json_object_get(cell, "point");
+    json_object_foreach((json_t *)fixed, key, v) k += (size_t)snprintf(
+        t + k, cap - k, "%s%.*s=%lld", k ? " " : "", FB_NAME_MAX - 1, key,
+        (long long)json_integer_value(json_object_get(pt, key)));
+    return t;
+}
+
+static fb_status check_cells(const char *path, const char *where, const json_t *cells, bool two_axes,
+                             const json_t *fixed)
 {
     size_t n = json_array_size(cells), i;
     json_t *cell;
     char w[WHERE_MAX];
     json_array_foreach(cells, i, cell) {
         at_index(w, where, i);
-        TRY(check_cell(path, w, cell, two_axes));
+        TRY(check_cell(path, w, cell, two_axes, fixed));
     }
     item_key *k = new_keys(n, path);
     if (!k) return FB_E_NOMEM;
+    char **texts = fixed ? calloc(n ? n : 1, sizeof *texts) : NULL;
+    if (fixed && !texts) {
+        free(k);
+        fb_error("%s: out of host memory checking the file", fb_qpath(path));
+        return FB_E_NOMEM;
+    }
+    fb_status s = FB_OK;
     json_array_foreach(cells, i, cell) {
         json_t *col = json_object_get(cell, "col");
-        k[i] = (item_key){NULL, (int64_t)json_integer_value(json_object_get(cell, "row")),
+        if (fixed && !(texts[i] = fixed_text(cell, fixed))) s = FB_E_NOMEM;
+        k[i] = (item_key){fixed ? (texts[i] ? texts[i] : "") : NULL, (int64_t)json_integer_value(json_object_get(cell, "row")),
                           json_is_integer(col) ? (int64_t)json_integer_value(col) : -1, i};
     }
     size_t first, second;
-    fb_status s = FB_OK;
-    if (first_repeat(k, n, &first, &second)) {
+    if (s) fb_error("%s: out of host memory checking the file", fb_qpath(path));
+    else if (first_repeat(k, n, &first, &second)) {
         json_t *c = json_array_get(cells, second);
         at_index(w, where, second);
-        if (two_axes)
+        if (fixed)
+            s = fail(path, w, "a second cell for row %lld, col %lld, %s (the first is %s[%zu])",
+                     (long long)json_integer_value(json_object_get(c, "row")),
+                     (long long)json_integer_value(json_object_get(c, "col")), texts[second], where, first);
+        else if (two_axes)
             s = fail(path, w, "a second cell for row %lld, col %lld (the first is %s[%zu])",
                      (long long)json_integer_value(json_object_get(c, "row")),
                      (long long)json_integer_value(json_object_get(c, "col")), where, first);
@@ -515,13 +559,17 @@ static fb_status check_cells(const char *path, const char *where, const json_t *
             s = fail(path, w, "a second cell for row %lld (the first is %s[%zu])",
                      (long long)json_integer_value(json_object_get(c, "row")), where, first);
     }
+    if (texts)
+        for (size_t t = 0; t < n; t++) free(texts[t]);
+    free(texts);
     free(k);
     return s;
 }
 
 /* ---- cases -------------------------------------------------------------------------- */
 
-static fb_status check_dtypes(const char *path, const char *where, const json_t *dtypes, bool two_axes)
+static fb_status check_dtypes(const char *path, const char *where, const json_t *dtypes, bool two_axes,
+                              const json_t *fixed)
 {
     size_t i;
     json_t *dt;
@@ -547,7 +595,7 @@ static fb_status check_dtypes(const char *path, const char *where, const json_t 
         json_t *cells;
         TRY(field(path, dt, w, "cells", K_ARRAY, true, &cells));
         at_key(wk, w, "cells");
-        TRY(check_cells(path, wk, cells, two_axes));
+        TRY(check_cells(path, wk, cells, two_axes, fixed));
     }
     return FB_OK;
 }
@@ -575,6 +623,26 @@ static fb_status check_case(const char *path, const char *where, const json_t *c
         return fail(path, w, "present, but the case has no 'cols'");
     }
 
+    /* "fixed": {"K": [1024, 4096]}: symbols beside rows and cols, each with its values */
+    json_t *fixed;
+    TRY(field(path, cs, where, "fixed", K_OBJECT, false, &fixed));
+    if (fixed) {
+        char wf[WHERE_MAX];
+        at_key(w, where, "fixed");
+        if (json_object_size(fixed) == 0) return fail(path, w, "no symbols; a case without fixed symbols has no 'fixed'");
+        const char *key;
+        json_t *fv;
+        json_object_foreach(fixed, key, fv) {
+            char q[96];
+            if (!key[0]) return fail(path, w, "a symbol with an empty name");
+            at_key(wf, w, key);
+            if (!strcmp(key, json_string_value(rows)) || (cols && !strcmp(key, json_string_value(cols))))
+                return fail(path, wf, "'%s' is a grid axis too", fb_clean(key, q, sizeof q));
+            TRY(expect(path, wf, fv, K_ARRAY));
+            TRY(check_value_list(path, wf, fv));
+        }
+    }
+
     json_t *vars, *base;
     TRY(field(path, cs, where, "variants", K_ARRAY, true, &vars));
     at_key(w, where, "variants");
@@ -593,7 +661,7 @@ static fb_status check_case(const char *path, const char *where, const json_t *c
     json_t *dtypes;
     TRY(field(path, cs, where, "dtypes", K_ARRAY, true, &dtypes));
     at_key(w, where, "dtypes");
-    return check_dtypes(path, w, dtypes, cols != NULL);
+    return check_dtypes(path, w, dtypes, cols != NULL, fixed);
 }
 
 fb_status fb_result_check_case(const json_t *case_obj, const char *path, const char *where)
@@ -603,7 +671,13 @@ fb_status fb_result_check_case(const json_t *case_obj, const char *path, const c
 
 fb_status fb_result_check_cell(const json_t *cell, bool two_axes, const char *path, const char *where)
 {
-    return check_cell(path, where, cell, two_axes);
+    return check_cell(path, where, cell, two_axes, NULL);
+}
+
+fb_status fb_result_check_case_cell(const json_t *cell, const json_t *case_obj, const char *path, const char *where)
+{
+    const json_t *fixed = json_object_get(case_obj, "fixed");
+    return check_cell(path, where, cell, json_object_get(case_obj, "cols") != NULL, json_is_object(fixed) ? fixed : NULL);
 }
 
 fb_status fb_result_check(const json_t *doc, const char *path)

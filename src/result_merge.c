@@ -77,13 +77,42 @@ static void cell_str(const json_t *cs, const json_t *cell, char *buf, size_t n)
                  (long long)json_integer_value(json_object_get(cell, "col")));
     else
         snprintf(buf, n, "%s=%lld", fb_clean(rows, a, sizeof a), (long long)json_integer_value(json_object_get(cell, "row")));
+    size_t k = strlen(buf);
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(cs, "fixed"), key, v) /* "M=128 N=256 K=1024" */
+        k += (size_t)snprintf(buf + k, n > k ? n - k : 0, " %s=%lld", fb_clean(key, a, sizeof a),
+                              (long long)json_integer_value(json_object_get(json_object_get(cell, "point"), key)));
 }
 
-static json_t *same_cell(json_t *dtype_obj, const json_t *cell)
+/* The cell of dtype_obj (of case_obj) at `cell`'s point: row, col and, for a
+ * case with fixed symbols, their values (both files' cases fix the same ones). */
+static json_t *same_cell(json_t *dtype_obj, const json_t *case_obj, const json_t *cell)
 {
-    const json_t *col = json_object_get(cell, "col");
-    return fb_result_cell(dtype_obj, json_integer_value(json_object_get(cell, "row")),
-                          json_is_integer(col) ? json_integer_value(col) : -1);
+    return fb_result_cell_like(dtype_obj, case_obj, cell);
+}
+
+/* The names of a case's fixed symbols, ", "-joined ("none" without). */
+static void fixed_names(const json_t *cs, char *buf, size_t n)
+{
+    size_t k = 0;
+    const char *key;
+    json_t *v;
+    snprintf(buf, n, "none");
+    json_object_foreach(json_object_get(cs, "fixed"), key, v) {
+        char q[96];
+        k += (size_t)snprintf(buf + k, n > k ? n - k : 0, "%s%s", k ? ", " : "", fb_clean(key, q, sizeof q));
+    }
+}
+
+static bool same_fixed(const json_t *ca, const json_t *cb)
+{
+    const json_t *a = json_object_get(ca, "fixed"), *b = json_object_get(cb, "fixed");
+    if (json_object_size(a) != json_object_size(b)) return false;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)b, key, v) if (!json_object_get(a, key)) return false;
+    return true;
 }
 
 /* The first cell of any dtype that has a "point". */
@@ -144,13 +173,20 @@ static fb_status check_case(const json_t *ca, const char *pa, const json_t *cb, 
                  fb_qpath(pb), fb_qpath(pa), name, gb, fb_qpath(pb), ga, fb_qpath(pa));
         return FB_E_USAGE;
     }
-    /* the sizes that are not grid axes are the program's constants */
+    if (!same_fixed(ca, cb)) {
+        fixed_names(ca, ga, sizeof ga);
+        fixed_names(cb, gb, sizeof gb);
+        fb_error("%s and %s hold two programs under the case name '%s': its fixed symbols are %s in %s but %s in %s",
+                 fb_qpath(pb), fb_qpath(pa), name, gb, fb_qpath(pb), ga, fb_qpath(pa));
+        return FB_E_USAGE;
+    }
+    /* the sizes that are not grid axes (nor fixed symbols) are the program's constants */
     const json_t *pta = some_point(ca), *ptb = some_point(cb);
     const char *key;
     json_t *v;
     const char *rows = str_at(ca, "rows"), *cols = str_at(ca, "cols");
     json_object_foreach((json_t *)ptb, key, v) {
-        if (same_str(key, rows) || same_str(key, cols)) continue;
+        if (same_str(key, rows) || same_str(key, cols) || json_object_get(json_object_get(ca, "fixed"), key)) continue;
         const json_t *w = json_object_get(pta, key);
         if (!pta || (w && json_equal(v, w))) continue;
         char k[96];
@@ -166,7 +202,7 @@ static fb_status check_case(const json_t *ca, const char *pa, const json_t *cb, 
         json_t *dta = fb_result_dtype((json_t *)ca, dname);
         if (!dta) continue;
         json_array_foreach(json_object_get(dtb, "cells"), j, cell) {
-            json_t *other = same_cell(dta, cell);
+            json_t *other = same_cell(dta, ca, cell);
             if (!other) continue;
             cell_str(cb, cell, where, sizeof where);
             static const char *const keys[] = {"ideal_bytes", "flops"};
@@ -263,6 +299,9 @@ static void merge_case(json_t *ca, const json_t *cb)
 {
     widen_values(ca, cb, "row_values");
     widen_values(ca, cb, "col_values");
+    const char *key;
+    json_t *fv;
+    json_object_foreach(json_object_get(ca, "fixed"), key, fv) widen_values(json_object_get(ca, "fixed"), json_object_get(cb, "fixed"), key);
     json_t *vars = json_object_get(ca, "variants");
     size_t i, j;
     json_t *v, *dtb, *cell;
@@ -274,7 +313,7 @@ static void merge_case(json_t *ca, const json_t *cb)
             continue;
         }
         json_array_foreach(json_object_get(dtb, "cells"), j, cell)
-            fb_result_store_cell(dta, same_cell(dta, cell), json_deep_copy(cell));
+            fb_result_store_cell(dta, same_cell(dta, ca, cell), json_deep_copy(cell));
     }
 }
 

@@ -189,6 +189,18 @@ static fb_status read_cell(const char *path, const char *where, const fb_rs_case
 {
     c->row = int_at(j, "row");
     c->col = cs->cols ? int_at(j, "col") : -1;
+    if (cs->n_fixed) { /* its fixed values, and the grid they make (first symbol slowest) */
+        c->fixed = calloc((size_t)cs->n_fixed, sizeof *c->fixed);
+        if (!c->fixed) return no_memory(path);
+        const json_t *pt = json_object_get(j, "point");
+        for (int f = 0; f < cs->n_fixed && c->grid >= 0; f++) {
+            const fb_rs_fixed *fx = &cs->fixed[f];
+            c->fixed[f] = int_at(pt, fx->name);
+            int k = 0;
+            while (k < fx->n_values && fx->values[k] != c->fixed[f]) k++;
+            c->grid = k < fx->n_values ? c->grid * fx->n_values + k : -1;
+        }
+    }
     c->ideal_bytes = num_at(j, "ideal_bytes");
     c->flops = num_at(j, "flops");
     const json_t *clocks = json_object_get(j, "clocks");
@@ -253,13 +265,15 @@ static void free_cell(fb_rs_cell *c)
     for (int i = 0; i < c->n_variants; i++) free_measurement(&c->variants[i]);
     free(c->variants);
     free(c->shapes);
+    free(c->fixed);
 }
 
 /* For the sort of by_point: qsort has no context argument in C11. */
 static const fb_rs_cell *sort_cells;
 
-static int cmp_point(int64_t ar, int64_t ac, int64_t br, int64_t bc)
+static int cmp_point(int ag, int64_t ar, int64_t ac, int bg, int64_t br, int64_t bc)
 {
+    if (ag != bg) return ag < bg ? -1 : 1;
     if (ar != br) return ar < br ? -1 : 1;
     if (ac != bc) return ac < bc ? -1 : 1;
     return 0;
@@ -268,7 +282,7 @@ static int cmp_point(int64_t ar, int64_t ac, int64_t br, int64_t bc)
 static int cmp_by_point(const void *a, const void *b)
 {
     const fb_rs_cell *x = &sort_cells[*(const int *)a], *y = &sort_cells[*(const int *)b];
-    return cmp_point(x->row, x->col, y->row, y->col);
+    return cmp_point(x->grid, x->row, x->col, y->grid, y->row, y->col);
 }
 
 static fb_status read_dtype(const char *path, const char *where, const fb_rs_case *cs, const json_t *j,
@@ -317,6 +331,21 @@ static fb_status read_values(const char *path, const json_t *arr, int64_t **out,
 
 static fb_status read_case(const char *path, size_t index, const json_t *j, fb_rs_case *c)
 {
+    c->n_grids = 1;
+    const json_t *fixed = json_object_get(j, "fixed");
+    if (json_object_size(fixed)) {
+        c->fixed = calloc(json_object_size(fixed), sizeof *c->fixed);
+        if (!c->fixed) return no_memory(path);
+        const char *key;
+        json_t *vals;
+        json_object_foreach((json_t *)fixed, key, vals) {
+            fb_rs_fixed *fx = &c->fixed[c->n_fixed++];
+            fx->name = key;
+            fb_status s = read_values(path, vals, &fx->values, &fx->n_values);
+            if (s != FB_OK) return s;
+            c->n_grids *= fx->n_values;
+        }
+    }
     c->name = str_at(j, "name");
     c->summary = str_at(j, "summary");
     c->file = str_at(j, "file");
@@ -358,6 +387,8 @@ static void free_case(fb_rs_case *c)
     free(c->variants);
     free(c->row_values);
     free(c->col_values);
+    for (int f = 0; f < c->n_fixed; f++) free(c->fixed[f].values);
+    free(c->fixed);
 }
 
 /* ---- the document ----------------------------------------------------------------------- */
@@ -462,17 +493,53 @@ const fb_rs_variant *fb_rs_find_variant(const fb_rs_cell *c, const char *name)
 
 const fb_rs_cell *fb_rs_find_cell(const fb_rs_dtype *d, int64_t row, int64_t col)
 {
+    return fb_rs_find_cell_in(d, 0, row, col);
+}
+
+const fb_rs_cell *fb_rs_find_cell_in(const fb_rs_dtype *d, int grid, int64_t row, int64_t col)
+{
     if (!d) return NULL;
     int lo = 0, hi = d->n_cells - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
         const fb_rs_cell *c = &d->cells[d->by_point[mid]];
-        int k = cmp_point(c->row, c->col, row, col);
+        int k = cmp_point(c->grid, c->row, c->col, grid, row, col);
         if (k == 0) return c;
         if (k < 0) lo = mid + 1;
         else hi = mid - 1;
     }
     return NULL;
+}
+
+int64_t fb_rs_grid_value(const fb_rs_case *c, int grid, int f)
+{
+    for (int k = c->n_fixed - 1; k > f; k--) grid /= c->fixed[k].n_values;
+    return c->fixed[f].values[grid % c->fixed[f].n_values];
+}
+
+const char *fb_rs_grid_label(const fb_rs_case *c, int grid, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n) buf[0] = 0;
+    for (int f = 0; f < c->n_fixed && used < n; f++) {
+        int w = snprintf(buf + used, n - used, "%s%s=%lld", f ? " " : "", c->fixed[f].name,
+                         (long long)fb_rs_grid_value(c, grid, f));
+        if (w > 0) used += (size_t)w;
+    }
+    return buf;
+}
+
+fb_status fb_rs_refuse_fixed(const fb_rs_doc *doc, const char *only, const char *what)
+{
+    for (int i = 0; i < doc->n_cases; i++) {
+        const fb_rs_case *c = &doc->cases[i];
+        if (!c->n_fixed || (only && strcmp(only, c->name) != 0)) continue;
+        char q[96];
+        fb_error("%s: cases[%d] ('%s') has fixed size symbols (one grid per value); %s does not read such cases yet",
+                 fb_qpath(doc->path), i, fb_clean(c->name, q, sizeof q), what);
+        return FB_E_USAGE;
+    }
+    return FB_OK;
 }
 
 const fb_rs_case *fb_rs_find_case(const fb_rs_doc *doc, const char *name)

@@ -11,6 +11,8 @@
  *     device.cublas 130100 reads as "130100"); they live until fb_rs_free;
  *   - order is the file's: cases, dtypes, cells as stored; a cell's variants in
  *     the order of its case's `variants` list, then any the list lacks;
+ *   - a case with fixed size symbols has one grid per combination of their
+ *     values (fb_rs_case's fixed, n_grids); each cell knows its grid;
  *   - a case with one grid axis has cols == NULL, n_cols == 0 and col_values
  *     NULL, and its cells have col == -1 (result.c's fb_result_cell convention);
  *   - the cell's speed-of-light copy ("sol") is an fb_rs_variant named "sol"
@@ -73,6 +75,12 @@ typedef struct fb_rs_shape { /* one program input's shape at a cell */
 
 typedef struct fb_rs_cell {
     int64_t row, col;   /* col -1 for a case with one grid axis */
+    /* a case with fixed size symbols: the cell's value of each (its "point"), in
+     * the case's fixed order, and the grid they make (fb_rs_case's grids); NULL
+     * and grid 0 for a case without. A cell is its grid, row and col. grid is -1
+     * for a value the case's list lacks (a hand-edited file): in no grid. */
+    int64_t *fixed;
+    int grid;
     double ideal_bytes, flops; /* NaN when absent */
     fb_rs_variant sol;
     int has_sol;
@@ -93,8 +101,14 @@ typedef struct fb_rs_dtype {
     const char *dtype;  /* canonical name: float32, float16, bfloat16, float64 */
     fb_rs_cell *cells;  /* file order */
     int n_cells;
-    int *by_point;      /* private: indices of cells sorted by (row, col), for fb_rs_find_cell */
+    int *by_point;      /* private: indices of cells sorted by (grid, row, col), for fb_rs_find_cell */
 } fb_rs_dtype;
+
+typedef struct fb_rs_fixed { /* one fixed size symbol of a case */
+    const char *name;
+    int64_t *values;
+    int n_values;
+} fb_rs_fixed;
 
 typedef struct fb_rs_case {
     const char *name, *summary, *rows, *cols, *baseline; /* cols NULL for one grid axis */
@@ -108,6 +122,12 @@ typedef struct fb_rs_case {
     int n_dtypes;
     /* added to the contract */
     const char *file; /* the case file the run read, or NULL */
+    /* "fixed": the size symbols beside rows and cols, each with its values; every
+     * combination is one grid of rows x cols, grid g in run order (the first
+     * symbol slowest). n_fixed 0 and n_grids 1 for a case without. */
+    fb_rs_fixed *fixed;
+    int n_fixed;
+    int n_grids;
 } fb_rs_case;
 
 typedef struct fb_rs_doc {
@@ -145,7 +165,20 @@ void fb_rs_free(fb_rs_doc *d);
 
 /* Lookups: NULL when absent. */
 const fb_rs_variant *fb_rs_find_variant(const fb_rs_cell *c, const char *name);
+/* fb_rs_find_cell: grid 0's cell (the only grid of a case without fixed symbols);
+ * fb_rs_find_cell_in: grid g's. */
 const fb_rs_cell *fb_rs_find_cell(const fb_rs_dtype *d, int64_t row, int64_t col);
+const fb_rs_cell *fb_rs_find_cell_in(const fb_rs_dtype *d, int grid, int64_t row, int64_t col);
+/* Grid g's value of fixed symbol f. */
+int64_t fb_rs_grid_value(const fb_rs_case *c, int grid, int f);
+/* "K=1024 B=2": grid g's fixed values ("" for a case without), as run's grids are
+ * headed (fb_grid_label); returns buf. */
+const char *fb_rs_grid_label(const fb_rs_case *c, int grid, char *buf, size_t n);
+/* FB_E_USAGE naming the first case of `doc` (of `only`, when given) with fixed
+ * size symbols, for the readers that do not yet split by grid: "PATH:
+ * cases[0] ('mm') has fixed size symbols (one grid per value); WHAT does not
+ * read such cases yet"; FB_OK when there is none. */
+fb_status fb_rs_refuse_fixed(const fb_rs_doc *doc, const char *only, const char *what);
 const fb_rs_case *fb_rs_find_case(const fb_rs_doc *doc, const char *name);
 /* Accepts the command line's aliases ("bf16" finds "bfloat16"). */
 const fb_rs_dtype *fb_rs_find_dtype(const fb_rs_case *c, const char *dtype);

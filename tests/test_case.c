@@ -180,8 +180,8 @@ static void test_keys_and_types(void)
 {
     EXPECT_ERR(edit("'summary'", "'summery'"), ": unknown key 'summery' (did you mean 'summary'?)");
     EXPECT_ERR(edit("'summary': 'softmax',", "'summary': 'softmax', 'flavour': 1,"),
-               ": unknown key 'flavour' (expected name, summary, inputs, program, outputs, fused, dtypes, grid or "
-               "tolerance)");
+               ": unknown key 'flavour' (expected name, summary, inputs, program, outputs, fused, dtypes, grid, fixed "
+               "or tolerance)");
     EXPECT_ERR(edit("'shape'", "'shpe'"), ": inputs.x: unknown key 'shpe' (did you mean 'shape'?)");
     EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': -1, 'axis': 1, 'out': 'm'"),
                ": program[0]: unknown key 'axis' (expected op, in, out, dim or keepdim)");
@@ -268,7 +268,7 @@ static void test_program(void)
     EXPECT_ERR(edit("'in': ['e', 's'], 'out': 'y'}]", "'in': ['e', 's'], 'out': 'y'}, {'op': 'neg', 'in': ['e'], 'out': 'n'}]"),
                ": program[5].out: 'n' is never used (not an operand of a later op, not an output)");
     EXPECT_ERR(edit("'program': [", "'program': [] ,'x': ["), ": unknown key 'x' (expected name, summary, inputs, "
-                                                              "program, outputs, fused, dtypes, grid or tolerance)");
+                                                              "program, outputs, fused, dtypes, grid, fixed or tolerance)");
     EXPECT_ERR(doc("{'name': 'a', 'summary': 'b', 'inputs': {'x': {'shape': [1]}}, 'program': [], 'outputs': ['x'],"
                    " 'dtypes': ['float32'], 'grid': {}}"),
                ": program: must not be empty");
@@ -359,10 +359,11 @@ static void test_grid(void)
     EXPECT_ERR(edit("{'dim0': [4, 8], 'dim1': [16, 32]}", "{}"), ": grid: no axes; give 1 (rows) or 2 (rows, columns)");
     EXPECT_ERR(edit("{'dim0': [4, 8], 'dim1': [16, 32]}", "[4]"), ": grid: expected an object of 1 or 2 axes, got an array");
     EXPECT_ERR(edit("{'dim0': [4, 8], 'dim1': [16, 32]}", "{'dim0': [4], 'dim1': [4], 'dim2': [4]}"),
-               ": grid: 3 axes; a grid has 1 (rows) or 2 (rows, columns)");
+               ": grid: 3 axes; a grid has 1 (rows) or 2 (rows, columns); give the other symbols under 'fixed'");
     EXPECT_ERR(edit("'dim1': [16", "'dimm1': [16"), ": grid: 'dimm1' is not a symbol of any input shape (did you mean 'dim1'?)");
     EXPECT_ERR(edit(", 'dim1': [16, 32]", ""),
-               ": grid: symbol 'dim1' (used at inputs.x.shape[1]) has no axis; every shape symbol needs one");
+               ": grid: symbol 'dim1' (used at inputs.x.shape[1]) has no axis; every shape symbol needs one (or a value "
+               "in 'fixed')");
     EXPECT_ERR(edit("[16, 32]", "[]"), ": grid.dim1: must not be empty");
     EXPECT_ERR(edit("[16, 32]", "[16, -32]"), ": grid.dim1[1]: expected a positive integer, got -32");
     EXPECT_ERR(edit("[16, 32]", "[16, 3.5]"), ": grid.dim1[1]: expected a positive integer, got the real number 3.5");
@@ -382,6 +383,59 @@ static void test_grid(void)
     /* axis order follows the file: rows first */
     EXPECT_OK(edit("{'dim0': [4, 8], 'dim1': [16, 32]}", "{'dim1': [16], 'dim0': [4, 8, 2]}"));
     CHECK(g_c.axis[0].sym == 1 && g_c.axis[1].sym == 0 && g_c.axis[1].n == 3);
+}
+
+/* BASE on [B, dim0, dim1]: B is no displayed axis, so it needs "fixed". */
+static const char *fixed_case(const char *fixed)
+{
+    static char buf[8192];
+    snprintf(buf, sizeof buf, "%s", BASE);
+    char *sh = strstr(buf, "['dim0', 'dim1']");
+    memmove(sh + 6, sh + 1, strlen(sh + 1) + 1); /* "['dim0'" -> "['B', 'dim0'" */
+    memcpy(sh + 1, "'B', ", 5);
+    size_t n = strlen(buf);
+    snprintf(buf + n - 1, sizeof buf - (n - 1), "%s}", fixed);
+    return doc(buf);
+}
+
+static void test_fixed(void)
+{
+    /* one grid per value of B, B varying slowest; a lone integer is one value */
+    EXPECT_OK(fixed_case(", 'fixed': {'B': [2, 3]}"));
+    CHECK(g_c.n_axes == 2 && g_c.n_fixed == 1 && g_c.fixed[0].n == 2 && g_c.fixed[0].v[1] == 3);
+    CHECK_STR(g_c.sym[g_c.fixed[0].sym], "B");
+    CHECK(fb_case_n_grids(&g_c) == 2 && fb_case_n_points(&g_c) == 8);
+    EXPECT_OK(fixed_case(", 'fixed': {'B': 5}"));
+    CHECK(g_c.n_fixed == 1 && g_c.fixed[0].n == 1 && g_c.fixed[0].v[0] == 5 && fb_case_n_grids(&g_c) == 1);
+    /* a case without "fixed" has none */
+    EXPECT_OK(doc(BASE));
+    CHECK(g_c.n_fixed == 0 && fb_case_n_grids(&g_c) == 1 && fb_case_n_points(&g_c) == 4);
+
+    EXPECT_ERR(fixed_case(""),
+               ": grid: symbol 'B' (used at inputs.x.shape[0]) has no axis; every shape symbol needs one (or a value in "
+               "'fixed')");
+    EXPECT_ERR(fixed_case(", 'fixed': {'B': [2], 'K': [4]}"),
+               ": fixed: 'K' is not a symbol of any input shape");
+    EXPECT_ERR(fixed_case(", 'fixed': {'b': [2]}"), ": fixed: 'b' is not a symbol of any input shape (did you mean 'B'?)");
+    EXPECT_ERR(fixed_case(", 'fixed': {'B': [2], 'dim1': [4]}"),
+               ": fixed.dim1: 'dim1' is already a grid axis (grid.dim1); a symbol is either displayed or fixed");
+    EXPECT_ERR(fixed_case(", 'fixed': {'B': [2, 4, 2]}"), ": fixed.B[2]: 2 repeats fixed.B[0]");
+    EXPECT_ERR(fixed_case(", 'fixed': {'B': []}"), ": fixed.B: must not be empty");
+    EXPECT_ERR(fixed_case(", 'fixed': {'B': 0}"), ": fixed.B: expected a positive integer, got 0");
+    EXPECT_ERR(fixed_case(", 'fixed': {'B': '2'}"), ": fixed.B: expected an array, got the string '2'");
+    EXPECT_ERR(fixed_case(", 'fixed': {}"), ": fixed: no symbols; leave 'fixed' out when every symbol is a grid axis");
+    EXPECT_ERR(fixed_case(", 'fixed': [2]"), ": fixed: expected an object of symbol -> value or list of values, got an array");
+    EXPECT_ERR(fixed_case(", 'fixd': {'B': 2}"), ": unknown key 'fixd' (did you mean 'fixed'?)");
+    char big[1024];
+    int k = snprintf(big, sizeof big, ", 'fixed': {'B': [1");
+    for (int i = 2; i <= 65; i++) k += snprintf(big + k, sizeof big - (size_t)k, ", %d", i);
+    snprintf(big + k, sizeof big - (size_t)k, "]}");
+    EXPECT_ERR(fixed_case(big), ": fixed.B: 65 values; at most 64");
+    /* a shape that fails only at one fixed value names the whole point */
+    EXPECT_ERR(doc("{'name': 'f', 'summary': 's', 'inputs': {'x': {'shape': ['B', 'N']}, 'w': {'shape': ['K']}},"
+                   " 'program': [{'op': 'add', 'in': ['x', 'w'], 'out': 'y'}], 'outputs': ['y'],"
+                   " 'dtypes': ['float32'], 'grid': {'B': [2], 'N': [8]}, 'fixed': {'K': [8, 1, 4]}}"),
+               ": program[0].in: shapes [2, 8] and [4] do not broadcast (at B=2, N=8, K=4)");
 }
 
 static void test_tolerance(void)
@@ -654,6 +708,7 @@ int main(void)
     test_outputs();
     test_dtypes_and_fused();
     test_grid();
+    test_fixed();
     test_tolerance();
     test_grid_points();
     test_quoted_text();

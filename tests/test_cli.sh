@@ -161,6 +161,28 @@ run run --case sofmax
 expect "run unknown case" 3 "unknown case 'sofmax' (did you mean 'softmax'?)"
 run run --case softmax --dim2 5
 expect "run unknown axis" 2 "unknown option '--dim2' (did you mean '--dim0'?)"
+# a fixed symbol (case "fixed") is overridden as an axis is: --K 3 reaches the shapes
+cat > "$TMP/fixed_k.json" <<'JSON'
+{"name": "fixed_k", "summary": "x [M, N] + w [K]: only K = N broadcasts",
+ "inputs": {"x": {"shape": ["M", "N"]}, "w": {"shape": ["K"]}},
+ "program": [{"op": "add", "in": ["x", "w"], "out": "y"}], "outputs": ["y"],
+ "dtypes": ["float32"], "grid": {"M": [4], "N": [8]}, "fixed": {"K": [1, 8]}}
+JSON
+run validate "$TMP/fixed_k.json"
+[ "$rc" = 0 ] && [[ "$out" == *"1 x 1 grid x 2 (K))" ]] && ok || bad "validate fixed: rc $rc out $out err $err"
+run run --case "$TMP/fixed_k.json" --K 3
+expect "run --K overrides a fixed symbol" 2 "fixed_k: program[0].in: shapes [4, 8] and [3] do not broadcast"
+run run --case "$TMP/fixed_k.json" --Kk 3
+expect "run unknown fixed symbol" 2 "unknown option '--Kk' (did you mean '--K'?)"
+# a result with fixed symbols: md/csv/json export one grid per K; svg, html and compare refuse (exit 2)
+run export results/export/fixed.json --format md
+[ "$rc" = 0 ] && [[ "$out" == *"### mm · float32 · K=4096 · "* ]] && ok || bad "export md fixed: rc $rc err $err"
+run export results/export/fixed.json --format csv
+[ "$rc" = 0 ] && [[ "$out" == *",commit,fixed"* ]] && ok || bad "export csv fixed: rc $rc err $err"
+run export results/export/fixed.json --format svg
+expect "export svg fixed" 2 "('mm') has fixed size symbols (one grid per value); export --format svg does not read such cases yet"
+run compare results/export/fixed.json results/export/fixed.json
+expect "compare fixed" 2 "compare does not read such cases yet"
 run run --case softmax --dim1 61,x
 expect "run bad list" 2 "--dim1: expected a positive integer, got 'x'"
 run run --case softmax --dim1 0

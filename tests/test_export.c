@@ -626,6 +626,67 @@ static void test_table(const fb_rs_doc *small)
     fb_rs_free(&rms);
 }
 
+/* A case with a fixed symbol (results/export/fixed.json: K in {1024, 4096}, the
+ * cell M=256 N=128 measured at K=1024 only): the typed model tells its grids
+ * apart; md prints one grid per K headed with it, csv and json add a "fixed"
+ * field ("K=1024"); svg, html, md --table refuse it (exit 2), and files without
+ * fixed symbols keep their columns (the goldens above). */
+static void test_fixed(void)
+{
+    fb_rs_doc d;
+    fb_status st = fb_rs_load("results/export/fixed.json", &d);
+    if (st != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return;
+    const fb_rs_case *cs = fb_rs_find_case(&d, "mm");
+    CHECK(cs && cs->n_fixed == 1 && cs->n_grids == 2 && strcmp(cs->fixed[0].name, "K") == 0);
+    char label[64];
+    CHECK_STR(fb_rs_grid_label(cs, 1, label, sizeof label), "K=4096");
+    CHECK(fb_rs_grid_value(cs, 0, 0) == 1024);
+    const fb_rs_dtype *dt = fb_rs_find_dtype(cs, "float32");
+    const fb_rs_cell *a = fb_rs_find_cell_in(dt, 0, 256, 128), *b = fb_rs_find_cell_in(dt, 1, 256, 128);
+    const fb_rs_cell *c = fb_rs_find_cell_in(dt, 1, 128, 64);
+    CHECK(a && a->grid == 0 && a->fixed && a->fixed[0] == 1024);
+    CHECK(b == NULL); /* not measured at K=4096 */
+    CHECK(c && c->grid == 1 && c->fixed[0] == 4096 && c != fb_rs_find_cell(dt, 128, 64));
+    CHECK(fb_rs_refuse_fixed(&d, NULL, "compare") == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "results/export/fixed.json: cases[0] ('mm') has fixed size symbols (one grid per value); "
+                               "compare does not read such cases yet");
+    CHECK(fb_rs_refuse_fixed(&d, "other", "compare") == FB_OK);
+
+    static const struct {
+        const char *format, *file;
+    } goldens[] = {{"md", "fixed.md"}, {"csv", "fixed.csv"}, {"json", "fixed.json"}};
+    char *text[3];
+    for (size_t i = 0; i < 3; i++) {
+        text[i] = export_text(&d, goldens[i].format, (fb_export_opts){FB_SHOW_SPEEDUP}, &st);
+        CHECK(st == FB_OK);
+        check_golden(text[i], goldens[i].file);
+    }
+    const char *md = text[0], *csv = text[1], *json = text[2];
+    const char *k1 = strstr(md, "### mm · float32 · K=1024 · "), *k4 = strstr(md, "### mm · float32 · K=4096 · ");
+    CHECK(k1 && k4 && k1 < k4);
+    /* eager / fused: 0.016 / 0.005 at K=1024, 0.064 / 0.040 at K=4096 */
+    CHECK(k1 && k4 && strstr(k1, "| 256 | 320.0% | 320.0% |") != NULL && strstr(k1, "| 256 | 320.0% | 320.0% |") < k4);
+    CHECK(k4 && strstr(k4, "| 256 | 160.0% |      - |") != NULL);
+    CHECK(strstr(csv, ",device,commit,fixed\n") != NULL);
+    CHECK(strstr(csv, "\nmm,float32,M,256,N,128,,mm.fused,eager,ok,") != NULL);
+    CHECK(strstr(csv, ",K=4096\n") != NULL && strstr(csv, ",K=1024\n") != NULL);
+    CHECK(strstr(json, "\"fixed\":\"K=4096\"") != NULL);
+    for (size_t i = 0; i < 3; i++) free(text[i]);
+
+    static const char *refused[] = {"svg", "html"};
+    for (size_t i = 0; i < 2; i++) {
+        char *t = export_text(&d, refused[i], (fb_export_opts){FB_SHOW_SPEEDUP}, &st);
+        CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "does not read such cases yet") != NULL);
+        free(t);
+    }
+    char *t = export_text(&d, "md", (fb_export_opts){FB_SHOW_SPEEDUP, .table = true}, &st);
+    CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "export --format md --table does not read") != NULL);
+    free(t);
+    fb_rs_free(&d);
+}
+
 int main(void)
 {
     fb_rs_doc small;
@@ -635,6 +696,7 @@ int main(void)
     if (st != FB_OK) return fb_t_report("export");
     test_golden(&small);
     test_clocks();
+    test_fixed();
     test_same_as_report(&small);
     test_walk(&small);
     test_selection(&small);

@@ -620,11 +620,45 @@ static void test_throttled(json_t *root)
     json_decref(r);
 }
 
+/* A case with a fixed symbol (K in {1024, 4096}): one grid per K, headed by it,
+ * each of its own cells; results/export/fixed.json is hand-made (K=4096 lacks
+ * the cell M=256 N=128, and its mm.fused is half as fast against eager). */
+static void test_fixed_grids(void)
+{
+    json_t *root = NULL;
+    fb_status st = fb_result_read("results/export/fixed.json", &root);
+    if (st != FB_OK) fprintf(stderr, "%s\n", fb_last_error());
+    CHECK(st == FB_OK);
+    if (st != FB_OK) return;
+    json_t *cs = fb_result_case(root, "mm");
+    CHECK(fb_result_n_grids(cs) == 2);
+    json_t *g1 = fb_result_grid_fixed(cs, 1);
+    char label[64];
+    CHECK_STR(fb_result_fixed_label(g1, label, sizeof label), "K=4096");
+    json_decref(g1);
+    json_t *small = load_small();
+    CHECK(small && fb_result_grid_fixed(fb_result_case(small, "softmax"), 0) == NULL);
+    CHECK(small && fb_result_n_grids(fb_result_case(small, "softmax")) == 1);
+    json_decref(small);
+    char *g = grid(root, "mm", "float32", "mm.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(st == FB_OK);
+    check_golden(g, "grid_fixed.txt");
+    const char *k1 = strstr(g, "mm · float32 · K=1024 · ");
+    const char *k4 = strstr(g, "mm · float32 · K=4096 · ");
+    CHECK(k1 != NULL && k4 != NULL && k1 < k4);
+    /* eager / fused: 0.016 / 0.005 at K=1024; at K=4096 0.064 / 0.040 */
+    CHECK(k1 && k4 && strstr(k1, "\n128  320.0%  320.0%\n") != NULL && strstr(k1, "\n128  320.0%  320.0%\n") < k4);
+    CHECK(k4 && strstr(k4, "\n128  160.0%  160.0%\n256  160.0%       -\n") != NULL);
+    free(g);
+    json_decref(root);
+}
+
 int main(void)
 {
     test_show_names();
     test_format_count();
     test_kernels_grid();
+    test_fixed_grids();
     test_stats_json();
     test_write_read();
     json_t *root = load_small();
