@@ -167,9 +167,6 @@ static fb_status run_compare(const compare_args *a, int n_files, const char *con
 
     fb_status s = fb_rs_load(files[0], &base);
     if (s == FB_OK && n_files == 2) s = fb_rs_load(files[1], &new_);
-    /* compare matches cells by (row, col): a case with fixed symbols would mix its grids */
-    if (s == FB_OK) s = fb_rs_refuse_fixed(&base, NULL, "compare");
-    if (s == FB_OK && n_files == 2) s = fb_rs_refuse_fixed(&new_, NULL, "compare");
     if (s == FB_OK && n_files == 2 && !a->allow_mismatch) s = fb_compare_check_devices(&base, &new_);
     if (s == FB_OK) warn_conditions(&base, &new_, n_files);
     if (s == FB_OK) {

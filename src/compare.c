@@ -231,14 +231,15 @@ static void item_at(fb_cmp_item *it, const fb_rs_case *k, const fb_rs_dtype *d, 
     it->dtype = d->dtype;
     it->row = cell->row;
     it->col = cell->col;
+    it->grid = cell->grid;
 }
 
 static fb_cmp_only only_at(int side, const fb_rs_case *k, const fb_rs_dtype *d, const fb_rs_cell *cell,
                            const char *variant)
 {
-    fb_cmp_only o = {.side = side, .case_name = k->name, .rows = k->rows, .cols = k->cols};
+    fb_cmp_only o = {.side = side, .case_name = k->name, .kase = k, .rows = k->rows, .cols = k->cols};
     if (d) o.dtype = d->dtype;
-    if (cell) o.has_cell = 1, o.row = cell->row, o.col = cell->col;
+    if (cell) o.has_cell = 1, o.row = cell->row, o.col = cell->col, o.grid = cell->grid;
     o.variant = variant;
     return o;
 }
@@ -250,6 +251,30 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* ---- two files ------------------------------------------------------------------------ */
+
+/* The cell of `dto` (case `ko` of the other file) at `cell`'s point: the same row and
+ * col, and for a case with fixed size symbols the same value of each symbol, found by
+ * name and value (the other run may list other values, or in another order, so its grid
+ * indices need not be ours). NULL when the other case lacks a symbol or value, or has
+ * symbols this one lacks: such cells are only on one side. */
+static const fb_rs_cell *matching_cell(const fb_rs_case *k, const fb_rs_cell *cell, const fb_rs_case *ko,
+                                       const fb_rs_dtype *dto)
+{
+    if (!k->n_fixed && !ko->n_fixed) return fb_rs_find_cell(dto, cell->row, cell->col);
+    if (k->n_fixed != ko->n_fixed || !cell->fixed) return NULL;
+    int g = 0;
+    for (int f = 0; f < ko->n_fixed; f++) {
+        int fk = -1, vi = -1;
+        for (int j = 0; j < k->n_fixed && fk < 0; j++)
+            if (strcmp(k->fixed[j].name, ko->fixed[f].name) == 0) fk = j;
+        if (fk < 0) return NULL;
+        for (int j = 0; j < ko->fixed[f].n_values && vi < 0; j++)
+            if (ko->fixed[f].values[j] == cell->fixed[fk]) vi = j;
+        if (vi < 0) return NULL;
+        g = g * ko->fixed[f].n_values + vi; /* grid order: the first symbol slowest */
+    }
+    return fb_rs_find_cell_in(dto, g, cell->row, cell->col);
+}
 
 /* What `have` holds and `other` lacks, as "only in" entries of `side` (the variant
  * filter applies; cells whose selected variants all exist on both sides add nothing). */
@@ -278,7 +303,7 @@ static fb_status only_side(fb_cmp_report *r, const fb_rs_doc *have, const fb_rs_
             }
             for (int i = 0; i < dt->n_cells; i++) {
                 const fb_rs_cell *cell = &dt->cells[i];
-                const fb_rs_cell *co = fb_rs_find_cell(dto, cell->row, cell->col);
+                const fb_rs_cell *co = matching_cell(k, cell, ko, dto);
                 if (!co) {
                     fb_cmp_only o = only_at(side, k, dt, cell, NULL);
                     TRY(push_only(r, &o));
@@ -334,7 +359,7 @@ fb_status fb_compare_files(const fb_rs_doc *base, const fb_rs_doc *new_, const f
             if (!dtype_listed(f->dtypes, dt->dtype) || !dtb) continue;
             for (int i = 0; s == FB_OK && i < dt->n_cells; i++) {
                 const fb_rs_cell *cell = &dt->cells[i];
-                const fb_rs_cell *cb = fb_rs_find_cell(dtb, cell->row, cell->col);
+                const fb_rs_cell *cb = matching_cell(k, cell, kb, dtb);
                 if (!cb) continue;
                 const char *note = NULL;
                 if (isfinite(cell->ideal_bytes) && isfinite(cb->ideal_bytes) && cell->ideal_bytes != cb->ideal_bytes)

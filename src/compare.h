@@ -2,7 +2,10 @@
  * run (A as BASE, B as NEW), matched cell by cell and held against each other with
  * compare_stats.h's verdicts. Reads results only through resultset.h.
  *
- * Matching (two files): case name × dtype × (row, col) × variant name. What one side
+ * Matching (two files): case name × dtype × (fixed values, row, col) × variant name: a
+ * case with fixed size symbols (K ∈ {1024, 4096}) has one grid per combination, and a
+ * cell matches only the cell of the other file at the same values of the same symbols
+ * (by name and value, not by grid index: the two runs may list other values). What one side
  * has and the other lacks is listed as "only in BASE" / "only in NEW" at the coarsest
  * level that is missing (a whole case, a whole dtype, a whole cell, one variant); that
  * is information, not a failure. Two variants (A, B) of one run: every cell of the run
@@ -36,6 +39,7 @@ typedef struct fb_cmp_item {
     const fb_rs_case *kase;    /* NEW's case (axis names: rows, cols) */
     const char *dtype;
     int64_t row, col;          /* col -1 for a one-axis grid */
+    int grid;                  /* kase's grid of the cell (fb_rs_grid_label: "K=1024"); 0 without fixed symbols */
     const char *base_variant;  /* the variant in BASE, or A */
     const char *new_variant;   /* the variant in NEW, or B */
     const fb_rs_variant *base, *new_;
@@ -49,10 +53,12 @@ typedef struct fb_cmp_item {
 typedef struct fb_cmp_only {
     int side;                  /* 0: only in BASE (or A), 1: only in NEW (or B) */
     const char *case_name;
+    const fb_rs_case *kase;    /* the case of the side that has it */
     const char *rows, *cols;   /* the case's axis names, for printing the point */
     const char *dtype;
     int has_cell;
     int64_t row, col;
+    int grid;                  /* with has_cell: kase's grid (-1: a value its list lacks) */
     const char *variant;
 } fb_cmp_only;
 

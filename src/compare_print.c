@@ -182,7 +182,26 @@ static const char *item_note(char *buf, size_t n, const fb_cmp_report *r, const 
     return fmt(buf, n, "%s", why);
 }
 
-enum { C_VERDICT, C_CASE, C_DTYPE, C_POINT, C_VARIANT, C_BASE, C_NEW, C_RATIO, C_CI, C_NOTE, N_COLS };
+/* A case with fixed size symbols: the cell's grid ("K=1024"), into buf; "" otherwise. */
+static const char *grid_text(char *buf, size_t n, const fb_rs_case *k, int grid)
+{
+    if (n) buf[0] = 0;
+    if (!k || !k->n_fixed) return buf;
+    if (grid < 0) return fmt(buf, n, "%s", "(a value its list lacks)");
+    return fb_rs_grid_label(k, grid, buf, n);
+}
+
+static int any_fixed(const fb_cmp_report *r)
+{
+    for (int i = 0; i < r->n_items; i++)
+        if (r->items[i].kase->n_fixed) return 1;
+    return 0;
+}
+
+/* The "fixed" column says which grid of a case with fixed size symbols an item is in
+ * (the items sort by verdict, not by grid, so a label per row rather than a heading per
+ * grid); a report without such cases has the column empty, and the printers leave it out. */
+enum { C_VERDICT, C_CASE, C_DTYPE, C_FIXED, C_POINT, C_VARIANT, C_BASE, C_NEW, C_RATIO, C_CI, C_NOTE, N_COLS };
 #define RIGHT_COLS ((1u << C_BASE) | (1u << C_NEW) | (1u << C_RATIO))
 
 static void items_table(table *t, const fb_cmp_report *r, const int *order, int from, int to, int md)
@@ -191,7 +210,7 @@ static void items_table(table *t, const fb_cmp_report *r, const int *order, int 
     char ci_head[32], base_head[16], new_head[16];
     {
         const char *us = md ? "µs" : "us";
-        const char *h[N_COLS] = {"verdict", "case", "dtype", "point", r->variants_mode ? "" : "variant",
+        const char *h[N_COLS] = {"verdict", "case", "dtype", any_fixed(r) ? "fixed" : "", "point", r->variants_mode ? "" : "variant",
                                  fmt(base_head, sizeof base_head, "%s %s", side_name(r, 0), us),
                                  fmt(new_head, sizeof new_head, "%s %s", side_name(r, 1), us), "ratio",
                                  fmt(ci_head, sizeof ci_head, "%g%% interval", 100 * r->opts.confidence), "note"};
@@ -199,10 +218,11 @@ static void items_table(table *t, const fb_cmp_report *r, const int *order, int 
     }
     for (int i = from; i < to; i++) {
         const fb_cmp_item *it = &r->items[order[i]];
-        char pt[160], b[32], n[32], ratio[32], ci[64], note[600];
+        char pt[160], b[32], n[32], ratio[32], ci[64], note[600], grid[160];
         if (isfinite(it->r.lo)) fmt(ci, sizeof ci, "[%.3f, %.3f]", it->r.lo, it->r.hi);
         else snprintf(ci, sizeof ci, "-");
         const char *row[N_COLS] = {fb_cmp_item_label(it), it->kase->name, it->dtype,
+                                   grid_text(grid, sizeof grid, it->kase, it->grid),
                                    point(pt, sizeof pt, it->kase->rows, it->kase->cols, it->row, it->col),
                                    r->variants_mode ? "" : it->new_variant,
                                    num(b, sizeof b, "%.2f", it->r.base_median),
@@ -217,12 +237,14 @@ static int n_regressions(const fb_cmp_report *r) { return r->n_failed + r->verdi
 
 static const char *only_text(char *buf, size_t n, const fb_cmp_only *o)
 {
-    char pt[160];
+    char pt[160], grid[160];
     if (!o->dtype) return fmt(buf, n, "%s (the whole case)", o->case_name);
     if (!o->has_cell) return fmt(buf, n, "%s %s (the whole dtype)", o->case_name, o->dtype);
     point(pt, sizeof pt, o->rows, o->cols, o->row, o->col);
-    if (!o->variant) return fmt(buf, n, "%s %s %s (the whole cell)", o->case_name, o->dtype, pt);
-    return fmt(buf, n, "%s %s %s %s", o->case_name, o->dtype, pt, o->variant);
+    grid_text(grid, sizeof grid, o->kase, o->grid);
+    if (!o->variant)
+        return fmt(buf, n, "%s %s %s%s%s (the whole cell)", o->case_name, o->dtype, grid, grid[0] ? " " : "", pt);
+    return fmt(buf, n, "%s %s %s%s%s %s", o->case_name, o->dtype, grid, grid[0] ? " " : "", pt, o->variant);
 }
 
 static void doc_line(char *buf, size_t n, const fb_rs_doc *d)
@@ -423,6 +445,10 @@ static json_t *item_json(const fb_cmp_report *r, const fb_cmp_item *it)
     bad |= json_object_set_new(o, "cols", str_or_null(it->kase->cols));
     bad |= json_object_set_new(o, "row", json_integer((json_int_t)it->row));
     bad |= json_object_set_new(o, "col", it->col >= 0 ? json_integer((json_int_t)it->col) : json_null());
+    if (it->kase->n_fixed) { /* only for a case with fixed symbols: other reports keep their keys */
+        char grid[160];
+        bad |= json_object_set_new(o, "fixed", json_string(grid_text(grid, sizeof grid, it->kase, it->grid)));
+    }
     bad |= json_object_set_new(o, "base_variant", json_string(it->base_variant));
     bad |= json_object_set_new(o, "new_variant", json_string(it->new_variant));
     bad |= json_object_set_new(o, "ratio", fb_json_real(it->r.ratio));
@@ -452,6 +478,10 @@ static json_t *only_json(const fb_cmp_report *r, const fb_cmp_only *o)
     if (o->has_cell) {
         json_object_set_new(j, "row", json_integer((json_int_t)o->row));
         if (o->cols && o->col >= 0) json_object_set_new(j, "col", json_integer((json_int_t)o->col));
+        if (o->kase && o->kase->n_fixed) {
+            char grid[160];
+            json_object_set_new(j, "fixed", json_string(grid_text(grid, sizeof grid, o->kase, o->grid)));
+        }
     }
     json_object_set_new(j, "variant", str_or_null(o->variant));
     return j;
@@ -526,7 +556,8 @@ static fb_status print_json(FILE *f, const fb_cmp_report *r, const int *order)
 /* customSmallerIsBetter: [{"name", "unit", "value", "range", "extra"}], one per cell and
  * variant of NEW that is ok and timed (a failed or missing measurement has no value to
  * chart). The name is stable across runs, so each becomes one series:
- * "softmax/float32/dim0=128,dim1=256/softmax.fused". */
+ * "softmax/float32/dim0=128,dim1=256/softmax.fused"; a case with fixed size symbols adds
+ * its grid to the point: "mm/float32/M=128,N=64,K=1024/eager". */
 static fb_status print_bench(FILE *f, const fb_cmp_report *r)
 {
     json_t *list = json_array();
@@ -549,6 +580,14 @@ static fb_status print_bench(FILE *f, const fb_cmp_report *r)
                         fmt(pt, sizeof pt, "%s=%lld,%s=%lld", k->rows, (long long)cell->row, k->cols,
                             (long long)cell->col);
                     else fmt(pt, sizeof pt, "%s=%lld", k->rows, (long long)cell->row);
+                    if (k->n_fixed) { /* one series per grid: ",K=1024" */
+                        char grid[160];
+                        grid_text(grid, sizeof grid, k, cell->grid);
+                        for (char *sp = grid; *sp; sp++)
+                            if (*sp == ' ') *sp = ',';
+                        size_t used = strlen(pt);
+                        fmt(pt + used, sizeof pt - used, ",%s", grid);
+                    }
                     fmt(name, sizeof name, "%s/%s/%s/%s", k->name, dt->dtype, pt, var->name);
                     const fb_stats *s = &var->time_ms;
                     fmt(range, sizeof range, "± %.3f", (s->p80 - s->p20) * 1e3 / 2);

@@ -174,7 +174,8 @@ run run --case "$TMP/fixed_k.json" --K 3
 expect "run --K overrides a fixed symbol" 2 "fixed_k: program[0].in: shapes [4, 8] and [3] do not broadcast"
 run run --case "$TMP/fixed_k.json" --Kk 3
 expect "run unknown fixed symbol" 2 "unknown option '--Kk' (did you mean '--K'?)"
-# a result with fixed symbols: md/csv/json export one grid per K; svg, html and compare refuse (exit 2)
+# a result with fixed symbols: md/csv/json export one grid per K, compare matches by K
+# (test_compare.sh); svg and html refuse (exit 2)
 run export results/export/fixed.json --format md
 [ "$rc" = 0 ] && [[ "$out" == *"### mm · float32 · K=4096 · "* ]] && ok || bad "export md fixed: rc $rc err $err"
 run export results/export/fixed.json --format csv
@@ -182,7 +183,7 @@ run export results/export/fixed.json --format csv
 run export results/export/fixed.json --format svg
 expect "export svg fixed" 2 "('mm') has fixed size symbols (one grid per value); export --format svg does not read such cases yet"
 run compare results/export/fixed.json results/export/fixed.json
-expect "compare fixed" 2 "compare does not read such cases yet"
+expect "compare fixed" 0
 run run --case softmax --dim1 61,x
 expect "run bad list" 2 "--dim1: expected a positive integer, got 'x'"
 run run --case softmax --dim1 0

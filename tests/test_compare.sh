@@ -38,7 +38,7 @@ $2" <<<"$out" 2>"$TMP/py"; then ok; else bad "$1: $(cat "$TMP/py")"; fi
 }
 
 # ---- the fixtures are valid result files (fb_result_read's validation, through compare)
-for f in base same slower noisy fail partial h200 old oom rows_a rows_b; do
+for f in base same slower noisy fail partial h200 old oom rows_a rows_b fixed_base fixed_slower; do
     run compare "$R/$f.json" "$R/$f.json" --format json
     expect "$f.json is valid" "$([ $f = fail ] && echo 1 || echo 0)"
 done
@@ -277,6 +277,46 @@ run compare "$R/base.json" "$R/fail.json" --format bench-json
 json_check "bench-json fail" '
 assert len(d) == 3 and not any(e["name"].endswith("dim0=128,dim1=256/softmax.fused") for e in d)
 '
+
+# ---- a case with fixed size symbols (K in {1024, 4096}: one M x N grid per K): cells
+# match by K as well as by M and N, so the regression at K=4096 is not mixed with K=1024
+F=$R/fixed_base.json
+run compare "$F" "$F"
+expect "fixed: identical" 0
+has "fixed: the fixed column" "fixed"
+count_lines "fixed: every item is SAME" "^SAME " 14
+count_lines "fixed: K=1024 items" "^SAME +mm +float32 +K=1024 " 8
+count_lines "fixed: K=4096 items" "^SAME +mm +float32 +K=4096 " 6
+run compare "$F" "$R/fixed_slower.json"
+expect "fixed: slower at K=4096" 1 "SLOWER"
+count_lines "fixed: one SLOWER" "^SLOWER +mm " 1
+count_lines "fixed: the SLOWER is at K=4096 M=128 N=64" "^SLOWER +mm +float32 +K=4096 +M=128 N=64 +mm\.fused " 1
+count_lines "fixed: K=1024 M=128 N=64 mm.fused is SAME" "^SAME +mm +float32 +K=1024 +M=128 N=64 +mm\.fused " 1
+has "fixed: only in NEW names its K" "only in NEW: mm float32 K=4096 M=256 N=128 (the whole cell)"
+lacks "fixed: no only-in at K=1024" "K=1024 M=256 N=128 (the whole cell)"
+run compare "$F" "$R/fixed_slower.json" --format json
+json_check "fixed: json" '
+slow = [c for c in d["comparisons"] if c["verdict"] == "SLOWER"]
+assert len(slow) == 1 and slow[0]["fixed"] == "K=4096" and (slow[0]["row"], slow[0]["col"]) == (128, 64), slow
+assert all("fixed" in c for c in d["comparisons"])
+assert d["only"] == [{"in": "NEW", "case": "mm", "dtype": "float32", "row": 256, "col": 128, "fixed": "K=4096", "variant": None}], d["only"]
+'
+run compare "$F" "$R/fixed_slower.json" --format bench-json
+json_check "fixed: bench-json one series per K" '
+names = [e["name"] for e in d]
+assert len(set(names)) == len(names) == 16, names
+assert "mm/float32/M=128,N=64,K=4096/mm.fused" in names and "mm/float32/M=128,N=64,K=1024/mm.fused" in names
+'
+run compare "$F" "$R/fixed_slower.json" --format md
+expect "fixed: md" 1
+has "fixed: md regression row names K" "| SLOWER | mm | float32 | K=4096 | M=128 N=64 | mm.fused |"
+# two variants of one run: each grid on its own
+run compare "$F" --variants eager,mm.fused
+count_lines "fixed: variants, K=4096's own ratio" "^FASTER +mm +float32 +K=4096 +M=128 N=64 +64\.00 +40\.00 +0\.625 " 1
+count_lines "fixed: variants, K=1024's own ratio" "^FASTER +mm +float32 +K=1024 +M=128 N=64 +16\.00 +5\.00 +0\.312 " 1
+# reports without such a case keep their columns
+run compare "$R/base.json" "$R/slower.json"
+lacks "no fixed column" "fixed"
 
 echo "compare: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,6 +18,12 @@ microseconds, in the order taken, length time_ms.n) and time_ms computed from th
   oom.json       same.json with softmax.fused out of memory at 1024 x 4096     -> not compared
   rows_a.json, rows_b.json  a one-axis grid (dim0 only: no cols, no col), softmax.fused 10%
                  slower in b                                                   -> SLOWER
+  fixed_base.json  ../export/fixed.json (a matmul case with a fixed symbol, K in {1024,
+                 4096}: one M x N grid per K; no samples) with n = 20 a measurement, so
+                 that the p20/p80 rule gives an interval (fixed.json's 3 give none)
+  fixed_slower.json  fixed_base.json with mm.fused 25% slower at K=4096 M=128 N=64 only,
+                 and a cell M=256 N=128 at K=4096 (which fixed_base.json lacks)
+                 -> SLOWER at K=4096 alone (the same M, N at K=1024 is SAME), only in NEW
   bad.json       not a result file (cases is an object)                        -> exit 3
 """
 import copy
@@ -125,6 +131,31 @@ def strip_samples(node):
             strip_samples(v)
 
 
+def fixed_base():
+    with open(os.path.join(HERE, "..", "export", "fixed.json")) as f:
+        doc = json.load(f)
+    for cell in doc["cases"][0]["dtypes"][0]["cells"]:
+        for v in list(cell["variants"].values()) + ([cell["sol"]] if "sol" in cell else []):
+            if "time_ms" in v:
+                v["time_ms"]["n"] = 20
+    return doc
+
+
+def fixed_slower():
+    doc = fixed_base()
+    cells = doc["cases"][0]["dtypes"][0]["cells"]
+    for cell in cells:
+        if cell["point"] == {"M": 128, "N": 64, "K": 4096}:
+            t = cell["variants"]["mm.fused"]["time_ms"]
+            for k in ("min", "p20", "median", "p80", "max", "mean", "stdev"):
+                t[k] = round(t[k] * 1.25, 9)
+    extra = copy.deepcopy(next(c for c in cells if c["point"] == {"M": 256, "N": 64, "K": 4096}))
+    extra["col"] = 128
+    extra["point"]["N"] = 128
+    cells.append(extra)
+    return doc
+
+
 def write(name, doc):
     text = json.dumps(doc, indent=1)
     # arrays of numbers (samples_us, grid values) on one line, as fusionbench writes them
@@ -149,6 +180,8 @@ def main():
     rows = [(128, 256), (1024, 4096)]  # one axis: the col only picks the fake times
     write("rows_a.json", run(5, cells=rows, one_axis=True))
     write("rows_b.json", run(6, cells=rows, one_axis=True, fused_scale=1.10))
+    write("fixed_base.json", fixed_base())
+    write("fixed_slower.json", fixed_slower())
     bad = run(1)
     bad["cases"] = {"softmax": bad["cases"][0]}
     write("bad.json", bad)
