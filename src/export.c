@@ -315,10 +315,11 @@ bool fb_export_has_fixed(const fb_export *x)
 fb_status fb_export_doc(FILE *out, const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p)
 {
     TRY(check_selection(doc, o, p));
-    /* svg, html and md --table do not yet tell a case's grids apart (by its fixed values) */
-    if (!p->splits_grids || o->table) {
+    /* svg and html do not yet tell a case's grids apart (by its fixed values); md --table
+     * does (fb_table_print: one table per grid) */
+    if (!p->splits_grids) {
         char what[64];
-        snprintf(what, sizeof what, "export --format %s%s", p->name, o->table ? " --table" : "");
+        snprintf(what, sizeof what, "export --format %s", p->name);
         TRY(fb_rs_refuse_fixed(doc, o->case_name, what));
     }
     fb_export x = {.out = out, .doc = doc, .opts = o};

@@ -231,7 +231,7 @@ static void fill_row(table *t, const fb_rs_case *cs, const fb_rs_cell *c, char (
 }
 
 /* Headings (escaped for markdown when md) and alignment; then every row. */
-static fb_status fill(table *t, const fb_rs_case *cs, const fb_rs_dtype *dt, fb_table_style style)
+static fb_status fill(table *t, const fb_rs_case *cs, const fb_rs_dtype *dt, int grid, fb_table_style style)
 {
     t->head = calloc((size_t)t->n_cols, sizeof *t->head);
     t->left = calloc((size_t)t->n_cols, sizeof *t->left);
@@ -260,13 +260,13 @@ static fb_status fill(table *t, const fb_rs_case *cs, const fb_rs_dtype *dt, fb_
     }
 #undef HEAD
 
-    /* one row per cell the file has, in the grid's order */
+    /* one row per cell the file has in this grid, in the grid's order */
     int n_points = cs->n_rows * (cs->cols ? cs->n_cols : 1);
     t->text = calloc((size_t)(n_points ? n_points : 1) * (size_t)t->n_cols, sizeof *t->text);
     if (!t->text) return no_memory();
     for (int r = 0; r < cs->n_rows; r++)
         for (int q = 0; q < (cs->cols ? cs->n_cols : 1); q++) {
-            const fb_rs_cell *c = fb_rs_find_cell(dt, cs->row_values[r], cs->cols ? cs->col_values[q] : -1);
+            const fb_rs_cell *c = fb_rs_find_cell_in(dt, grid, cs->row_values[r], cs->cols ? cs->col_values[q] : -1);
             if (!c) continue;
             fill_row(t, cs, c, &t->text[(size_t)t->n_rows * (size_t)t->n_cols]);
             t->n_rows++;
@@ -345,12 +345,15 @@ static void print_md(FILE *f, const table *t, const int *w)
     }
 }
 
-fb_status fb_table_print(FILE *f, const fb_rs_doc *doc, const fb_rs_case *cs, const fb_rs_dtype *dt,
-                         const char *const *variants, int n_variants, const char *vs, fb_table_style style)
+/* The table of one grid: a case without fixed size symbols has one (grid 0); a
+ * case with them one per combination, headed with it ("mm · float32 · K=1024 ·
+ * ..."), as run's grids and export md's are. */
+static fb_status print_grid(FILE *f, const fb_rs_doc *doc, const fb_rs_case *cs, const fb_rs_dtype *dt, int grid,
+                            const char *const *variants, int n_variants, const char *vs, fb_table_style style)
 {
     table t = {0};
     fb_status s = plan_columns(&t, cs, dt, variants, n_variants, vs);
-    if (s == FB_OK) s = fill(&t, cs, dt, style);
+    if (s == FB_OK) s = fill(&t, cs, dt, grid, style);
     int *w = s == FB_OK ? calloc((size_t)t.n_cols, sizeof *w) : NULL;
     if (s == FB_OK && !w) s = no_memory();
     if (s != FB_OK || t.n_rows == 0) { /* a dtype without cells has no table */
@@ -371,15 +374,21 @@ fb_status fb_table_print(FILE *f, const fb_rs_doc *doc, const fb_rs_case *cs, co
         snprintf(what, sizeof what, "median time (us); speedup vs sol = t_sol / t_variant (1.00x: the speed of light)");
     else
         snprintf(what, sizeof what, "median time (us); speedup vs %s = t_%s / t_variant", t.x, t.x);
+    char label[HEAD_MAX] = "", sep[HEAD_MAX + 8] = "";
+    if (cs->n_fixed) {
+        fb_rs_grid_label(cs, grid, label, sizeof label);
+        snprintf(sep, sizeof sep, "%s · ", label);
+    }
     if (md) {
-        char a[HEAD_MAX], b[HEAD_MAX], c[HEAD_MAX], e[HEAD_MAX];
-        fprintf(f, "### %s · %s · %s · %s\n\n", fb_md_escape(cs->name, a, sizeof a), fb_md_escape(dt->dtype, b, sizeof b),
-                fb_md_escape(dev, c, sizeof c), fb_md_escape(what, e, sizeof e));
+        char a[HEAD_MAX], b[HEAD_MAX], c[HEAD_MAX], e[HEAD_MAX], l[HEAD_MAX];
+        fprintf(f, "### %s · %s · %s%s%s · %s\n\n", fb_md_escape(cs->name, a, sizeof a),
+                fb_md_escape(dt->dtype, b, sizeof b), label[0] ? fb_md_escape(label, l, sizeof l) : "",
+                label[0] ? " · " : "", fb_md_escape(dev, c, sizeof c), fb_md_escape(what, e, sizeof e));
         print_md(f, &t, w);
         fputc('\n', f);
         if (legend(f, &t, style)) fputc('\n', f);
     } else {
-        fprintf(f, "%s · %s · %s · %s\n", cs->name, dt->dtype, dev, what);
+        fprintf(f, "%s · %s · %s%s · %s\n", cs->name, dt->dtype, sep, dev, what);
         print_text(f, &t, w);
         legend(f, &t, style);
         fputc('\n', f);
@@ -387,4 +396,13 @@ fb_status fb_table_print(FILE *f, const fb_rs_doc *doc, const fb_rs_case *cs, co
     free(w);
     table_free(&t);
     return ferror(f) ? (fb_error("cannot write the table: output error"), FB_E_IO) : FB_OK;
+}
+
+fb_status fb_table_print(FILE *f, const fb_rs_doc *doc, const fb_rs_case *cs, const fb_rs_dtype *dt,
+                         const char *const *variants, int n_variants, const char *vs, fb_table_style style)
+{
+    fb_status s = FB_OK;
+    for (int g = 0; g < (cs->n_grids > 0 ? cs->n_grids : 1) && s == FB_OK; g++)
+        s = print_grid(f, doc, cs, dt, g, variants, n_variants, vs, style);
+    return s;
 }

@@ -66,7 +66,10 @@ typedef enum fb_table_style {
 fb_status fb_table_check_vs(const char *case_name, const char *vs, const char *const *variants, int n_variants,
                             const char *whose);
 
-/* One case x dtype as a table into f. `variants` (n_variants) are the columns to
+/* One case x dtype as a table into f: for a case with fixed size symbols, one
+ * table per combination of their values (a grid), its heading naming it
+ * ("mm · float32 · K=1024 · <device> · ..."), in the case's grid order; a grid
+ * without cells prints nothing. `variants` (n_variants) are the columns to
  * show, in any order (eager is put first); NULL for the case's whole list. A
  * variant that no cell of the dtype measured is left out, unless it is X; a
  * dtype without cells prints nothing.

@@ -675,15 +675,40 @@ static void test_fixed(void)
     CHECK(strstr(json, "\"fixed\":\"K=4096\"") != NULL);
     for (size_t i = 0; i < 3; i++) free(text[i]);
 
-    static const char *refused[] = {"svg", "html"};
+    static const char *refused[] = {"svg", "html"}; /* not yet split by grid */
     for (size_t i = 0; i < 2; i++) {
         char *t = export_text(&d, refused[i], (fb_export_opts){FB_SHOW_SPEEDUP}, &st);
         CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "does not read such cases yet") != NULL);
         free(t);
     }
+    /* md --table: one benchmark table per K, headed with it; the cell M=256 N=128
+     * measured at K=1024 only is a row of K=1024's table alone */
     char *t = export_text(&d, "md", (fb_export_opts){FB_SHOW_SPEEDUP, .table = true}, &st);
-    CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "export --format md --table does not read") != NULL);
+    CHECK(st == FB_OK);
+    check_golden(t, "fixed_table.md");
+    const char *t1 = t ? strstr(t, "### mm · float32 · K=1024 · ") : NULL;
+    const char *t4 = t ? strstr(t, "### mm · float32 · K=4096 · ") : NULL;
+    CHECK(t1 && t4 && t1 < t4);
+    if (t1 && t4) {
+        const char *row = strstr(t1, "| 256 | 128 |");
+        CHECK(row && row < t4 && strstr(t4, "| 256 | 128 |") == NULL);
+        CHECK(strstr(t4, "| 128 |  64 |  64.00 |    40.00 |") != NULL);
+    }
     free(t);
+    /* run --table's text style: the same split, the label in each heading */
+    char *txt = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&txt, &n);
+    CHECK(f != NULL);
+    if (f) {
+        const fb_rs_case *cs2 = fb_rs_find_case(&d, "mm");
+        CHECK(fb_table_print(f, &d, cs2, &cs2->dtypes[0], NULL, 0, NULL, FB_TABLE_TEXT) == FB_OK);
+        fclose(f);
+        const char *x1 = strstr(txt, "mm · float32 · K=1024 · Test GPU"), *x4 = strstr(txt, "mm · float32 · K=4096 · Test GPU");
+        CHECK(x1 && x4 && x1 < x4);
+        if (x4) CHECK(strstr(x4, "  256  128  ") == NULL);
+        free(txt);
+    }
     fb_rs_free(&d);
 }
 
