@@ -350,12 +350,17 @@ void fb_heatmap_panel(FILE *f, const fb_export_grid *g, const fb_export_cell *ce
     if (fs > ch * 0.55) fs = ch * 0.55;
 
     fputs("<g class=\"panel\">", f);
-    /* title: case · dtype · variant */
+    /* title: case · dtype · variant; a case with fixed symbols: the grid's values
+     * after the dtype (case · dtype · K=1024 · variant), as run and md head it */
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\" fill=\"#111111\">", MARGIN, y + 20);
     fb_put_xml(f, g->cs->name);
     fputs(" · ", f);
     fb_put_xml(f, g->dt->dtype);
     fputs(" · ", f);
+    if (g->label[0]) {
+        fb_put_xml(f, g->label);
+        fputs(" · ", f);
+    }
     fb_put_xml(f, g->variant);
     fputs("</text>\n", f);
     for (int v = 0; v < FB_NSHOW; v++) {
@@ -522,6 +527,7 @@ static void release(fb_export *x)
 
 const fb_printer fb_printer_svg = {
     .name = "svg",
+    .splits_grids = true, /* a panel per grid, its title naming the grid's fixed values */
     .walk = FB_WALK_SHOWN,
     .begin_doc = begin_doc,
     .begin_grid = begin_grid,
