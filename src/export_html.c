@@ -397,6 +397,7 @@ static void table_row(FILE *f, const fb_export_grid *g, const fb_export_cell *c,
     fputs("<tr>", f);
     td_number(f, (double)c->row, "%.0f", 1);
     if (g->cs->cols) td_number(f, (double)c->col, "%.0f", 1);
+    if (g->cs->n_fixed) td_text(f, NULL, g->label); /* the grid: "K=1024" */
     td_text(f, NULL, g->variant);
     td_text(f, strcmp(v->status, "ok") ? "bad" : NULL, v->status);
     td_number(f, v->has_time ? v->time_ms.median * 1000 : NAN, "%.2f", 1);
@@ -468,6 +469,10 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
     fb_put_xml(f, g->dt->dtype);
     fputc('|', f);
     fb_put_xml(f, g->variant);
+    if (g->label[0]) { /* a case with fixed symbols: one figure per grid, "mm|float32|mm.fused|K=1024" */
+        fputc('|', f);
+        fb_put_xml(f, g->label);
+    }
     fprintf(f, "\">\n<svg width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" role=\"img\">\n"
                "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
             FB_HEATMAP_WIDTH, h, FB_HEATMAP_WIDTH, h);
@@ -497,6 +502,7 @@ static fb_status end_dtype(fb_export *x, const fb_rs_case *cs, const fb_rs_dtype
         fb_put_xml(f, cs->cols);
         fputs("</th>", f);
     }
+    if (cs->n_fixed) fputs("<th class=\"t\">fixed</th>", f);
     fputs("<th class=\"t\">variant</th><th class=\"t\">status</th><th>median us</th><th>speedup</th>"
           "<th>% SOL</th><th>GB/s</th><th>TFLOP/s</th><th>kernels</th><th>launched</th><th>peak MiB</th>"
           "<th>SM MHz</th>",
@@ -540,6 +546,7 @@ static void release(fb_export *x)
 
 const fb_printer fb_printer_html = {
     .name = "html",
+    .splits_grids = true, /* a figure per grid (titled, data-grid ending "|K=1024"), a fixed column in the cells */
     .walk = FB_WALK_VARIANTS,
     .begin_doc = begin_doc,
     .begin_case = begin_case,

@@ -175,7 +175,7 @@ expect "run --K overrides a fixed symbol" 2 "fixed_k: program[0].in: shapes [4, 
 run run --case "$TMP/fixed_k.json" --Kk 3
 expect "run unknown fixed symbol" 2 "unknown option '--Kk' (did you mean '--K'?)"
 # a result with fixed symbols: md/csv/json export one grid per K, compare matches by K
-# (test_compare.sh), md --table is one table per K, svg a panel per K; html refuses (exit 2)
+# (test_compare.sh), md --table is one table per K, svg and html a panel per K
 run export results/export/fixed.json --format md
 [ "$rc" = 0 ] && [[ "$out" == *"### mm · float32 · K=4096 · "* ]] && ok || bad "export md fixed: rc $rc err $err"
 run export results/export/fixed.json --format csv
@@ -185,7 +185,7 @@ run export results/export/fixed.json --format md --table
 run export results/export/fixed.json --format svg
 [ "$rc" = 0 ] && [[ "$out" == *"mm · float32 · K=4096 · mm.fused</text>"* ]] && ok || bad "export svg fixed: rc $rc err $err"
 run export results/export/fixed.json --format html
-expect "export html fixed" 2 "('mm') has fixed size symbols (one grid per value); export --format html does not read such cases yet"
+[ "$rc" = 0 ] && [[ "$out" == *'data-grid="mm|float32|mm.fused|K=4096"'* ]] && ok || bad "export html fixed: rc $rc err $err"
 run compare results/export/fixed.json results/export/fixed.json
 expect "compare fixed" 0
 run run --case softmax --dim1 61,x

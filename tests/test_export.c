@@ -683,12 +683,14 @@ static void test_fixed(void)
     const char *s4 = svg ? strstr(svg, "mm · float32 · K=4096 · mm.fused</text>") : NULL;
     CHECK(s1 && s4 && s1 < s4);
     free(svg);
-    static const char *refused[] = {"html"}; /* not yet split by grid */
-    for (size_t i = 0; i < 1; i++) {
-        char *t = export_text(&d, refused[i], (fb_export_opts){FB_SHOW_SPEEDUP}, &st);
-        CHECK(st == FB_E_USAGE && strstr(fb_last_error(), "does not read such cases yet") != NULL);
-        free(t);
-    }
+    /* html: a figure per K (data-grid ends with it), a fixed column in the cells */
+    char *html = export_text(&d, "html", (fb_export_opts){FB_SHOW_SPEEDUP}, &st);
+    CHECK(st == FB_OK);
+    check_golden(html, "fixed.html");
+    CHECK(html && strstr(html, "data-grid=\"mm|float32|mm.fused|K=1024\"") != NULL);
+    CHECK(html && strstr(html, "data-grid=\"mm|float32|mm.fused|K=4096\"") != NULL);
+    CHECK(html && strstr(html, "<th class=\"t\">fixed</th>") != NULL);
+    free(html);
     /* md --table: one benchmark table per K, headed with it; the cell M=256 N=128
      * measured at K=1024 only is a row of K=1024's table alone */
     char *t = export_text(&d, "md", (fb_export_opts){FB_SHOW_SPEEDUP, .table = true}, &st);

@@ -21,6 +21,7 @@ FB_SCREENSHOT=PATH.png also saves a screenshot of the softmax page.
 usage: test_export_html.py PATH/TO/fusionbench   (run from anywhere)
 """
 import html.parser
+import itertools
 import json
 import os
 import shutil
@@ -30,6 +31,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = [os.path.join(HERE, "results", "export", "small.json"),
+         os.path.join(HERE, "results", "export", "fixed.json"),
          os.path.join(HERE, "..", "results", "h100", "softmax-f5148a1.json")]
 
 
@@ -48,9 +50,15 @@ def expected_grids(path):
     want = []
     for case in doc["cases"]:
         for dt in case["dtypes"]:
+            # a case with fixed symbols: one figure per combination of their values
+            # (the first slowest), its data-grid ending "|K=1024"
+            fixed = case.get("fixed") or {}
+            labels = [" ".join(f"{k}={v}" for k, v in zip(fixed, combo))
+                      for combo in itertools.product(*fixed.values())] if fixed else [None]
             for v in case["variants"]:
                 if any(v in cell["variants"] for cell in dt["cells"]):
-                    want.append(f"{case['name']}|{dt['dtype']}|{v}")
+                    for label in labels:
+                        want.append(f"{case['name']}|{dt['dtype']}|{v}" + (f"|{label}" if label else ""))
     tables = sum(len(case["dtypes"]) for case in doc["cases"])
     return want, tables
 
