@@ -315,8 +315,9 @@ bool fb_export_has_fixed(const fb_export *x)
 fb_status fb_export_doc(FILE *out, const fb_rs_doc *doc, const fb_export_opts *o, const fb_printer *p)
 {
     TRY(check_selection(doc, o, p));
-    /* svg and html do not yet tell a case's grids apart (by its fixed values); md --table
-     * does (fb_table_print: one table per grid) */
+    /* a printer that does not tell a case's grids apart (by its fixed values) is refused
+     * such a case rather than mixing them; every printer here does (md --table through
+     * fb_table_print: one table per grid) */
     if (!p->splits_grids) {
         char what[64];
         snprintf(what, sizeof what, "export --format %s", p->name);

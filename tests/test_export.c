@@ -629,7 +629,7 @@ static void test_table(const fb_rs_doc *small)
 /* A case with a fixed symbol (results/export/fixed.json: K in {1024, 4096}, the
  * cell M=256 N=128 measured at K=1024 only): the typed model tells its grids
  * apart; md prints one grid per K headed with it, csv and json add a "fixed"
- * field ("K=1024"); svg, html, md --table refuse it (exit 2), and files without
+ * field ("K=1024"); md --table, svg and html split by K too, and files without
  * fixed symbols keep their columns (the goldens above). */
 static void test_fixed(void)
 {

@@ -121,7 +121,7 @@ static void test_merge_fixed(void)
     CHECK(fb_result_merge_check(a, "a.json", b2, "b2.json") == FB_E_USAGE);
     CHECK(strstr(fb_last_error(), "M=64 N=128 B=1") != NULL);
     /* the typed model tells the merged cells apart by their grid (B=1, B=4);
-     * compare still refuses such a case */
+     * fb_rs_refuse_fixed (the guard for a printer that does not split grids) names it */
     fb_rs_doc rs = {0};
     CHECK(fb_rs_from_json(a, "merged.json", &rs) == FB_OK);
     const fb_rs_case *cs = fb_rs_find_case(&rs, "batched_scale");
