@@ -178,6 +178,17 @@ static cublasStatus_t layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_
     return st;
 }
 
+/* The largest power of two (at most 256) that divides the address. cuBLASLt's
+ * heuristic assumes 256-byte aligned operands unless told otherwise, and an
+ * algorithm it picks on that assumption fails on a tensor that starts less
+ * aligned (a slice, a buffer shared by the eager planner's best fit). */
+static uint32_t alignment(const void *p)
+{
+    uint32_t a = 256;
+    while (a > 1 && (uintptr_t)p % a) a /= 2;
+    return a;
+}
+
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLASLt's
  * "A" is our B and its "B" our A, with m = N, n = M, and each stored matrix's
  * column-major view is its row-major transpose, so the transpose flags carry over
@@ -247,13 +258,20 @@ static fb_status matmul_eager(const fb_node *n, const fb_eager_args *a)
     LT(layout(&lc, t, M, d.n, nb, M * d.n));
 
     LT(cublasLtMatmulDescCreate(&desc, compute, scale_t));
-    const cublasOperation_t op_a = d.tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = d.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    /* int32_t: the attributes' type (cublasOperation_t's size is the compiler's) */
+    const int32_t op_a = d.tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = d.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
     LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
     LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
 
     LT(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws = a->workspace ? (uint64_t)a->workspace_bytes : 0;
     LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    /* cuBLASLt's A is our B, its B our A; C and D are our C */
+    const uint32_t al_a = alignment(B->data), al_b = alignment(A->data), al_c = alignment(C->data);
+    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a));
+    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b));
+    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c));
+    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c));
     cublasLtMatmulHeuristicResult_t best;
     int found = 0;
     LT(cublasLtMatmulAlgoGetHeuristic(h, desc, la, lb, lc, lc, pref, 1, &best, &found));
