@@ -2,10 +2,14 @@
  * rule and messages, its cost, its float64 reference against hand-computed
  * products (transposes, batches, a shared B), its workspace, and its row rule:
  * tests/cases/matmul_bias.json (D = A @ B + bias) splits on M, reads B whole,
- * and every row evaluated alone equals the same row of the full evaluation. */
+ * and every row evaluated alone equals the same row of the full evaluation, as
+ * do the check's chunks of rows (rowref.c: A [rows, K] slices) and sampled rows;
+ * its largest cell is checked on sampled rows, not left unchecked. */
 #include "case.h"
+#include "check.h"
 #include "ops/op_table.h"
 #include "program.h"
+#include "rowref.h"
 #include "testing.h"
 
 #include <math.h>
@@ -288,6 +292,71 @@ static void test_rowplan(void)
     rows_agree(&c, s, &rp);
 }
 
+static fb_status host_fetch(void *ctx, int input, int64_t offset, int64_t n, double *dst)
+{
+    double *const *in = ctx;
+    memcpy(dst, in[input] + offset, (size_t)n * sizeof(double));
+    return FB_OK;
+}
+
+/* The check's path: rowref over chunks of M rows (each chunk evaluates A
+ * [rows, K] against the whole B), and kept rows alone; the check's plan. */
+static void test_rowref(void)
+{
+    static fb_case c;
+    CHECK(fb_case_load("cases/matmul_bias.json", &c) == FB_OK);
+    fb_point p;
+    fb_case_point(&c, 0, &p);
+    const int64_t M = 37, N = 24;
+    p.sym[c.axis[0].sym] = M;
+    p.sym[c.axis[1].sym] = N;
+    fb_shape s[FB_MAX_VALUES];
+    fb_rowplan rp;
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    CHECK(rp.separable && rp.n_rows == M);
+    double *in[FB_MAX_VALUES] = {0}, whole[37 * 24], got[37 * 24];
+    for (int v = 0; v < c.n_inputs; v++) {
+        in[v] = malloc(sizeof(double) * (size_t)fb_shape_numel(&s[v]));
+        fill(in[v], fb_shape_numel(&s[v]), 0.5 + v);
+    }
+    double *outs[1] = {whole};
+    CHECK(fb_reference_eval(&c, s, (const double *const *)in, outs) == FB_OK);
+    /* every row, in chunks of about 5 rows (per row: A 64, C and D 24 each), on 1 and 3 threads */
+    for (int threads = 1; threads <= 3; threads += 2) {
+        for (int i = 0; i < M * N; i++) got[i] = NAN;
+        fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = host_fetch, .fetch_ctx = in,
+                             .out = {got}, .threads = threads, .chunk_elems = 5 * (64 + 2 * 24) + 64 * 24 + 24};
+        int64_t rows_per_chunk, chunks;
+        fb_rowref_chunking(&c, s, &rp, job.chunk_elems, &rows_per_chunk, &chunks);
+        CHECK(rows_per_chunk > 1 && chunks > 1);
+        CHECK(fb_rowref_eval(&job) == FB_OK);
+        int bad = 0;
+        for (int i = 0; i < M * N; i++) bad += got[i] != whole[i];
+        CHECK(bad == 0);
+    }
+    /* kept rows: the first, one inside, the last */
+    const int64_t keep[] = {0, 17, M - 1};
+    fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = host_fetch, .fetch_ctx = in,
+                         .keep = keep, .n_keep = 3, .out = {got}, .threads = 2};
+    CHECK(fb_rowref_eval(&job) == FB_OK);
+    int bad = 0;
+    for (int j = 0; j < 3; j++)
+        for (int e = 0; e < N; e++) bad += got[j * N + e] != whole[keep[j] * N + e];
+    CHECK(bad == 0);
+    for (int v = 0; v < c.n_inputs; v++) free(in[v]);
+
+    /* the grid's largest cell (M = N = 8192): sampled rows of D, not unchecked */
+    fb_case_point(&c, fb_case_n_points(&c) - 1, &p);
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK_STR(str(&s[value(&c, "D")]), "[8192, 8192]");
+    fb_check_plan *plan = malloc(sizeof *plan);
+    CHECK(fb_check_plan_cell(&c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
+    CHECK(plan->mode == FB_CHECK_SAMPLED && plan->by_rows && plan->rp.n_rows == 8192);
+    CHECK(plan->sample_rows > 0 && plan->sample_rows < 8192);
+    free(plan);
+}
+
 int main(void)
 {
     test_kind();
@@ -295,5 +364,6 @@ int main(void)
     test_cost();
     test_reference();
     test_rowplan();
+    test_rowref();
     return fb_t_report("test_matmul");
 }
