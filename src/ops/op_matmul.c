@@ -238,6 +238,10 @@ static fb_status matmul_eager(const fb_node *n, const fb_eager_args *a)
     const void *alpha = scale_t == CUDA_R_64F ? (const void *)&one_d : (const void *)&one_f;
     const void *beta = scale_t == CUDA_R_64F ? (const void *)&zero_d : (const void *)&zero_f;
 
+    if (!a->ctx) {
+        fb_error("%s: no device context (cuBLASLt needs its handle)", a->what);
+        return FB_E_USAGE;
+    }
     fb_status s = FB_OK;
     cublasLtMatmulDesc_t desc = NULL;
     cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
