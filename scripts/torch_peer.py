@@ -315,6 +315,27 @@ def _shape_reduce(ins, attrs):
     return x[:d] + x[d + 1:]
 
 
+def _shape_matmul(ins, attrs):
+    """op_matmul.c's rule: A [..., M, K] @ B [..., K, N]; B has A's leading dims or is rank 2."""
+    a, b = ins
+    for k, s in enumerate(ins):
+        if len(s) < 2:
+            raise ValueError(f"matmul needs operands of rank 2 or more, operand {k} is {list(s)}")
+    m, ka = (a[-1], a[-2]) if attrs["transpose_a"] else (a[-2], a[-1])
+    kb, n = (b[-1], b[-2]) if attrs["transpose_b"] else (b[-2], b[-1])
+    if ka != kb:
+        raise ValueError(f"K differs: operand 0 {list(a)} has K = {ka}, operand 1 {list(b)} has K = {kb}")
+    if len(b) != 2 and b[:-2] != a[:-2]:
+        raise ValueError(f"batch dims differ: operand 0 {list(a)}, operand 1 {list(b)}")
+    return a[:-2] + (m, n)
+
+
+def _flops_matmul(ins, out):
+    # 2·batch·M·N·K; K from B, whose numel is (its batch)·K·N whichever way it is stored
+    k = numel(ins[1]) // (numel(ins[1][:-2]) * out[-1]) if out[-1] else 0
+    return 2 * numel(out) * k
+
+
 @dataclass(frozen=True)
 class OpKind:
     name: str
@@ -334,6 +355,9 @@ RANDOM = OpKind("random", 1, False,
                 {"p": Attr(True, None, _attr_prob), "seed": Attr(False, 0, _attr_seed),
                  "training": Attr(False, True, _attr_bool)},
                 _shape_same, lambda ins, out: numel(out))
+MATMUL = OpKind("matmul", 2, False,
+                {"transpose_a": Attr(False, False, _attr_bool), "transpose_b": Attr(False, False, _attr_bool)},
+                _shape_matmul, _flops_matmul)
 
 
 @dataclass(frozen=True)
@@ -360,6 +384,12 @@ def _emit_extremum(both, clamp, args, ctx):
     if ctx.literal[1]:
         return f"torch.{clamp}({a}, {b})"
     return f"torch.{both}({a}, {b})"
+
+
+def _emit_matmul(args, attrs, ctx):
+    a = f"{args[0]}.mT" if attrs["transpose_a"] else args[0]
+    b = f"{args[1]}.mT" if attrs["transpose_b"] else args[1]
+    return f"torch.matmul({a}, {b})"
 
 
 def _emit_dropout(args, attrs, ctx):
@@ -401,6 +431,7 @@ OPS = {op.name: op for op in [
     Op("amin", REDUCE, "torch.amin({0}, dim={dim}, keepdim={keepdim})"),
     Op("mean", REDUCE, "torch.mean({0}, dim={dim}, keepdim={keepdim})"),
     Op("dropout", RANDOM, _emit_dropout),
+    Op("matmul", MATMUL, _emit_matmul),
 ]}
 
 
@@ -1050,6 +1081,9 @@ def row_plan(case, shapes):
         axis[i.name] = 0 if len(s) == rank and s[0] == n else None
     for nd in case.nodes:
         out = shapes[nd.out]
+        if nd.op.kind is MATMUL:
+            return RowPlan(False, f"program[{nd.index}] (matmul) reads all of B for each row; the peer "
+                           "samples no rows through a matmul", n, axis, 0)
         if nd.op.kind is REDUCE:
             a = axis[nd.ins[0]]
             d = norm_dim(nd.attrs["dim"], len(shapes[nd.ins[0]]))
@@ -1159,6 +1193,8 @@ def _trace_sums(case, shapes, sizes, rank):
     for nd in case.nodes:
         vals = [a for a in nd.ins if not isinstance(a, float)]
         src = next((a for a in vals if a in partial), None)
+        if nd.op.kind is MATMUL:
+            return fail(nd, "reads all of B for each row; the peer splits no rows through a matmul")
         if nd.op.kind is REDUCE:
             a = axes[nd.ins[0]]
             d = norm_dim(nd.attrs["dim"], len(a))

@@ -74,6 +74,12 @@ expect "validate softmax.json" 0
 run validate softmax
 expect "validate by name" 0
 
+# a matmul case (op kind matmul, K a fixed symbol)
+run validate cases/matmul_bias.json
+expect "validate matmul_bias.json" 0
+[ "$out" = "ok   cases/matmul_bias.json (2 ops, 0 fused variants, 3 x 3 grid x 1 (K))" ] && ok ||
+    bad "validate matmul_bias.json: stdout: $out"
+
 run validate
 expect "validate bundled cases" 0
 [[ "$out" == *"softmax.json (5 ops"* ]] && ok || bad "validate bundled: stdout: $out"

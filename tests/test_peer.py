@@ -149,6 +149,9 @@ class TestCaseFiles(unittest.TestCase):
             elif op.kind is tp.RANDOM:
                 prog.append({"op": name, "in": [prev], "p": 0.25, "seed": 3, "out": out})
                 expect.append(f"F.dropout(r{len(expect)}, p=0.25, training=True)")
+            elif op.kind is tp.MATMUL:
+                prog.append({"op": name, "in": [prev, "x"], "out": out})
+                expect.append(f"torch.matmul(r{len(expect)}, in_x)")
             else:
                 self.fail(f"op kind {op.kind.name} has no test: add it here")
             prev = out
@@ -157,6 +160,31 @@ class TestCaseFiles(unittest.TestCase):
         expect[0] = expect[0].replace("r0", "in_x")
         self.assertEqual(log, expect)
         self.assertEqual(out[0].name, f"r{len(expect)}")
+
+    def test_matmul(self):
+        """op_matmul.c's shapes, messages and FLOPs; transposes as .mT; no rows through it."""
+        prog = [{"op": "matmul", "in": ["a", "b"], "transpose_a": True, "transpose_b": True, "out": "c"},
+                {"op": "add", "in": ["c", "bias"], "out": "y"}]
+        inputs = {"a": {"shape": ["K", "dim0"]}, "b": {"shape": ["dim1", "K"]}, "bias": {"shape": ["dim1"]}}
+        case = tp.parse_case(case_text(prog, inputs=inputs, grid={"dim0": [4, 8], "dim1": [16], "K": 64}))
+        self.assertIn("v_c = torch.matmul(v_a.mT, v_b.mT)  # program[0]: matmul", tp.generate(case))
+        shapes = tp.program_shapes(case, {"dim0": 4, "dim1": 16, "K": 64})
+        self.assertEqual(shapes["c"], (4, 16))
+        self.assertEqual(tp.program_costs(case, shapes, "float32")["flops"], 2 * 4 * 16 * 64 + 4 * 16)
+        self.assertFalse(tp.row_plan(case, shapes).separable)
+        self.assertFalse(tp.sum_plan(case, shapes).ok)
+        kind = tp.MATMUL
+        plain = {"transpose_a": False, "transpose_b": False}
+        self.assertEqual(kind.shape([(6, 2, 3), (3, 5)], plain), (6, 2, 5))
+        self.assertEqual(kind.shape([(6, 2, 3), (6, 3, 5)], plain), (6, 2, 5))
+        self.assertEqual(kind.flops([(6, 2, 3), (6, 3, 5)], (6, 2, 5)), 2 * 6 * 2 * 5 * 3)
+        self.assertEqual(kind.flops([(6, 2, 3), (5, 3)], (6, 2, 5)), 2 * 6 * 2 * 5 * 3)
+        for ins, msg in [([(2, 3), (4, 5)], "K differs: operand 0 [2, 3] has K = 3, operand 1 [4, 5] has K = 4"),
+                         ([(6, 2, 3), (5, 3, 5)], "batch dims differ"),
+                         ([(3,), (3, 5)], "rank 2 or more, operand 0 is [3]")]:
+            with self.assertRaises(ValueError) as e:
+                kind.shape(ins, plain)
+            self.assertIn(msg, str(e.exception))
 
     def test_literals_and_extrema(self):
         prog = [{"op": "max", "in": ["x", 0.5], "out": "a"}, {"op": "min", "in": [2, "a"], "out": "b"},

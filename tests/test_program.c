@@ -130,6 +130,7 @@ static void test_ops(void)
         {"max", "binary", 2},  {"min", "binary", 2},    {"pow", "binary", 2},
         {"sum", "reduce", 1},  {"amax", "reduce", 1},   {"amin", "reduce", 1},      {"mean", "reduce", 1},
         {"dropout", "random", 1},
+        {"matmul", "matmul", 2},
     };
     const int n_ops = (int)(sizeof ops / sizeof ops[0]);
     for (int i = 0; i < n_ops; i++) {

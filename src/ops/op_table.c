@@ -5,13 +5,14 @@
 
 #include <string.h>
 
-extern const fb_op_kind fb_kind_unary, fb_kind_binary, fb_kind_reduce, fb_kind_random;
+extern const fb_op_kind fb_kind_unary, fb_kind_binary, fb_kind_reduce, fb_kind_random, fb_kind_matmul;
 
 static const fb_op_kind *const kinds[] = {
     &fb_kind_unary,
     &fb_kind_binary,
     &fb_kind_reduce,
     &fb_kind_random,
+    &fb_kind_matmul,
 };
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 

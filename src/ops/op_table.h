@@ -1,5 +1,5 @@
 /* op_table.h — the op table: one entry per op *kind*, each in its own file
- * (op_unary.c, op_binary.c, op_reduce.c, op_random.c), owning everything that is
+ * (op_unary.c, op_binary.c, op_reduce.c, op_random.c, op_matmul.c), owning everything that is
  * specific to it, so that the loader, the program walks, the reference, eager and
  * the check never switch on an op:
  *
