@@ -144,13 +144,7 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
     const long need = (g.rows + g.rpc() - 1) / g.rpc();
     long grid = need;
     if (m == STATIC_PERSISTENT) {
-        int per_sm = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)L->fn, g.threads, 0) != cudaSuccess ||
-            per_sm <= 0) {
-            (void)cudaGetLastError();
-            per_sm = 1;
-        }
-        const long resident = (long)per_sm * sm_count();
+        const long resident = (long)resident_ctas((const void *)L->fn, g.threads) * sm_count();
         grid = need < resident ? need : resident;
     }
     if (grid > 0x7fffffffL) return false;
