@@ -10,6 +10,7 @@
 #include "ops/op_table.h"
 #include "program.h"
 #include "rowref.h"
+#include "rowcheck.h"
 #include "testing.h"
 
 #include <math.h>
@@ -173,30 +174,6 @@ static void fill(double *p, int64_t n, double seed)
     for (int64_t i = 0; i < n; i++) p[i] = sin(seed + 0.7 * (double)i) * 3.0;
 }
 
-/* Evaluate every row alone (row shapes, inputs sliced by fb_rowplan_offset) and
- * compare with the full evaluation: the number of mismatching elements. */
-static int rows_match_full(const fb_case *c, const fb_rowplan *rp, const double *const *in, double *const *full)
-{
-    int bad = 0;
-    for (int64_t r = 0; r < rp->n_rows; r++) {
-        const double *rin[FB_MAX_VALUES];
-        double *rout[FB_MAX_VALUES];
-        int64_t base[FB_MAX_VALUES];
-        for (int v = 0; v < c->n_values; v++) base[v] = fb_rowplan_offset(rp, v, r);
-        for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + base[v];
-        for (int o = 0; o < c->n_outputs; o++)
-            rout[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&rp->row_shape[c->outputs[o]]));
-        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout, NULL) != FB_OK) bad++;
-        for (int o = 0; o < c->n_outputs; o++) {
-            int v = c->outputs[o];
-            const double *want = full[o] + base[v];
-            for (int64_t e = 0; e < fb_shape_numel(&rp->row_shape[v]); e++) bad += rout[o][e] != want[e];
-            free(rout[o]);
-        }
-    }
-    return bad;
-}
-
 static int value(const fb_case *c, const char *name)
 {
     for (int v = 0; v < c->n_values; v++)
@@ -214,7 +191,7 @@ static void rows_agree(const fb_case *c, const fb_shape *s, const fb_rowplan *rp
     }
     for (int o = 0; o < c->n_outputs; o++) out[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&s[c->outputs[o]]));
     CHECK(fb_reference_eval(c, s, (const double *const *)in, out) == FB_OK);
-    CHECK(rows_match_full(c, rp, (const double *const *)in, out) == 0);
+    CHECK(fb_t_rows_match_full(c, rp, (const double *const *)in, out) == 0);
     for (int v = 0; v < c->n_inputs; v++) free(in[v]);
     for (int o = 0; o < c->n_outputs; o++) free(out[o]);
 }

@@ -5,6 +5,7 @@
  * same row of the full evaluation). */
 #include "ops/op_table.h"
 #include "program.h"
+#include "rowcheck.h"
 #include "testing.h"
 
 #include <stdlib.h>
@@ -539,30 +540,6 @@ static void test_reference(void)
 
 /* ---- row plan -------------------------------------------------------------------- */
 
-/* Evaluate every row alone (row shapes, inputs sliced by fb_rowplan_offset) and
- * compare with the full evaluation. Returns the number of mismatching elements. */
-static int rows_match_full(const fb_case *c, const fb_shape *s, const fb_rowplan *rp,
-                           const double *const *in, double *const *full)
-{
-    int bad = 0;
-    for (int64_t r = 0; r < rp->n_rows; r++) {
-        const double *rin[FB_MAX_VALUES];
-        double *rout[FB_MAX_VALUES];
-        int64_t base[FB_MAX_VALUES];
-        for (int v = 0; v < c->n_values; v++) base[v] = fb_rowplan_offset(rp, v, r);
-        for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + base[v];
-        for (int o = 0; o < c->n_outputs; o++)
-            rout[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&rp->row_shape[c->outputs[o]]));
-        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout, NULL) != FB_OK) bad++;
-        for (int o = 0; o < c->n_outputs; o++) {
-            int v = c->outputs[o];
-            const double *want = full[o] + base[v];
-            for (int64_t e = 0; e < fb_shape_numel(&rp->row_shape[v]); e++) bad += rout[o][e] != want[e];
-            free(rout[o]);
-        }
-    }
-    return bad;
-}
 
 static void fill(double *p, int64_t n, double seed)
 {
@@ -594,7 +571,7 @@ static void test_rowplan(void)
         const double *in[1] = {x};
         double *out[1] = {y};
         CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
 
     /* a [1, W] bias and a [W] scale broadcast: their row is always row 0 */
@@ -634,7 +611,7 @@ static void test_rowplan(void)
         const double *in[3] = {x, b, g};
         double *out[2] = {y, mu};
         CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
 
     /* rank 3 with a [C, W] operand: rows run over [B, C], the operand repeats per B */
@@ -660,7 +637,7 @@ static void test_rowplan(void)
         const double *in[2] = {x, w};
         double *out[1] = {y};
         CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
 
     /* an [R, 1] operand broadcast along the last dim: one element per row */
@@ -680,7 +657,7 @@ static void test_rowplan(void)
         const double *in[2] = {x, t};
         double *out[1] = {y};
         CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
 
     /* not separable: a reduction over dim 0, written as 0 or as -2 */
@@ -717,7 +694,7 @@ static void test_rowplan(void)
         double *out[1] = {yv};
         CHECK(eval1(&c, &p, in, yv) == FB_OK);
         CHECK(yv[0] == 3 && yv[3] == 12);
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
 
     /* the generalisation: a reduction over a middle dim leaves the leading dim to
@@ -740,7 +717,7 @@ static void test_rowplan(void)
         const double *in[1] = {x};
         double *out[1] = {y};
         CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
 
     /* keepdim false drops the reduced axis; the rows follow the leading dims */
@@ -763,7 +740,7 @@ static void test_rowplan(void)
         double *out[1] = {y};
         CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
         CHECK(y[2] == -fmax(fmax(fmax(x[10], x[11]), fmax(x[12], x[13])), x[14]));
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
 
     /* not separable: outputs[0]'s axis is not the leading axis of another value
@@ -787,7 +764,7 @@ static void test_rowplan(void)
         const double *in[2] = {u, x};
         double *out[2] = {o, t};
         CHECK(fb_reference_eval(&c, s, in, out) == FB_OK);
-        CHECK(rows_match_full(&c, s, &rp, in, out) == 0);
+        CHECK(fb_t_rows_match_full(&c, &rp, in, out) == 0);
     }
     /* ... unless 't''s rows are combined too: then no anchor splits, and the
      * reason is outputs[0]'s */
@@ -807,7 +784,7 @@ static void test_rowplan(void)
     CHECK_STR(rp.why, "output 'y' has size 1 along dim 0, so it has no rows to sample");
 }
 
-/* Every row alone, as rows_match_full, but the partial outputs (sums over rows)
+/* Every row alone, as fb_t_rows_match_full, but the partial outputs (sums over rows)
  * are added up over all rows before they are compared with the whole evaluation
  * (within rounding: the order of the sum differs). Returns mismatches. */
 static int rows_sum_match_full(const fb_case *c, const fb_shape *s, const fb_rowplan *rp,
