@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,13 @@ static fb_status run_fused(void *self, cudaStream_t stream)
     fused_job *j = self;
     j->call.stream = stream;
     return (fb_status)j->v->run(&j->call);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 typedef struct copy_job {
@@ -256,6 +264,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
     fb_runnable r = {0};
     void *workspace = NULL;
     int kernels = 1;
+    double prepare_ms = NAN;
     fb_status s = FB_OK;
 
     if (strcmp(name, FB_EAGER) == 0) {
@@ -272,6 +281,11 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
             ej.out = st->out;
             r = (fb_runnable){run_eager, &ej, fb_eager_launches(ej.e)};
             kernels = fb_eager_launches(ej.e);
+            double t0 = now_ms();
+            s = fb_eager_prepare(ej.e, ej.in, ej.out, stream);
+            if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (prepare)",
+                                               __FILE__, __LINE__);
+            prepare_ms = now_ms() - t0;
         }
     } else {
         const fb_variant *v = fb_variant_find(name);
@@ -298,6 +312,13 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         fj.call.workspace_bytes = ws;
         kernels = v->launches > 0 ? v->launches : 1;
         r = (fb_runnable){run_fused, &fj, kernels};
+        if (s == FB_OK && v->prepare) {
+            double t0 = now_ms();
+            s = (fb_status)v->prepare(&fj.call, &fj.call.state);
+            if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (prepare)",
+                                               __FILE__, __LINE__);
+            prepare_ms = now_ms() - t0;
+        }
     }
 
     if (s == FB_OK) {
@@ -320,6 +341,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         if (wrong) *failed = true;
         set_status(vj, wrong ? "fail" : "ok", differs[0] ? differs : wrong ? chk.why : NULL);
         json_object_set_new(vj, "kernels", json_integer(kernels));
+        if (isfinite(prepare_ms)) json_object_set_new(vj, "prepare_ms", fb_json_real(prepare_ms));
         json_t *samples = NULL;
         if (env->time) {
             fb_stats t;
@@ -349,6 +371,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         if (s == FB_E_OOM || s == FB_E_UNSUPPORTED) s = FB_OK;
     }
     if (ej.e) fb_eager_destroy(ej.e);
+    if (fj.call.state && fj.v->release) fj.v->release(fj.call.state);
     fb_dfree(workspace);
     return s;
 }

@@ -14,8 +14,9 @@
  *
  * What a node launches is its op kind's business (src/ops/op_table.h): this file
  * hands each kind its operands, output, the context (stream, library handles)
- * and the workspace. fb_eager_run then does nothing but launch: no allocation, no
- * host sync. */
+ * and the workspace. fb_eager_prepare builds each kind's plan once (library
+ * descriptors, algorithm choice), outside the timed region; fb_eager_run then
+ * does nothing but launch: no allocation, no host sync, no planning. */
 #include "eager.h"
 
 #include "ops/op_table.h"
@@ -40,6 +41,8 @@ struct fb_eager {
     void *buf[EAGER_MAX_BUFS];
     size_t buf_bytes[EAGER_MAX_BUFS];
     size_t bytes; /* sum of buf_bytes */
+    void *plan[FB_MAX_NODES]; /* node k's prepared plan (its kind's prepare), or NULL */
+    bool prepared;
 };
 
 static size_t value_bytes(const fb_eager *e, int v)
@@ -200,31 +203,73 @@ static fb_status check_tensor(const fb_eager *e, const fb_tensor *t, int v, cons
     return FB_OK;
 }
 
-static fb_status launch_node(const fb_eager *e, int k, const fb_tensor *in, const fb_tensor *out,
-                             cudaStream_t stream)
+/* The launch arguments of node k over these tensors (x holds the operand views). */
+static void node_args(const fb_eager *e, int k, const fb_tensor *in, const fb_tensor *out, cudaStream_t stream,
+                      fb_tensor *y, fb_tensor *x, fb_eager_args *a)
 {
     const fb_node *n = &e->c.nodes[k];
-    fb_tensor y = view(e, n->out, in, out);
-    fb_tensor x[FB_MAX_OPERANDS];
-    fb_eager_args a = {.out = &y, .ctx = e->ctx, .stream = stream, .workspace = e->workspace,
-                       .workspace_bytes = e->workspace_bytes, .what = e->what[k]};
+    *y = view(e, n->out, in, out);
+    *a = (fb_eager_args){.out = y, .ctx = e->ctx, .stream = stream, .workspace = e->workspace,
+                         .workspace_bytes = e->workspace_bytes, .what = e->what[k], .plan = e->plan[k]};
     for (int j = 0; j < n->n_in; j++) {
         if (n->in[j].literal) {
-            a.lit[j] = n->in[j].number;
+            a->lit[j] = n->in[j].number;
         } else {
             x[j] = view(e, n->in[j].value, in, out);
-            a.in[j] = &x[j];
+            a->in[j] = &x[j];
         }
     }
-    return fb_node_kind(n)->eager(n, &a);
 }
 
-fb_status fb_eager_run(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream)
+static fb_status check_tensors(const fb_eager *e, const fb_tensor *in, const fb_tensor *out)
 {
     const fb_case *c = &e->c;
     for (int i = 0; i < c->n_inputs; i++) FB_TRY(check_tensor(e, &in[i], i, "input"));
     for (int k = 0; k < c->n_outputs; k++) FB_TRY(check_tensor(e, &out[k], c->outputs[k], "output"));
-    for (int k = 0; k < c->n_nodes; k++) FB_TRY(launch_node(e, k, in, out, stream));
+    return FB_OK;
+}
+
+static void release_plans(fb_eager *e)
+{
+    for (int k = 0; k < e->c.n_nodes; k++) {
+        const fb_op_kind *kind = fb_node_kind(&e->c.nodes[k]);
+        if (e->plan[k] && kind->release) kind->release(e->plan[k]);
+        e->plan[k] = NULL;
+    }
+    e->prepared = false;
+}
+
+fb_status fb_eager_prepare(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream)
+{
+    FB_TRY(check_tensors(e, in, out));
+    release_plans(e);
+    for (int k = 0; k < e->c.n_nodes; k++) {
+        const fb_node *n = &e->c.nodes[k];
+        const fb_op_kind *kind = fb_node_kind(n);
+        if (!kind->prepare) continue;
+        fb_tensor y, x[FB_MAX_OPERANDS];
+        fb_eager_args a;
+        node_args(e, k, in, out, stream, &y, x, &a);
+        fb_status s = kind->prepare(n, &a, &e->plan[k]);
+        if (s != FB_OK) {
+            release_plans(e);
+            return s;
+        }
+    }
+    e->prepared = true;
+    return FB_OK;
+}
+
+fb_status fb_eager_run(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream)
+{
+    if (!e->prepared) FB_TRY(fb_eager_prepare(e, in, out, stream));
+    FB_TRY(check_tensors(e, in, out));
+    for (int k = 0; k < e->c.n_nodes; k++) {
+        fb_tensor y, x[FB_MAX_OPERANDS];
+        fb_eager_args a;
+        node_args(e, k, in, out, stream, &y, x, &a);
+        FB_TRY(fb_node_kind(&e->c.nodes[k])->eager(&e->c.nodes[k], &a));
+    }
     return FB_OK;
 }
 
@@ -240,6 +285,7 @@ size_t fb_eager_bytes(const fb_eager *e) { return e ? e->bytes + e->workspace_by
 void fb_eager_destroy(fb_eager *e)
 {
     if (!e) return;
+    release_plans(e);
     for (int b = 0; b < e->n_bufs; b++) fb_dfree(e->buf[b]);
     fb_dfree(e->workspace);
     free(e);

@@ -18,6 +18,11 @@ typedef struct fb_eager fb_eager;
  * handed to every launch; it must outlive the fb_eager. */
 fb_status fb_eager_create(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt, fb_context *ctx,
                           fb_eager **out);
+/* Build every node's plan (its kind's prepare(): cuBLASLt descriptors and
+ * heuristic, cuDNN plans) for these tensors, outside any timed region. The cell
+ * calls it once and records its time as eager's prepare_ms; run() prepares on
+ * its first call when nobody did. Calling it again rebuilds the plans. */
+fb_status fb_eager_prepare(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream);
 /* Run the program on `stream`: `in` are the program inputs, `out` its outputs (caller-owned). */
 fb_status fb_eager_run(fb_eager *e, const fb_tensor *in, fb_tensor *out, cudaStream_t stream);
 int fb_eager_launches(const fb_eager *e);

@@ -404,7 +404,7 @@ const char *const fb_field_names[FB_N_FIELDS] = {
     "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us", "stdev_us", "n",
     "speedup", "sol_pct", "gbps", "tflops",
     "ideal_bytes", "flops", "kernels", "kernels_launched", "kernel_names", "span_us", "footprint_bytes", "peak_bytes",
-    "dram_read_bytes", "dram_write_bytes", "inst_executed",
+    "prepare_ms", "dram_read_bytes", "dram_write_bytes", "inst_executed",
     "check_mode", "check_passed", "max_abs", "max_rel", "rows_checked", "rows_total", "unchecked",
     "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
     "temp_before_c", "temp_after_c", "power_before_w", "power_after_w", "throttled",
@@ -446,6 +446,7 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number(v->has_span ? v->span_ms.median * 1000.0 : NAN);
     f[i++] = number(v->footprint_bytes);
     f[i++] = number(v->peak_bytes);
+    f[i++] = number(v->prepare_ms);
     f[i++] = number(v->metrics[FB_METRIC_DRAM_READ]);
     f[i++] = number(v->metrics[FB_METRIC_DRAM_WRITE]);
     f[i++] = number(v->metrics[FB_METRIC_INST]);

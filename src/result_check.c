@@ -359,7 +359,7 @@ static fb_status check_kernels_launched(const char *path, const json_t *m, const
 static fb_status check_measurement(const char *path, const char *where, const json_t *m)
 {
     static const char *const statuses[] = {"ok", "oom", "fail", "error", "skipped"};
-    static const char *const reals[] = {"gbps", "tflops", "sol_pct"};
+    static const char *const reals[] = {"gbps", "tflops", "sol_pct", "prepare_ms"};
     static const char *const ints[] = {"kernels", "footprint_bytes", "peak_bytes"};
     TRY(expect(path, where, m, K_OBJECT));
     json_t *st;

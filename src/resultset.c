@@ -159,6 +159,7 @@ static fb_status read_measurement(const char *path, const char *where, const cha
     v->kernels = k >= 0 && k <= INT32_MAX ? (int)k : -1;
     v->footprint_bytes = num_at(m, "footprint_bytes");
     v->peak_bytes = num_at(m, "peak_bytes");
+    v->prepare_ms = num_at(m, "prepare_ms");
     const json_t *ck = json_object_get(m, "check");
     v->check_mode = str_at(ck, "mode");
     const json_t *passed = json_object_get(ck, "passed");

@@ -47,6 +47,7 @@ typedef struct fb_rs_variant { /* one variant in one cell */
     double gbps, tflops, sol_pct;                    /* NaN when absent */
     int kernels;                                     /* -1 when absent */
     double footprint_bytes, peak_bytes;              /* NaN when absent */
+    double prepare_ms;   /* host time of the variant's prepare step; NaN when absent */
     const char *check_mode; /* full|sampled|none|NULL (no check object) */
     int check_passed;       /* 1, 0, or -1 unknown (no "passed") */
     double max_abs, max_rel; /* NaN when absent */

@@ -22,6 +22,8 @@ typedef struct fb_call {
     /* The program these tensors belong to (may be NULL in unit tests): a variant reads
      * its ops' attributes from here (dropout's p and seed) instead of hard-coding them. */
     const struct fb_case *program;
+    /* What the variant's prepare() built (descriptors, plans, folded weights), or NULL. */
+    void *state;
 } fb_call;
 
 /* The attribute bag of the program's first node whose op is `op` ("dropout"), or NULL
@@ -35,6 +37,14 @@ typedef struct fb_variant {
     /* 0 if it can run this call; else FB_E_UNSUPPORTED with the reason in why. May be NULL. */
     int (*supports)(const fb_call *call, char *why, size_t n);
     size_t (*workspace)(const fb_call *call); /* may be NULL */
+    /* Outside the timed region, once per cell, after the workspace is allocated and
+     * before the checked run: build what run() needs (library descriptors and
+     * algorithm choice, cuDNN plans, weights folded into a new buffer) into *state,
+     * which run() finds in call->state and release() frees. Its wall time is
+     * recorded as the variant's prepare_ms (the library path's "compile time").
+     * Both may be NULL. */
+    int (*prepare)(const fb_call *call, void **state);
+    void (*release)(void *state);
     int (*run)(const fb_call *call);          /* FB_OK or an fb_status */
     int launches;       /* kernel launches per run (timer batching); 0 means 1 */
 } fb_variant;

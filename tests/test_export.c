@@ -313,11 +313,11 @@ static void test_records(const fb_rs_doc *d)
     /* the unchecked variant: a number, and the reason it is not checked */
     CHECK(strstr(csv, ",none,,,,,,no float64 reference for this op,") != NULL);
     /* --timer cupti: kernels launched, their names and the span after the declared
-     * kernels; run --metrics: the counts as integers after peak_bytes, empty where
-     * not measured */
+     * kernels; run --metrics: the counts as integers after peak_bytes and
+     * prepare_ms (empty: this file has none), empty where not measured */
     CHECK(strstr(csv, ",ok,,5,4.9,4.95,5.05,5.2,5.01,0.05,4,3.2,80,13.1072,0.0065536,65536,32768,1,"
-                      "1,\"toy_fused_kernel<float, 4>\",5,65536,65536,32768,33554,2048,full,true,") != NULL);
-    CHECK(strstr(csv, ",toy.fused,eager,ok,,31,") && strstr(csv, ",131072,131072,,,4096,full,true,"));
+                      "1,\"toy_fused_kernel<float, 4>\",5,65536,65536,,32768,33554,2048,full,true,") != NULL);
+    CHECK(strstr(csv, ",toy.fused,eager,ok,,31,") && strstr(csv, ",131072,131072,,,,4096,full,true,"));
     /* the sol rows: speedup of the copy against the baseline (16 / 4) */
     CHECK(strstr(csv, "\ntoy,float32,dim0,128,dim1,64,,sol,eager,ok,,4,3.92,3.96,4.04,4.16,4.008,0.04,3,4,,") != NULL);
     free(csv);

@@ -67,6 +67,7 @@ typedef struct fb_eager_args {
     void *workspace;                      /* the kind's workspace(), or NULL     */
     size_t workspace_bytes;
     const char *what;                     /* "eager program[2] (exp)", for messages */
+    void *plan;                           /* what the kind's prepare() built, or NULL */
 } fb_eager_args;
 
 /* Row rules trace axes: every axis of every value has an id, or -1 for a size-1
@@ -117,6 +118,13 @@ typedef struct fb_op_kind {
     /* The eager launch, on a->stream only, allocating nothing. NULL: no eager form
      * (eager reports the program unsupported). */
     fb_status (*eager)(const fb_node *n, const fb_eager_args *a);
+    /* Build what the eager launch needs, outside the timed region: library
+     * descriptors, the algorithm choice, plans (cuBLASLt, cuDNN). `a` holds the
+     * launch's arguments as eager will pass them (the tensors at their final
+     * addresses, so alignment can be assumed); *plan is handed to every eager
+     * launch as a->plan and finally to release(). Both NULL: nothing to prepare. */
+    fb_status (*prepare)(const fb_node *n, const fb_eager_args *a, void **plan);
+    void (*release)(void *plan);
     /* The row rule: out's axes from the operands' (literals: rank 0), and the axes
      * it combines along (fb_rows_sum, fb_rows_combine). NULL: the node combines
      * along every axis of its operands, and the program cannot be split into rows. */
