@@ -37,6 +37,8 @@ typedef struct fb_variant {
     /* 0 if it can run this call; else FB_E_UNSUPPORTED with the reason in why. May be NULL. */
     int (*supports)(const fb_call *call, char *why, size_t n);
     size_t (*workspace)(const fb_call *call); /* may be NULL */
+    int (*run)(const fb_call *call);          /* FB_OK or an fb_status */
+    int launches;       /* kernel launches per run (timer batching); 0 means 1 */
     /* Outside the timed region, once per cell, after the workspace is allocated and
      * before the checked run: build what run() needs (library descriptors and
      * algorithm choice, cuDNN plans, weights folded into a new buffer) into *state,
@@ -45,8 +47,6 @@ typedef struct fb_variant {
      * Both may be NULL. */
     int (*prepare)(const fb_call *call, void **state);
     void (*release)(void *state);
-    int (*run)(const fb_call *call);          /* FB_OK or an fb_status */
-    int launches;       /* kernel launches per run (timer batching); 0 means 1 */
 } fb_variant;
 
 const fb_variant *fb_variant_find(const char *name);
