@@ -14,22 +14,19 @@
  * B), combines along K (fb_rows_combine: the sum mixes two operands, so rows
  * cannot be split along it) and reads B whole.
  *
- * Eager is one cublasLtMatmul: float32 with CUBLAS_COMPUTE_32F (IEEE float32,
- * never TF32: the reference's float32 means float32), float16/bfloat16 stored as
- * such with CUBLAS_COMPUTE_32F (fp32 accumulation, as PyTorch), float64 with
- * CUBLAS_COMPUTE_64F. */
+ * Eager is one cublasLtMatmul (src/lt_gemm.c, which the fused epilogue variants
+ * share): float32 IEEE unless --tf32, float16/bfloat16 with fp32 accumulation,
+ * float64 in float64. prepare() builds the descriptors and runs cuBLASLt's
+ * heuristic once per cell, outside the timed region; eager only launches. */
 #include "op_table.h"
 
-#include <cublasLt.h>
+#include "../lt_gemm.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const matmul_ops[] = {"matmul"};
 static const char *const matmul_attrs[] = {"transpose_a", "transpose_b"};
-
-/* cuBLASLt's recommended workspace on Hopper; more buys nothing. */
-#define MATMUL_WORKSPACE ((size_t)32 << 20)
 
 static fb_status matmul_parse(fb_attr_reader *r, fb_node *n)
 {
@@ -149,153 +146,64 @@ static fb_status matmul_reference(const fb_node *n, const fb_ref_args *a)
 
 static size_t matmul_workspace(const fb_node *n, const fb_shape *const *in, const fb_shape *out, fb_dtype dt)
 {
-    return MATMUL_WORKSPACE;
+    return FB_GEMM_WORKSPACE;
 }
 
-/* ---- eager: one cublasLtMatmul ------------------------------------------------ */
+/* ---- eager: one cublasLtMatmul, planned in prepare ------------------------------ */
 
-/* Check a cuBLASLt call; on failure set the message (naming the node and the
- * call) and jump to the cleanup. */
-#define LT(call)                                                                     \
-    do {                                                                             \
-        char what_[160];                                                             \
-        snprintf(what_, sizeof what_, "%s: %s", a->what, #call);                     \
-        if ((s = fb_cublas_status((int)(call), what_, __FILE__, __LINE__)) != FB_OK) \
-            goto done;                                                               \
-    } while (0)
-
-/* A stored row-major matrix as cuBLASLt's column-major layout: row-major
- * [rows, cols] is column-major cols x rows with leading dim cols. */
-static cublasStatus_t layout(cublasLtMatrixLayout_t *l, cudaDataType_t t, int64_t rows, int64_t cols,
-                             int32_t batch, int64_t batch_stride)
+/* The GEMM this node is, at the launch's shapes. A shared B and an untransposed
+ * A make the batch one [batch·M, K] matrix, a single larger GEMM (what torch
+ * does) rather than a batch with B stride 0. */
+static void gemm_shape(const fb_node *n, const fb_eager_args *a, fb_gemm_shape *g)
 {
-    cublasStatus_t st = cublasLtMatrixLayoutCreate(l, t, (uint64_t)cols, (uint64_t)rows, cols);
-    if (st != CUBLAS_STATUS_SUCCESS || batch == 1) return st;
-    st = cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch);
-    if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &batch_stride,
-                                              sizeof batch_stride);
-    return st;
+    mm_dims d;
+    mm_read(n, &a->in[0]->shape, &a->in[1]->shape, &d);
+    *g = (fb_gemm_shape){.dt = a->out->dtype, .m = d.m, .n = d.n, .k = d.k, .ta = d.ta, .tb = d.tb,
+                         .batch = d.batch, .stride_a = d.m * d.k, .stride_b = d.b_shared ? 0 : d.k * d.n};
+    if (d.b_shared && !d.ta) {
+        g->m *= g->batch;
+        g->batch = 1;
+    }
 }
 
-/* The largest power of two (at most 256) that divides the address. cuBLASLt's
- * heuristic assumes 256-byte aligned operands unless told otherwise, and an
- * algorithm it picks on that assumption fails on a tensor that starts less
- * aligned (a slice, a buffer shared by the eager planner's best fit). */
-static uint32_t alignment(const void *p)
+static fb_gemm_operands gemm_operands(const fb_eager_args *a)
 {
-    uint32_t a = 256;
-    while (a > 1 && (uintptr_t)p % a) a /= 2;
-    return a;
+    return (fb_gemm_operands){.a = a->in[0]->data, .b = a->in[1]->data, .c = a->out->data};
 }
 
-/* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLASLt's
- * "A" is our B and its "B" our A, with m = N, n = M, and each stored matrix's
- * column-major view is its row-major transpose, so the transpose flags carry over
- * unchanged (a stored [K, N] B is column-major N x K: used as is, op N; a stored
- * [N, K] B is column-major K x N: op T gives N x K).
- *
- * The descriptors, the preference and the heuristic query are made and destroyed
- * here, inside the timed call: they are host-side and cost microseconds, which a
- * small matmul's time includes. Issue 10 moves them to a prepare step outside
- * the timed region. The handle is created on the first call (fb_context makes
- * library handles on first use; fb_context_destroy destroys it). */
+/* Nothing to plan for an empty output or an empty sum (eager writes zeros). */
+static bool trivial(const fb_gemm_shape *g) { return g->m == 0 || g->n == 0 || g->batch == 0 || g->k == 0; }
+
+/* The descriptors, the preference and the heuristic query: host work that takes
+ * microseconds, kept out of the timed run. */
+static fb_status matmul_prepare(const fb_node *n, const fb_eager_args *a, void **plan)
+{
+    fb_gemm_shape g;
+    gemm_shape(n, a, &g);
+    if (trivial(&g)) return FB_OK;
+    fb_gemm_operands o = gemm_operands(a);
+    return fb_gemm_plan_create(a->ctx, &g, &o, a->workspace ? a->workspace_bytes : 0, a->what,
+                               (fb_gemm_plan **)plan);
+}
+
+static void matmul_release(void *plan) { fb_gemm_plan_destroy(plan); }
+
 static fb_status matmul_eager(const fb_node *n, const fb_eager_args *a)
 {
-    const fb_tensor *A = a->in[0], *B = a->in[1];
+    fb_gemm_shape g;
+    gemm_shape(n, a, &g);
     fb_tensor *C = a->out;
-    mm_dims d;
-    mm_read(n, &A->shape, &B->shape, &d);
     const int64_t c_numel = fb_shape_numel(&C->shape);
     if (c_numel == 0) return FB_OK;
-    if (d.k == 0) /* an empty sum: zeros, which are all-zero bits in every dtype */
+    if (g.k == 0) /* an empty sum: zeros, which are all-zero bits in every dtype */
         return fb_cuda_status(cudaMemsetAsync(C->data, 0, (size_t)c_numel * fb_dtype_size(C->dtype), a->stream),
                               a->what, __FILE__, __LINE__);
-
-    /* A shared B and an untransposed A: the batch is one [batch·M, K] matrix, a
-     * single larger GEMM (what torch does) rather than a batch with B stride 0. */
-    int64_t M = d.m, batch = d.batch;
-    if (d.b_shared && !d.ta) {
-        M *= batch;
-        batch = 1;
-    }
-    if (batch > INT32_MAX) {
-        fb_error("%s: batch %lld is more than cuBLASLt's batch count holds", a->what, (long long)batch);
-        return FB_E_UNSUPPORTED;
-    }
-
-    cudaDataType_t t, scale_t;
-    cublasComputeType_t compute;
-    switch (C->dtype) {
-    case FB_F32: t = CUDA_R_32F, scale_t = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F; break;
-    case FB_F16: t = CUDA_R_16F, scale_t = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F; break;
-    case FB_BF16: t = CUDA_R_16BF, scale_t = CUDA_R_32F, compute = CUBLAS_COMPUTE_32F; break;
-    case FB_F64: t = CUDA_R_64F, scale_t = CUDA_R_64F, compute = CUBLAS_COMPUTE_64F; break;
-    default: fb_error("%s: no matmul for dtype %d", a->what, (int)C->dtype); return FB_E_UNSUPPORTED;
-    }
-    const float one_f = 1.0f, zero_f = 0.0f;
-    const double one_d = 1.0, zero_d = 0.0;
-    const void *alpha = scale_t == CUDA_R_64F ? (const void *)&one_d : (const void *)&one_f;
-    const void *beta = scale_t == CUDA_R_64F ? (const void *)&zero_d : (const void *)&zero_f;
-
-    if (!a->ctx) {
-        fb_error("%s: no device context (cuBLASLt needs its handle)", a->what);
+    if (!a->plan) {
+        fb_error("%s: not prepared (eager plans every matmul before it runs it)", a->what);
         return FB_E_USAGE;
     }
-    fb_status s = FB_OK;
-    cublasLtMatmulDesc_t desc = NULL;
-    cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
-    cublasLtMatmulPreference_t pref = NULL;
-    if (!a->ctx->cublaslt) {
-        cublasLtHandle_t h = NULL;
-        LT(cublasLtCreate(&h));
-        a->ctx->cublaslt = h;
-    }
-    cublasLtHandle_t h = (cublasLtHandle_t)a->ctx->cublaslt;
-
-    /* cuBLASLt's A = our B (stored [K, N], or [N, K] transposed) */
-    const int32_t nb = (int32_t)batch;
-    const int64_t b_stride = d.b_shared ? 0 : d.k * d.n;
-    LT(layout(&la, t, d.tb ? d.n : d.k, d.tb ? d.k : d.n, nb, b_stride));
-    /* cuBLASLt's B = our A (stored [M, K], or [K, M] transposed) */
-    LT(layout(&lb, t, d.ta ? d.k : M, d.ta ? M : d.k, nb, M * d.k));
-    LT(layout(&lc, t, M, d.n, nb, M * d.n));
-
-    LT(cublasLtMatmulDescCreate(&desc, compute, scale_t));
-    /* int32_t: the attributes' type (cublasOperation_t's size is the compiler's) */
-    const int32_t op_a = d.tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = d.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
-    LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
-
-    LT(cublasLtMatmulPreferenceCreate(&pref));
-    const uint64_t ws = a->workspace ? (uint64_t)a->workspace_bytes : 0;
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
-    /* cuBLASLt's A is our B, its B our A; C and D are our C */
-    const uint32_t al_a = alignment(B->data), al_b = alignment(A->data), al_c = alignment(C->data);
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &al_a, sizeof al_a));
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &al_b, sizeof al_b));
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c));
-    LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c));
-    cublasLtMatmulHeuristicResult_t best;
-    int found = 0;
-    LT(cublasLtMatmulAlgoGetHeuristic(h, desc, la, lb, lc, lc, pref, 1, &best, &found));
-    if (found == 0) {
-        fb_error("%s: cuBLASLt has no algorithm for [%lld x %lld] x [%lld x %lld], batch %lld, %s", a->what,
-                 (long long)M, (long long)d.k, (long long)d.k, (long long)d.n, (long long)batch,
-                 fb_dtype_name(C->dtype));
-        s = FB_E_UNSUPPORTED;
-        goto done;
-    }
-    LT(cublasLtMatmul(h, desc, alpha, B->data, la, A->data, lb, beta, C->data, lc, C->data, lc, &best.algo,
-                      a->workspace, (size_t)ws, a->stream));
-
-done:
-    if (pref) cublasLtMatmulPreferenceDestroy(pref);
-    if (desc) cublasLtMatmulDescDestroy(desc);
-    if (lc) cublasLtMatrixLayoutDestroy(lc);
-    if (lb) cublasLtMatrixLayoutDestroy(lb);
-    if (la) cublasLtMatrixLayoutDestroy(la);
-    return s;
+    fb_gemm_operands o = gemm_operands(a);
+    return fb_gemm_run(a->plan, &o, a->workspace, a->stream, a->what);
 }
 
 /* C's batch dims are A's (and B's, when B has them), its M is A's M, its N is
@@ -333,5 +241,7 @@ const fb_op_kind fb_kind_matmul = {
     .reference = matmul_reference,
     .workspace = matmul_workspace,
     .eager = matmul_eager,
+    .prepare = matmul_prepare,
+    .release = matmul_release,
     .rows = matmul_rows,
 };

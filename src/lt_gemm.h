@@ -1,0 +1,64 @@
+/* lt_gemm.h — one cuBLASLt GEMM, planned once and launched many times: the
+ * matmul kind's eager launch (src/ops/op_matmul.c) and the fused epilogue
+ * variants (kernels/matmul_epilogue.c) share it, so both time exactly the same
+ * library path and differ only in the epilogue they ask for.
+ *
+ * Row-major throughout: C[m, n] = epilogue(op(A)[m, k] · op(B)[k, n] (+ D) (+ bias)),
+ * batched with strides, A stored [m, k] (or [k, m] when ta), B [k, n] (or [n, k]
+ * when tb). The plan holds cuBLASLt's descriptors and the algorithm its
+ * heuristic picked for the operands' alignment; building it is host work
+ * (microseconds to a millisecond) that belongs in a prepare step, never in a
+ * timed run. */
+#ifndef FB_LT_GEMM_H
+#define FB_LT_GEMM_H
+
+#include "device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fb_gemm_epilogue {
+    FB_GEMM_PLAIN,     /* C = A·B (+ D)                */
+    FB_GEMM_RELU,      /* C = relu(A·B (+ D))          */
+    FB_GEMM_BIAS,      /* C = A·B (+ D) + bias[n]      */
+    FB_GEMM_RELU_BIAS, /* C = relu(A·B (+ D) + bias[n]) */
+} fb_gemm_epilogue;
+
+typedef struct fb_gemm_shape {
+    fb_dtype dt;
+    int64_t m, n, k;
+    bool ta, tb;
+    int64_t batch;              /* 1: not batched                               */
+    int64_t stride_a, stride_b; /* elements between batch entries (B: 0 = shared) */
+    fb_gemm_epilogue epilogue;
+    bool add_d;                 /* C = ... + D, D a full [m, n] tensor (beta = 1) */
+} fb_gemm_shape;
+
+/* The operands of one launch. bias and d may be NULL when the shape has none. */
+typedef struct fb_gemm_operands {
+    const void *a, *b, *d, *bias;
+    void *c;
+} fb_gemm_operands;
+
+typedef struct fb_gemm_plan fb_gemm_plan;
+
+/* Plan the GEMM for these operands' addresses (their alignment narrows the
+ * algorithms) and `workspace_bytes` of workspace. float32 is IEEE unless
+ * ctx->tf32. FB_E_UNSUPPORTED (with the reason) when cuBLASLt has no algorithm,
+ * e.g. an epilogue it lacks for the dtype. `what` prefixes messages. */
+fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_gemm_operands *o,
+                              size_t workspace_bytes, const char *what, fb_gemm_plan **out);
+/* Launch on `stream`. The operands must be at least as aligned as the planned
+ * ones (FB_E_USAGE otherwise: the algorithm could fault). */
+fb_status fb_gemm_run(fb_gemm_plan *p, const fb_gemm_operands *o, void *workspace, cudaStream_t stream,
+                      const char *what);
+void fb_gemm_plan_destroy(fb_gemm_plan *p);
+
+/* cuBLASLt's recommended workspace on Hopper; more buys nothing. */
+#define FB_GEMM_WORKSPACE ((size_t)32 << 20)
+
+#ifdef __cplusplus
+}
+#endif
+#endif
