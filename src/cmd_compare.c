@@ -132,7 +132,8 @@ static fb_status write_report(const compare_args *a, const fb_cmp_report *r)
 }
 
 /* What makes times differ besides the code, said on stderr (the gate goes on): two
- * flushes (a file without settings.flush wrote: a memset), throttled cells. */
+ * flushes (a file without settings.flush wrote: a memset), TF32 on one side only,
+ * throttled cells. */
 static void warn_conditions(const fb_rs_doc *base, const fb_rs_doc *new_, int n_files)
 {
     if (n_files == 2) {
@@ -142,6 +143,11 @@ static void warn_conditions(const fb_rs_doc *base, const fb_rs_doc *new_, int n_
                     "fusionbench compare: warning: BASE %s was timed with --flush %s, NEW %s with --flush %s: the "
                     "differences include the flushes' (README, The timer)\n",
                     fb_qpath(base->path), fb, fb_qpath(new_->path), fn);
+        if (base->tf32 != new_->tf32)
+            fprintf(stderr,
+                    "fusionbench compare: warning: %s was measured with --tf32, %s without: their float32 matmuls "
+                    "and convolutions are different arithmetic\n",
+                    fb_qpath(base->tf32 ? base->path : new_->path), fb_qpath(base->tf32 ? new_->path : base->path));
     }
     for (int k = 0; k < n_files; k++) {
         const fb_rs_doc *d = k ? new_ : base;

@@ -77,6 +77,7 @@ typedef struct run_opts {
     unsigned metrics;        /* the fb_metric_id bits it names; 0: no metrics pass */
     int timer_mode, show_mode, flush_mode; /* the enums, as the parser writes them */
     bool flush_given;                      /* --flush was on the command line */
+    bool tf32;                             /* --tf32 */
     int64_t seed_arg;
 } run_opts;
 
@@ -117,6 +118,10 @@ static int run_table(run_opts *o, fb_opt *t)
                       .help = "the L2 flush before every sample: clean (default; a read-only sweep of\n"
                               ">= 2x L2: no dirty lines, as Nsight Compute), write (a memset of it, as\n"
                               "do_bench and scripts/torch_peer.py), none (no flush: warm L2)"};
+    t[n++] = (fb_opt){.name = "tf32", .kind = FB_OPT_FLAG, .dst = &o->tf32,
+                      .help = "let float32 matmuls and convolutions use TF32 tensor cores, in eager and\n"
+                              "fused variants alike (default: IEEE float32, what the reference means);\n"
+                              "recorded in the result, float32 then checked with float16's tolerance"};
     t[n++] = (fb_opt){.name = "warmup", .kind = FB_OPT_DOUBLE, .dst = &o->timer.warmup_ms, .arg = "MS",
                       .lo = 0, .hi = MAX_WARMUP_MS, .help = "warm-up time per measurement (default 25, at most 10000)"};
     t[n++] = (fb_opt){.name = "rep", .kind = FB_OPT_DOUBLE, .dst = &o->timer.rep_ms, .arg = "MS",
@@ -166,7 +171,7 @@ static void run_usage(FILE *f)
           "                       [--flush write|clean|none] [--warmup MS] [--rep MS] [--max-noise PCT]\n"
           "                       [--max-time S] [--seed N] [--out FILE] [--resume FILE]\n"
           "                       [--metrics dram,inst|all] [--show speedup|sol|time|gbps|dram|inst|kernels]\n"
-          "                       [--table [--speedup-vs X]]\n"
+          "                       [--table [--speedup-vs X]] [--tf32]\n"
           "\n"
           "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
           "result against the float64 reference, times them with the L2 flushed before every\n"
@@ -706,6 +711,20 @@ static fb_status resume_flush(const json_t *root, const char *path, run_opts *o)
     return FB_OK;
 }
 
+/* A result file holds one float32 math: a resumed run keeps the file's TF32
+ * setting, and refuses (exit 2) a --tf32 the file was not measured with. */
+static fb_status resume_tf32(const json_t *root, const char *path, run_opts *o)
+{
+    const bool had = json_is_true(json_object_get(json_object_get(root, "settings"), "tf32"));
+    if (o->tf32 && !had) {
+        fb_error("%s was measured without --tf32: a result file holds one float32 math (resume without --tf32, "
+                 "or start a new file without --resume)", fb_qpath(path));
+        return FB_E_USAGE;
+    }
+    o->tf32 = had;
+    return FB_OK;
+}
+
 /* A failure of --metrics' set-up, named as the option's. */
 static fb_status metrics_error(fb_status s)
 {
@@ -753,6 +772,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         if (jinfo.warning[0]) fprintf(stderr, "fusionbench: warning: %s\n", jinfo.warning);
         for (int i = 0; i < n_plans && s == FB_OK; i++) s = fb_result_check_resume(root, o.resume, &plans[i].c);
         if (s == FB_OK) s = resume_flush(root, o.resume, &o);
+        if (s == FB_OK) s = resume_tf32(root, o.resume, &o);
         if (!out) out = o.resume;
     }
     if (!out) {
@@ -780,6 +800,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         json_decref(root);
         return s;
     }
+    env.ctx.tf32 = o.tf32;
     fb_metrics *metrics = NULL;
     if (o.metrics) s = metrics_error(fb_metrics_open(&env.ctx, env.timer, o.metrics, &metrics));
     if (s != FB_OK) {

@@ -712,6 +712,7 @@ fb_status fb_result_check(const json_t *doc, const char *path)
     /* write, clean or none as run writes it; text, not a closed set: the torch
      * peer's files (scripts/torch_peer.py) described their flush in a sentence */
     if (settings) TRY(field(path, settings, "settings", "flush", K_NAME, false, NULL));
+    TRY(field(path, settings, "settings", "tf32", K_BOOL, false, NULL));
     TRY(field(path, settings, "settings", "metrics", K_OBJECT, false, &metrics));
     const char *mk;
     json_t *mv;

@@ -432,6 +432,7 @@ static fb_status build(const char *path, fb_rs_doc *d)
     d->max_wall_s = num_at(set, "max_wall_s");
     d->flush_bytes = num_at(set, "flush_bytes");
     d->flush = str_at(set, "flush");
+    d->tf32 = json_is_true(json_object_get(set, "tf32"));
     int64_t seed = int_at(set, "seed");
     d->seed = seed >= 0 && seed <= (int64_t)0x7fffffffL ? (long)seed : -1;
     if (oom) return no_memory(path);

@@ -149,6 +149,7 @@ typedef struct fb_rs_doc {
     double max_wall_s;           /* settings.max_wall_s */
     double sm_clock_mhz, mem_clock_mhz, bus_width_bits; /* device */
     int n_resumed;               /* how many times the run was resumed */
+    int tf32;                    /* settings.tf32: 1, 0, or 0 for files written before it (IEEE float32) */
     const char *flush;           /* settings.flush: write|clean|none; NULL in files written before
                                     it (those always flushed with a memset: write) */
     char **owned;                /* private: strings the doc made (path, numbers as text) */

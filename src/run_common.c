@@ -98,6 +98,7 @@ json_t *fb_run_new_result(const fb_run_env *env, int argc, char **argv, uint64_t
     json_object_set_new(st, "flush", json_string(fb_flush_mode_name(env->opts.flush)));
     json_object_set_new(st, "flush_bytes", json_integer((json_int_t)fb_timer_flush_bytes(env->timer)));
     json_object_set_new(st, "seed", json_integer((json_int_t)seed));
+    json_object_set_new(st, "tf32", json_boolean(env->ctx.tf32));
     json_object_set_new(root, "settings", st);
     json_object_set_new(root, "cases", json_array());
     return root;

@@ -419,6 +419,11 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["settings"]["flus
     results/softmax_partial.json "$TMP/partial-odd.json"
 run run --case softmax --resume "$TMP/partial-odd.json"
 expect "resume a file of an unknown flush" 2 "settings.flush is 'a memset', not a flush fusionbench knows (write, clean or none): not resumable"
+# ... and --tf32 on a file measured without it is refused before the GPU (one float32 math per file)
+run run --case softmax --resume results/softmax_partial.json --tf32
+expect "resume with --tf32 a file without it" 2 "results/softmax_partial.json was measured without --tf32: a result file holds one float32 math"
+run run --help
+if [[ "$out" == *"--tf32"*"TF32 tensor cores"* ]]; then ok; else bad "run --help lacks --tf32"; fi
 
 # =====================================================================================
 # issue 5, command line: one option parser (src/opts.c) for run, list, validate,

@@ -69,6 +69,13 @@ run compare "$R/base.json" "$TMP/same-clean.json"
 expect "another flush" 0 "warning: BASE $R/base.json was timed with --flush write, NEW $TMP/same-clean.json with --flush clean: the differences include the flushes'"
 expect "a throttled cell" 0 "warning: 1 cell of $TMP/same-clean.json was throttled (the SM clock fell more than 10%): its times are not comparable"
 count_lines "another flush: all SAME" '^SAME ' 4
+# ... measured with --tf32 on one side only: said, the verdicts unchanged
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); d["settings"]["tf32"] = True
+json.dump(d, open(sys.argv[2], "w"))' "$R/same.json" "$TMP/same-tf32.json"
+run compare "$R/base.json" "$TMP/same-tf32.json"
+expect "tf32 on one side" 0 "warning: $TMP/same-tf32.json was measured with --tf32, $R/base.json without"
+count_lines "tf32 on one side: all SAME" '^SAME ' 4
 
 # ---- NEW +10% with tight samples: SLOWER first, exit 1, one line on stderr
 run compare "$R/base.json" "$R/slower.json"
