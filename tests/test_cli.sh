@@ -77,7 +77,7 @@ expect "validate by name" 0
 # a matmul case (op kind matmul, K a fixed symbol)
 run validate cases/matmul_bias.json
 expect "validate matmul_bias.json" 0
-[ "$out" = "ok   cases/matmul_bias.json (2 ops, 0 fused variants, 3 x 3 grid x 1 (K))" ] && ok ||
+[ "$out" = "ok   cases/matmul_bias.json (2 ops, 1 fused variant, 3 x 3 grid x 1 (K))" ] && ok ||
     bad "validate matmul_bias.json: stdout: $out"
 
 run validate

@@ -143,6 +143,62 @@ static void test_supports(void)
     }
 }
 
+/* The cuBLASLt epilogue variants: each accepts its own program's operands (A, B
+ * and D [M, N] or bias [N]) at odd sizes in every dtype, and declines another
+ * case's (a bias where D belongs), mixed dtypes, batches and empty GEMMs with a
+ * reason; run() before prepare() is a usage error, not a launch. */
+static void test_matmul_epilogue(void)
+{
+    static const struct {
+        const char *name;
+        int third; /* 0 none, 1 D [M, N], 2 bias [N] */
+    } vs[] = {{"matmul_add.fused", 1}, {"matmul_bias.fused", 2}, {"matmul_relu.fused", 0},
+              {"matmul_add_relu.fused", 2}};
+    for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+        const fb_variant *v = fb_variant_find(vs[i].name);
+        CHECK(v != NULL);
+        if (!v) continue;
+        CHECK(v->supports && v->run && v->prepare && v->release && v->workspace);
+        const int64_t mnk[][3] = {{1, 1, 1}, {7, 61, 13}, {130, 1027, 61}, {8192, 8192, 8192}};
+        for (size_t s = 0; s < sizeof mnk / sizeof mnk[0]; s++)
+            for (int d = 0; d < FB_NDTYPES; d++) {
+                const int64_t M = mnk[s][0], N = mnk[s][1], K = mnk[s][2];
+                call_buf b;
+                memset(&b, 0, sizeof b);
+                b.in[0] = (fb_tensor){NULL, (fb_dtype)d, shape2(M, K)};
+                b.in[1] = (fb_tensor){NULL, (fb_dtype)d, shape2(K, N)};
+                b.in[2] = (fb_tensor){NULL, (fb_dtype)d, vs[i].third == 1 ? shape2(M, N) : shape1(N)};
+                b.out[0] = (fb_tensor){NULL, (fb_dtype)d, shape2(M, N)};
+                b.call = (fb_call){b.in, vs[i].third ? 3 : 2, b.out, 1, NULL, 0, NULL, NULL, NULL};
+                CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
+                if (s != 1 || d != FB_F16) continue;
+                /* the declines, on one shape */
+                if (vs[i].third) {
+                    b.in[2].shape = vs[i].third == 1 ? shape1(N) : shape2(M, N);
+                    CHECK(rejects(v, &b.call, vs[i].third == 1 ? "D [M, N]" : "bias [N]"));
+                    b.in[2].shape = vs[i].third == 1 ? shape2(M, N) : shape1(N);
+                    b.in[2].dtype = FB_BF16;
+                    CHECK(rejects(v, &b.call, "one dtype"));
+                    b.in[2].dtype = FB_F16;
+                }
+                b.call.n_in = vs[i].third ? 2 : 3;
+                CHECK(rejects(v, &b.call, "inputs"));
+                b.call.n_in = vs[i].third ? 3 : 2;
+                b.in[1].shape = shape2(K + 1, N);
+                CHECK(rejects(v, &b.call, "not one GEMM"));
+                b.in[1].shape = shape2(K, N);
+                b.in[0].shape = (fb_shape){3, {2, M, K}};
+                CHECK(rejects(v, &b.call, "rank-2"));
+                b.in[0].shape = shape2(M, 0);
+                b.in[1].shape = shape2(0, N);
+                CHECK(rejects(v, &b.call, "empty GEMM"));
+                b.in[0].shape = shape2(M, K);
+                b.in[1].shape = shape2(K, N);
+                CHECK(v->run(&b.call) == FB_E_USAGE);
+            }
+    }
+}
+
 /* Zero elements: nothing to launch, so run() succeeds without a device. */
 static void test_empty(void)
 {
@@ -223,6 +279,7 @@ int main(void)
     test_dropout_needs_program();
     test_registered();
     test_supports();
+    test_matmul_epilogue();
     test_empty();
     test_horizontal();
     return fb_t_report("variants");

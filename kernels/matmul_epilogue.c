@@ -1,0 +1,141 @@
+/* matmul_epilogue.c — the matmul epilogue cases fused into one cuBLASLt call.
+ *
+ *   matmul_add.fused       out = A·B + D        beta = 1 with cuBLASLt's C = D (D read
+ *                                              once inside the GEMM's store)
+ *   matmul_bias.fused      out = A·B + bias     CUBLASLT_EPILOGUE_BIAS
+ *   matmul_relu.fused      out = relu(A·B)      CUBLASLT_EPILOGUE_RELU
+ *   matmul_add_relu.fused  out = relu(A·B + bias)  CUBLASLT_EPILOGUE_RELU_BIAS
+ *
+ * When they win: always, against eager's GEMM-then-pointwise, by the pointwise
+ * kernels' traffic (eager writes C, then reads it back and writes out: 2·M·N
+ * elements more for relu and bias, 3·M·N for the full add, whose D the fused
+ * form reads anyway). The target is that the epilogue is free: the fused call
+ * within 3% of the plain GEMM of the same shape (the `matmul` case's eager).
+ * Small M·N (≤ 512²) cannot hide the kernels' launch and tail, which is where
+ * eager's extra launches cost most, relatively.
+ *
+ * Both eager and these variants go through src/lt_gemm.c, with the same
+ * workspace and the same heuristic request, so the difference between them is
+ * the epilogue alone. The plan (descriptors, the heuristic's algorithm for the
+ * operands' alignment) is built in prepare, outside the timed region; cuBLASLt
+ * may pick another algorithm for the epilogue than for the plain GEMM, which is
+ * part of what is measured. float64 has no epilogue algorithms in cuBLASLt on
+ * sm_90: prepare then reports the cell skipped with cuBLASLt's "no algorithm". */
+#include "matmul_epilogue.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lt_gemm.h"
+#include "ops/attrs.h"
+
+/* The program's matmul, rank 2: A [M, K] (or [K, M] with transpose_a), B [K, N]
+ * (or [N, K]); the second operand of the epilogue is input 2 (D [M, N] or bias [N]). */
+static int read_shape(const fb_call *call, fb_gemm_epilogue epi, bool add_d, fb_gemm_shape *g, char *why, size_t n)
+{
+    const fb_attrs *at = fb_call_op_attrs(call, "matmul");
+    const bool ta = at && fb_attr_bool(at, "transpose_a", false), tb = at && fb_attr_bool(at, "transpose_b", false);
+    const int want_in = epi == FB_GEMM_PLAIN || epi == FB_GEMM_RELU ? (add_d ? 3 : 2) : 3;
+    if (call->n_in != want_in || call->n_out != 1) {
+        snprintf(why, n, "expects %d inputs and 1 output, the program has %d and %d", want_in, call->n_in, call->n_out);
+        return FB_E_UNSUPPORTED;
+    }
+    const fb_shape *a = &call->in[0].shape, *b = &call->in[1].shape, *c = &call->out[0].shape;
+    if (a->rank != 2 || b->rank != 2 || c->rank != 2) {
+        snprintf(why, n, "a rank-2 GEMM only (A is rank %d, B rank %d)", a->rank, b->rank);
+        return FB_E_UNSUPPORTED;
+    }
+    *g = (fb_gemm_shape){.dt = call->out[0].dtype, .m = a->dim[ta ? 1 : 0], .k = a->dim[ta ? 0 : 1],
+                         .n = b->dim[tb ? 0 : 1], .ta = ta, .tb = tb, .batch = 1, .epilogue = epi, .add_d = add_d};
+    if (b->dim[tb ? 1 : 0] != g->k || c->dim[0] != g->m || c->dim[1] != g->n) {
+        snprintf(why, n, "the program's shapes are not one GEMM's");
+        return FB_E_UNSUPPORTED;
+    }
+    for (int i = 0; i < call->n_in; i++)
+        if (call->in[i].dtype != call->out[0].dtype) {
+            snprintf(why, n, "operands of one dtype only (input %d is %s, the output %s)", i,
+                     fb_dtype_name(call->in[i].dtype), fb_dtype_name(call->out[0].dtype));
+            return FB_E_UNSUPPORTED;
+        }
+    if (want_in == 3) {
+        const fb_shape *x = &call->in[2].shape;
+        const bool ok = add_d ? x->rank == 2 && x->dim[0] == g->m && x->dim[1] == g->n
+                              : x->rank == 1 && x->dim[0] == g->n;
+        if (!ok) {
+            snprintf(why, n, "input 2 must be %s", add_d ? "D [M, N]" : "bias [N]");
+            return FB_E_UNSUPPORTED;
+        }
+    }
+    if (g->m == 0 || g->n == 0 || g->k == 0) {
+        snprintf(why, n, "an empty GEMM (M, N or K is 0)");
+        return FB_E_UNSUPPORTED;
+    }
+    return 0;
+}
+
+static fb_gemm_operands operands(const fb_call *call, const fb_gemm_shape *g)
+{
+    fb_gemm_operands o = {.a = call->in[0].data, .b = call->in[1].data, .c = call->out[0].data};
+    if (g->add_d) o.d = call->in[2].data;
+    if (g->epilogue == FB_GEMM_BIAS || g->epilogue == FB_GEMM_RELU_BIAS) o.bias = call->in[2].data;
+    return o;
+}
+
+static size_t workspace(const fb_call *call) { return FB_GEMM_WORKSPACE; }
+
+static int prepare(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const char *name, void **state)
+{
+    fb_gemm_shape g;
+    char why[160];
+    if (read_shape(call, epi, add_d, &g, why, sizeof why) != 0) {
+        fb_error("%s: %s", name, why);
+        return FB_E_UNSUPPORTED;
+    }
+    fb_gemm_operands o = operands(call, &g);
+    return fb_gemm_plan_create(call->ctx, &g, &o, call->workspace_bytes, name, (fb_gemm_plan **)state);
+}
+
+static int run(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const char *name)
+{
+    if (!call->state) {
+        fb_error("%s: not prepared", name);
+        return FB_E_USAGE;
+    }
+    fb_gemm_shape g = {.epilogue = epi, .add_d = add_d};
+    fb_gemm_operands o = operands(call, &g);
+    return fb_gemm_run(call->state, &o, call->workspace, call->stream, name);
+}
+
+static void release(void *state) { fb_gemm_plan_destroy(state); }
+
+/* One variant's entry points: its epilogue and whether D is added. */
+#define EPILOGUE_VARIANT(fn, NAME, EPI, ADD_D)                                                                \
+    static int fn##_supports(const fb_call *c, char *why, size_t n)                                           \
+    {                                                                                                         \
+        fb_gemm_shape g;                                                                                      \
+        return read_shape(c, EPI, ADD_D, &g, why, n);                                                         \
+    }                                                                                                         \
+    static int fn##_prepare(const fb_call *c, void **state) { return prepare(c, EPI, ADD_D, NAME, state); } \
+    static int fn##_run(const fb_call *c) { return run(c, EPI, ADD_D, NAME); }
+
+EPILOGUE_VARIANT(add, "matmul_add.fused", FB_GEMM_PLAIN, true)
+EPILOGUE_VARIANT(bias, "matmul_bias.fused", FB_GEMM_BIAS, false)
+EPILOGUE_VARIANT(relu, "matmul_relu.fused", FB_GEMM_RELU, false)
+EPILOGUE_VARIANT(bias_relu, "matmul_add_relu.fused", FB_GEMM_RELU_BIAS, false)
+
+#define DTYPES (FB_DTYPE_BIT(FB_F32) | FB_DTYPE_BIT(FB_F16) | FB_DTYPE_BIT(FB_BF16) | FB_DTYPE_BIT(FB_F64))
+
+const fb_variant fb_matmul_epilogue_variants[] = {
+    {.name = "matmul_add.fused", .about = "A·B + D in one cuBLASLt call (beta = 1, C = D)", .dtypes = DTYPES,
+     .supports = add_supports, .workspace = workspace, .run = add_run, .prepare = add_prepare, .release = release},
+    {.name = "matmul_bias.fused", .about = "A·B + bias in one cuBLASLt call (the BIAS epilogue)", .dtypes = DTYPES,
+     .supports = bias_supports, .workspace = workspace, .run = bias_run, .prepare = bias_prepare,
+     .release = release},
+    {.name = "matmul_relu.fused", .about = "relu(A·B) in one cuBLASLt call (the RELU epilogue)", .dtypes = DTYPES,
+     .supports = relu_supports, .workspace = workspace, .run = relu_run, .prepare = relu_prepare,
+     .release = release},
+    {.name = "matmul_add_relu.fused", .about = "relu(A·B + bias) in one cuBLASLt call (the RELU_BIAS epilogue)",
+     .dtypes = DTYPES, .supports = bias_relu_supports, .workspace = workspace, .run = bias_relu_run,
+     .prepare = bias_relu_prepare, .release = release},
+};
+const int fb_matmul_epilogue_variant_count = sizeof fb_matmul_epilogue_variants / sizeof fb_matmul_epilogue_variants[0];
