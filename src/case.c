@@ -38,7 +38,7 @@
  * float16 stores 2^-11 relative, bfloat16 2^-8, and eager stores every intermediate,
  * so a chain of ops costs several of those (softmax's exp of a rounded x - max, up
  * to ~12): 1e-2 is 20 float16 roundings, 5e-2 about 13 bfloat16 ones. The check
- * widens a default's atol by rtol x the output's median |want| (fb_tolerance,
+ * widens a default's atol by rtol x the output's median nonzero |want| (fb_tolerance,
  * check.c): summation error grows with the row length like the scale of a sum
  * whose terms cancel, and a fixed atol fails the rows whose sum lands near 0. */
 static const fb_tol default_tol[FB_NDTYPES] = {

@@ -281,8 +281,12 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
             ej.out = st->out;
             r = (fb_runnable){run_eager, &ej, fb_eager_launches(ej.e)};
             kernels = fb_eager_launches(ej.e);
-            double t0 = now_ms();
+            /* twice, the second timed: the first pays the process's one-time costs
+             * (a library handle's creation, its kernels' loading), which are no
+             * property of this cell's plan */
             s = fb_eager_prepare(ej.e, ej.in, ej.out, stream);
+            double t0 = now_ms();
+            if (s == FB_OK) s = fb_eager_prepare(ej.e, ej.in, ej.out, stream);
             if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (prepare)",
                                                __FILE__, __LINE__);
             prepare_ms = now_ms() - t0;
@@ -313,8 +317,12 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         kernels = v->launches > 0 ? v->launches : 1;
         r = (fb_runnable){run_fused, &fj, kernels};
         if (s == FB_OK && v->prepare) {
-            double t0 = now_ms();
+            /* twice, the second timed, as eager's above */
             s = (fb_status)v->prepare(&fj.call, &fj.call.state);
+            if (fj.call.state && v->release) v->release(fj.call.state);
+            fj.call.state = NULL;
+            double t0 = now_ms();
+            if (s == FB_OK) s = (fb_status)v->prepare(&fj.call, &fj.call.state);
             if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (prepare)",
                                                __FILE__, __LINE__);
             prepare_ms = now_ms() - t0;

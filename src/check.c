@@ -401,7 +401,7 @@ double fb_typical_magnitude(const double *v, int64_t n)
     if (!a) return 0; /* no widening: the declared tolerance, never a looser one */
     int64_t m = 0;
     for (int64_t i = 0; i < n; i += stride)
-        if (isfinite(v[i])) a[m++] = fabs(v[i]);
+        if (isfinite(v[i]) && v[i] != 0) a[m++] = fabs(v[i]);
     double med = 0;
     if (m) {
         qsort(a, (size_t)m, sizeof *a, cmp_double);

@@ -94,8 +94,11 @@ bool fb_within_tol(double got, double want, fb_tol t);
  * numbers. */
 fb_tol fb_tolerance(fb_tol declared, double typical);
 
-/* The median |v| over the finite elements of v, from at most 65536 of them taken
- * at an even stride (deterministic); 0 when there are none. */
+/* The median |v| over the finite, nonzero elements of v, from at most 65536 of
+ * them taken at an even stride (deterministic); 0 when there are none. Exact
+ * zeros (relu's, dropout's) are left out: they say nothing of the scale of the
+ * rounding in the other elements, and a relu output, half zeros, would
+ * otherwise have a median of 0 and no widening at all. */
 double fb_typical_magnitude(const double *v, int64_t n);
 
 const char *fb_check_mode_name(fb_check_mode m);

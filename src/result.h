@@ -44,7 +44,9 @@
  *                        "time_ms": STATS, "gbps": .., "tflops": .., "sol_pct": ..,
  *                        "kernels": 5, "footprint_bytes": .., "peak_bytes": ..,
  *                        "prepare_ms": ..,  (host time of its prepare step: eager's
- *                                    kinds' plans, a variant's prepare(); optional)
+ *                                    kinds' plans, a variant's prepare(); the second of
+ *                                    two, so a process's one-time library start-up is
+ *                                    not in it; optional)
  *                        "kernels_launched": KERNELS, "span_ms": STATS,   (--timer cupti only)
  *                        "check": {"mode": "full|sampled", "rows_checked", "rows_total",
  *                                  "elements", "max_abs", "max_rel", "worst_output",

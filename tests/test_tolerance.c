@@ -148,6 +148,10 @@ static void test_widening(void)
     CHECK(fb_typical_magnitude(v, 1) == 3);
     CHECK(fb_typical_magnitude(v + 2, 1) == 0); /* only NaN */
     CHECK(fb_typical_magnitude(v, 0) == 0);
+    /* exact zeros are left out: a relu output keeps the scale of its positive half */
+    double relu[] = {0, 0, 0, 4, 0, 6, 0, 5};
+    CHECK(fb_typical_magnitude(relu, 8) == 5);
+    CHECK(fb_typical_magnitude(relu, 3) == 0); /* only zeros: no widening */
     /* a large output is sampled at an even stride: deterministic, still the median */
     int64_t n = 1000003;
     double *big = malloc((size_t)n * sizeof *big);
