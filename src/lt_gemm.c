@@ -28,6 +28,7 @@ struct fb_gemm_plan {
     size_t workspace_bytes;
     bool scale_f64, add_d, bias;
     const void *bias_ptr; /* the bias address the descriptor holds */
+    int choice;           /* index of algo among the heuristic's results */
     uint32_t align[5]; /* planned alignment of a, b, c, d, bias (our names) */
 };
 
@@ -71,8 +72,72 @@ static const char *epilogue_name(fb_gemm_epilogue e)
     return (unsigned)e < 4 ? names[e] : "?";
 }
 
+#define MAX_CANDIDATES 16
+
+/* Time one algorithm: a warm-up launch, then enough launches for ~2 ms, with
+ * events; the mean per launch in ms, or a negative number when it fails. */
+static double time_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
+                        const cublasLtMatmulAlgo_t *algo, cudaEvent_t e0, cudaEvent_t e1)
+{
+    const float one_f = 1.0f, zero_f = 0.0f;
+    const double one_d = 1.0, zero_d = 0.0;
+    const void *alpha = p->scale_f64 ? (const void *)&one_d : (const void *)&one_f;
+    const void *beta = p->add_d ? alpha : p->scale_f64 ? (const void *)&zero_d : (const void *)&zero_f;
+    const void *cin = p->add_d ? o->d : o->c;
+    int reps = 1;
+    float ms = 0;
+    for (int round = 0; round < 2; round++) {
+        if (cudaEventRecord(e0, t->stream) != cudaSuccess) return -1;
+        for (int r = 0; r < reps; r++)
+            if (cublasLtMatmul(p->h, p->desc, alpha, o->b, p->la, o->a, p->lb, beta, cin, p->lc, o->c, p->lc, algo,
+                               t->workspace, p->workspace_bytes, t->stream) != CUBLAS_STATUS_SUCCESS)
+                return -1;
+        if (cudaEventRecord(e1, t->stream) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
+            cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+            return -1;
+        if (round == 0) { /* the first round warms up and sizes the second */
+            double per = ms > 0 ? ms : 1e-3;
+            reps = (int)(2.0 / per);
+            if (reps < 1) reps = 1;
+            if (reps > 50) reps = 50;
+        }
+    }
+    return ms / reps;
+}
+
+/* Run each candidate and keep the fastest in p->algo. A candidate that fails to
+ * launch is passed over; none launching is an error. */
+static fb_status tune_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
+                           const cublasLtMatmulHeuristicResult_t *res, int n, const char *what)
+{
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    fb_status s = fb_cuda_status(cudaEventCreate(&e0), what, __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&e1), what, __FILE__, __LINE__);
+    double best = -1;
+    for (int i = 0; i < n && s == FB_OK; i++) {
+        double ms = time_algo(p, o, t, &res[i].algo, e0, e1);
+        if (ms < 0) {
+            cudaGetLastError(); /* a candidate's launch failure is not sticky: pass it over */
+            continue;
+        }
+        if (best < 0 || ms < best) {
+            best = ms;
+            p->algo = res[i].algo;
+            p->choice = i;
+        }
+    }
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (s == FB_OK && best < 0) {
+        fb_error("%s: none of cuBLASLt's %d candidate algorithms ran", what, n);
+        s = FB_E_UNSUPPORTED;
+    }
+    return s;
+}
+
 fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_gemm_operands *o,
-                              size_t workspace_bytes, const char *what, fb_gemm_plan **out)
+                              size_t workspace_bytes, const fb_gemm_tuning *tune, const char *what,
+                              fb_gemm_plan **out)
 {
     *out = NULL;
     if (!ctx) {
@@ -159,9 +224,10 @@ fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_
     LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &al_c, sizeof al_c));
     LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &p->align[2],
                                             sizeof p->align[2]));
-    cublasLtMatmulHeuristicResult_t best;
-    int found = 0;
-    cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(p->h, p->desc, p->la, p->lb, p->lc, p->lc, pref, 1, &best,
+    cublasLtMatmulHeuristicResult_t res[MAX_CANDIDATES];
+    int found = 0, want = tune && tune->candidates > 1 ? tune->candidates : 1;
+    if (want > MAX_CANDIDATES) want = MAX_CANDIDATES;
+    cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(p->h, p->desc, p->la, p->lb, p->lc, p->lc, pref, want, res,
                                                        &found);
     if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && found == 0)) {
         fb_error("%s: cuBLASLt has no algorithm for [%lld x %lld] x [%lld x %lld], batch %lld, %s, epilogue %s%s",
@@ -171,7 +237,8 @@ fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_
         goto fail;
     }
     LT(hs);
-    p->algo = best.algo;
+    p->algo = res[0].algo;
+    if (found > 1 && (s = tune_algo(p, o, tune, res, found, what)) != FB_OK) goto fail;
     cublasLtMatmulPreferenceDestroy(pref);
     *out = p;
     return FB_OK;
@@ -209,6 +276,8 @@ fb_status fb_gemm_run(fb_gemm_plan *p, const fb_gemm_operands *o, void *workspac
 fail:
     return s;
 }
+
+int fb_gemm_plan_choice(const fb_gemm_plan *p) { return p ? p->choice : -1; }
 
 void fb_gemm_plan_destroy(fb_gemm_plan *p)
 {

@@ -43,12 +43,27 @@ typedef struct fb_gemm_operands {
 
 typedef struct fb_gemm_plan fb_gemm_plan;
 
+/* How the algorithm is chosen. candidates <= 1: cuBLASLt's heuristic's first
+ * (what torch does, and eager); more: that many of the heuristic's best are each
+ * run on the operands and timed with events, and the fastest kept (a library
+ * path's autotuning, paid once in prepare). Tuning runs the GEMM: it writes the
+ * output (c) and needs the workspace. */
+typedef struct fb_gemm_tuning {
+    int candidates;
+    void *workspace; /* the one run() will get */
+    cudaStream_t stream;
+} fb_gemm_tuning;
+
 /* Plan the GEMM for these operands' addresses (their alignment narrows the
  * algorithms) and `workspace_bytes` of workspace. float32 is IEEE unless
  * ctx->tf32. FB_E_UNSUPPORTED (with the reason) when cuBLASLt has no algorithm,
- * e.g. an epilogue it lacks for the dtype. `what` prefixes messages. */
+ * e.g. an epilogue it lacks for the dtype. `what` prefixes messages. tune may be
+ * NULL (the heuristic's first). */
 fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_gemm_operands *o,
-                              size_t workspace_bytes, const char *what, fb_gemm_plan **out);
+                              size_t workspace_bytes, const fb_gemm_tuning *tune, const char *what,
+                              fb_gemm_plan **out);
+/* The algorithm's index among the heuristic's results (0: its first), for reports. */
+int fb_gemm_plan_choice(const fb_gemm_plan *p);
 /* Launch on `stream`. The operands must be at least as aligned as the planned
  * ones (FB_E_USAGE otherwise: the algorithm could fault). */
 fb_status fb_gemm_run(fb_gemm_plan *p, const fb_gemm_operands *o, void *workspace, cudaStream_t stream,

@@ -152,7 +152,7 @@ static void test_matmul_epilogue(void)
     static const struct {
         const char *name;
         int third; /* 0 none, 1 D [M, N], 2 bias [N] */
-    } vs[] = {{"matmul_add.fused", 1}, {"matmul_bias.fused", 2}, {"matmul_relu.fused", 0},
+    } vs[] = {{"matmul.tuned", 0}, {"matmul_add.fused", 1}, {"matmul_bias.fused", 2}, {"matmul_relu.fused", 0},
               {"matmul_add_relu.fused", 2}};
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
         const fb_variant *v = fb_variant_find(vs[i].name);

@@ -182,7 +182,8 @@ static fb_status matmul_prepare(const fb_node *n, const fb_eager_args *a, void *
     gemm_shape(n, a, &g);
     if (trivial(&g)) return FB_OK;
     fb_gemm_operands o = gemm_operands(a);
-    return fb_gemm_plan_create(a->ctx, &g, &o, a->workspace ? a->workspace_bytes : 0, a->what,
+    /* the heuristic's first algorithm, untuned: what torch's eager matmul runs */
+    return fb_gemm_plan_create(a->ctx, &g, &o, a->workspace ? a->workspace_bytes : 0, NULL, a->what,
                                (fb_gemm_plan **)plan);
 }
 
