@@ -1400,6 +1400,118 @@ class TestTorchOnCpu(unittest.TestCase):
     def tearDown(self):
         tp.DEVICE = self.device
 
+    def conv_loop(self, x, w, stride, padding, dilation, groups):
+        """A direct convolution, NHWC in and out, from the definition: out[n, p, q, k] = sum over the
+        window and the group's channels of x[n, p·stride − padding + r·dilation, ...] · w[k, r, s, c]."""
+        n_, h, wd, c = x.shape
+        k_, r_, s_, cg = w.shape
+        kg = k_ // groups
+        p_ = (h + 2 * padding - dilation * (r_ - 1) - 1) // stride + 1
+        q_ = (wd + 2 * padding - dilation * (s_ - 1) - 1) // stride + 1
+        xl, wl = x.tolist(), w.tolist()
+        out = [[[[0.0] * k_ for _ in range(q_)] for _ in range(p_)] for _ in range(n_)]
+        for n in range(n_):
+            for p in range(p_):
+                for q in range(q_):
+                    for k in range(k_):
+                        g, acc = k // kg, 0.0
+                        for r in range(r_):
+                            i = p * stride - padding + r * dilation
+                            for s in range(s_):
+                                j = q * stride - padding + s * dilation
+                                if 0 <= i < h and 0 <= j < wd:
+                                    for ci in range(cg):
+                                        acc += xl[n][i][j][g * cg + ci] * wl[k][r][s][ci]
+                        out[n][p][q][k] = acc
+        return self.t.tensor(out, dtype=self.t.float64)
+
+    def test_conv2d_against_a_direct_loop(self):
+        """The emitted F.conv2d, NHWC through permuted views and NCHW as is, equals the definition on
+        small and odd shapes (stride 2, padding, dilation, groups, 1x1), and the NHWC result is the
+        contiguous [N, P, Q, K] tensor (channels_last all the way: no copy)."""
+        t = self.t
+        g = t.Generator().manual_seed(7)
+        for (n, h, wd, c, k, r, s), kw in [((2, 7, 6, 3, 4, 3, 3), {}),
+                                           ((1, 9, 8, 4, 6, 3, 2), {"stride": 2, "padding": 1}),
+                                           ((2, 7, 7, 4, 4, 3, 3), {"dilation": 2, "padding": 2, "groups": 2}),
+                                           ((1, 5, 5, 6, 6, 1, 1), {"groups": 6}),
+                                           ((2, 5, 4, 3, 5, 1, 1), {"stride": 2})]:
+            attrs = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, **kw}
+            x = t.randn(n, h, wd, c, generator=g, dtype=t.float64)
+            w = t.randn(k, r, s, c // attrs["groups"], generator=g, dtype=t.float64)
+            want = self.conv_loop(x, w, **attrs)
+            for layout in ("NHWC", "NCHW"):
+                with self.subTest(shape=(n, h, wd, c, k, r, s), attrs=kw, layout=layout):
+                    xs, ws = (x, w) if layout == "NHWC" else (x.permute(0, 3, 1, 2).contiguous(),
+                                                              w.permute(0, 3, 1, 2).contiguous())
+                    node = tp.Node(0, tp.OPS["conv2d"], ["x", "w"], "y", {"layout": layout, **attrs})
+                    case = tp.Case("t", "", "t.json", [tp.Input("x", list(xs.shape), "normal"),
+                                                       tp.Input("w", list(ws.shape), "normal")],
+                                   [node], ["y"], [], ["float64"], [("d", [1])], {}, dict(tp.DEFAULT_TOL))
+                    fn = tp.build_function(tp.generate(case), tp.program_namespace(), "conv")
+                    (y,) = fn(xs, ws)
+                    self.assertEqual(tuple(y.shape), tp.program_shapes(case, {})["y"])
+                    got = y if layout == "NHWC" else y.permute(0, 2, 3, 1)
+                    self.assertTrue(t.allclose(got, want, rtol=1e-12, atol=1e-12), (got - want).abs().max())
+                    if layout == "NHWC":
+                        self.assertTrue(y.is_contiguous())
+
+    def test_batchnorm_against_its_formula(self):
+        t = self.t
+        g = t.Generator().manual_seed(3)
+        x = t.randn(2, 3, 4, 5, generator=g, dtype=t.float64)
+        mean, gamma, beta = (t.randn(5, generator=g, dtype=t.float64) for _ in range(3))
+        var = t.rand(5, generator=g, dtype=t.float64) + 0.5
+        want = (x - mean) / t.sqrt(var + 1e-3) * gamma + beta  # NHWC: channels last
+        for layout in ("NHWC", "NCHW"):
+            xs = x if layout == "NHWC" else x.permute(0, 3, 1, 2).contiguous()
+            node = tp.Node(0, tp.OPS["batchnorm"], ["x", "m", "v", "g", "b"], "y", {"eps": 1e-3, "layout": layout})
+            case = tp.Case("t", "", "t.json", [tp.Input(n, list(v.shape), "normal") for n, v in
+                                               [("x", xs), ("m", mean), ("v", var), ("g", gamma), ("b", beta)]],
+                           [node], ["y"], [], ["float64"], [("d", [1])], {}, dict(tp.DEFAULT_TOL))
+            (y,) = tp.build_function(tp.generate(case), tp.program_namespace(), "bn")(xs, mean, var, gamma, beta)
+            got = y if layout == "NHWC" else y.permute(0, 2, 3, 1)
+            self.assertTrue(t.allclose(got, want, rtol=1e-12, atol=1e-12), layout)
+
+    def test_reference_sampled_through_matmul_and_conv(self):
+        """With the limits shrunk, a matmul cell is checked on sampled rows of A (all of B) and a conv
+        cell on sampled images (all of w): the sample equals those rows of the whole evaluation, and a
+        wrong element on a sampled row is found at its full index."""
+        t = self.t
+        mm = tp.parse_case(case_text([{"op": "matmul", "in": ["a", "b"], "transpose_b": True, "out": "c"},
+                                      {"op": "add", "in": ["c", "bias"], "out": "y"}],
+                                     inputs={"a": {"shape": ["M", "K"]}, "b": {"shape": ["N", "K"]},
+                                             "bias": {"shape": ["N"]}},
+                                     grid={"M": [64], "N": [12]}, extra={"fixed": {"K": 5}}))
+        conv = conv_case({"stride": 2, "padding": 1})
+        g = t.Generator().manual_seed(11)
+        for case, point in ((mm, {"M": 64, "N": 12, "K": 5}), (conv, {"N": 40, "K": 6, "H": 7, "W": 7, "C": 3})):
+            with self.subTest(case=case.nodes[0].op.name):
+                shapes = tp.program_shapes(case, point)
+                inputs = [t.randn(*shapes[i.name], generator=g) for i in case.inputs]
+                whole = tp.Reference(case, shapes, inputs)
+                self.assertEqual(whole.mode, "full")
+                old = tp.FULL_LIMIT, tp.SAMPLE_LIMIT
+                tp.FULL_LIMIT, tp.SAMPLE_LIMIT = 10, 10 * tp.row_plan(case, shapes).per_row
+                try:
+                    ref = tp.Reference(case, shapes, inputs)
+                finally:
+                    tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
+                self.assertEqual(ref.mode, "sampled")
+                self.assertEqual((ref.rows[0], ref.rows[-1], ref.n_rows), (0, shapes["y"][0] - 1, shapes["y"][0]))
+                self.assertLess(len(ref.rows), ref.n_rows)
+                self.assertTrue(t.allclose(ref.want[0], whole.want[0][ref.rows], rtol=1e-12, atol=1e-12))
+                outs = tp.build_function(tp.generate(case), tp.program_namespace(), "f32")(*inputs)
+                res = ref.check(outs, case.tol["float32"])
+                self.assertTrue(res["passed"], res)
+                self.assertEqual((res["rows_checked"], res["rows_total"]), (len(ref.rows), ref.n_rows))
+                bad = outs[0].clone()
+                row = ref.rows[len(ref.rows) // 2]
+                bad[row].view(-1)[3] += 1.0
+                res = ref.check([bad], case.tol["float32"])
+                per = tp.numel(shapes["y"]) // shapes["y"][0]
+                self.assertEqual((res["passed"], res["bad"], res["worst_index"]), (False, 1, row * per + 3))
+
     def test_dropout_tensor_matches_python(self):
         t = self.t
         idx = t.tensor([i for _, i, _ in TestDropoutHash.C_VECTORS], dtype=t.int64)
