@@ -1273,6 +1273,54 @@ class TestPeerCompare(unittest.TestCase):
         self.assertIn("no case and dtype in both", err)
 
 
+class TestPeerCompareFixed(unittest.TestCase):
+    """A case with fixed size symbols (matmul's K): cells paired by their fixed values as well as row
+    and column, one grid per value, headed with it, a geomean per grid beside the case's."""
+    run_compare = TestPeerCompare.run_compare
+
+    @staticmethod
+    def files(peer_fixed=True):
+        def doc(kind, times):
+            variants = ["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"]
+            d = result(kind, {}, variants)
+            case = d["cases"][0]
+            case.update({"rows": "M", "cols": "N"})
+            if kind == "fb" or peer_fixed:
+                case["fixed"] = {"K": [64, 128]}
+            for (m, n, k), ts in times.items():
+                cell = {"row": m, "col": n, "point": {"M": m, "N": n, "K": k}, "ideal_bytes": 1 << 20, "flops": 1,
+                        "variants": {v: {"status": "ok", "time_ms": {"median": t}} for v, t in zip(variants, ts)}}
+                case["dtypes"][0]["cells"].append(cell)
+            return d
+        # the same (M, N) at two K: a pairing that ignored K would mix 0.010 with 0.040
+        fb = doc("fb", {(128, 128, 64): (0.010, 0.010), (128, 128, 128): (0.040, 0.040),
+                        (256, 128, 64): (0.020, 0.020), (256, 128, 128): (0.080, 0.080)})
+        peer = doc("peer", {(128, 128, 128): (0.040, 0.044), (128, 128, 64): (0.010, 0.012),
+                            (256, 128, 64): (0.020, 0.024), (256, 128, 128): (0.080, 0.088)})
+        return fb, peer
+
+    def test_paired_by_k(self):
+        fb, peer = self.files()
+        rc, out, err, md = self.run_compare(fb, peer)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("K=64:\nM\\N              128\n128           120.0%\n256           120.0%\n"
+                      "K=128:\nM\\N              128\n128           110.0%\n256           110.0%\n", out)
+        g = (1.2 * 1.2 * 1.1 * 1.1) ** 0.25
+        self.assertIn(f"geomean {g:.3f}x over 4 cells (lowest 1.100x at M=", out)
+        self.assertIn(" N=128 K=128, highest 1.200x at M=", out)  # cells are named with their K
+        self.assertIn(" N=128 K=64); per grid: K=64 1.200x, K=128 1.100x\n", out)
+        self.assertIn("*K=64*\n\n| M \\ N | 128 |", md)
+        self.assertIn("\n*K=128*\n\n| M \\ N | 128 |", md)
+        self.assertEqual(err, "")
+
+    def test_other_fixed_symbols_pair_nothing(self):
+        fb, peer = self.files(peer_fixed=False)  # a peer file from before "fixed": no K in its cells' keys
+        rc, out, err, _ = self.run_compare(fb, peer)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("peer_compare: t float32: no cell in both files (fixed symbols: fusionbench K, torch none)", err)
+        self.assertIn("no cell measured by both", out)
+
+
 class TestPeerCompareLibrary(unittest.TestCase):
     """t.fused against the peer file's library peers (torch_peer.py's PEERS: liger, torch.rms_norm)."""
     PEERS = ["torch.eager", "torch.compile", "torch.rms_norm", "liger"]
