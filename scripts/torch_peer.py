@@ -280,18 +280,26 @@ def _attr_layout(v):
     return v
 
 
-def _attr_at_least(lo):
+CONV_ATTR_MAX = 1 << 20  # op_conv2d.c's bound on stride, padding and dilation (groups: INT_MAX)
+
+
+def _attr_size(key, lo, meaning, hi=CONV_ATTR_MAX):
+    """A conv2d size attribute, as op_conv2d.c's read_size words its refusals."""
     def parse(v):
         v = _attr_int(v)
         if v < lo:
-            raise ValueError(f"expected an integer >= {lo}, got {v}")
+            raise ValueError(f"{key} {v} is less than {lo} ({meaning})")
+        if v > hi:
+            raise ValueError(f"{key} {v} is too large (at most {hi})")
         return v
     return parse
 
 
 def _attr_eps(v):
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v >= 0 and math.isfinite(v)):
-        raise ValueError(f"expected a finite number >= 0, got {describe(v)}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"expected a number, got {describe(v)}")
+    if not (v >= 0 and math.isfinite(v)):
+        raise ValueError(f"eps {v:g} is not a finite number >= 0 (it keeps rsqrt(var + eps) finite)")
     return float(v)
 
 
@@ -376,8 +384,8 @@ def conv_dims(ins, attrs):
     nhwc = attrs["layout"] == "NHWC"
     for k, s in enumerate(ins):
         if len(s) != 4:
-            raise ValueError(f"conv2d needs operands of rank 4 ({'x [N, H, W, C], w [K, R, S, C/groups]' if nhwc else 'x [N, C, H, W], w [K, C/groups, R, S]'}), "
-                             f"operand {k} is {list(s)}")
+            what = "NHWC: x [N, H, W, C], w [K, R, S, C/groups]" if nhwc else "NCHW: x [N, C, H, W], w [K, C/groups, R, S]"
+            raise ValueError(f"conv2d needs operands of rank 4 ({what}), operand {k} is {list(s)}")
     n, h, wd, c = (x[0], x[1], x[2], x[3]) if nhwc else (x[0], x[2], x[3], x[1])
     k, r, s_, cg = (w[0], w[1], w[2], w[3]) if nhwc else (w[0], w[2], w[3], w[1])
     g = attrs["groups"]
@@ -386,13 +394,13 @@ def conv_dims(ins, attrs):
     if k % g:
         raise ValueError(f"groups {g} does not divide the {k} output channels of operand 1 {list(w)}")
     if cg != c // g:
-        raise ValueError(f"operand 1 {list(w)} has {cg} channels per group, operand 0 {list(x)} has "
-                         f"{c} / groups {g} = {c // g}")
+        raise ValueError(f"operand 1 {list(w)} has {cg} channels per group (dim {3 if nhwc else 1}), operand 0 "
+                         f"{list(x)} has {c} / groups {g} = {c // g}")
     p = conv_out(h, r, attrs["stride"], attrs["padding"], attrs["dilation"])
     q = conv_out(wd, s_, attrs["stride"], attrs["padding"], attrs["dilation"])
     if p < 1 or q < 1:
         raise ValueError(f"the {r}x{s_} filter (dilation {attrs['dilation']}) does not fit the {h}x{wd} input "
-                         f"with padding {attrs['padding']}: the output would be {p}x{q}")
+                         f"with padding {attrs['padding']}: the output would be empty")
     return n, c, h, wd, k, cg, r, s_, p, q
 
 
@@ -565,9 +573,11 @@ MATMUL = OpKind("matmul", 2, False,
                 {"transpose_a": Attr(False, False, _attr_bool), "transpose_b": Attr(False, False, _attr_bool)},
                 _shape_matmul, _flops_matmul, _rows_matmul, "sums along the rows (they are its K)", False)
 CONV2D = OpKind("conv2d", 2, False,
-                {"layout": Attr(False, "NHWC", _attr_layout), "stride": Attr(False, 1, _attr_at_least(1)),
-                 "padding": Attr(False, 0, _attr_at_least(0)), "dilation": Attr(False, 1, _attr_at_least(1)),
-                 "groups": Attr(False, 1, _attr_at_least(1))},
+                {"layout": Attr(False, "NHWC", _attr_layout),
+                 "stride": Attr(False, 1, _attr_size("stride", 1, "the step between windows")),
+                 "padding": Attr(False, 0, _attr_size("padding", 0, "zeros added on each side")),
+                 "dilation": Attr(False, 1, _attr_size("dilation", 1, "the step between a window's taps")),
+                 "groups": Attr(False, 1, _attr_size("groups", 1, "the channels split into groups", (1 << 31) - 1))},
                 _shape_conv2d, _flops_conv2d, _rows_conv2d,
                 "combines along the rows (a window, the channels, or the channels of a group)", False)
 BATCHNORM = OpKind("batchnorm", 5, False,

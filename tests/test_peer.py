@@ -362,8 +362,9 @@ class TestConvAndBatchnorm(unittest.TestCase):
         self.assertEqual(bn.nodes[0].attrs, {"eps": 1e-5, "layout": "NHWC"})
         for attrs, msg in [({"layout": "NHCW"}, "program[0].layout: expected \"NHWC\" or \"NCHW\", got the string "
                                                 "'NHCW' (did you mean 'NHWC'?)"),
-                           ({"stride": 0}, "program[0].stride: expected an integer >= 1, got 0"),
-                           ({"padding": -1}, "program[0].padding: expected an integer >= 0, got -1"),
+                           ({"stride": 0}, "program[0].stride: stride 0 is less than 1 (the step between windows)"),
+                           ({"padding": -1}, "program[0].padding: padding -1 is less than 0 (zeros added on each side)"),
+                           ({"dilation": 1 << 21}, "program[0].dilation: dilation 2097152 is too large (at most 1048576)"),
                            ({"dilation": 1.5}, "program[0].dilation: expected an integer, got 1.5"),
                            ({"groups": True}, "program[0].groups: expected an integer, got true"),
                            ({"strides": 2}, "unknown key 'strides' (did you mean 'stride'?) ('conv2d' takes layout, "
@@ -375,7 +376,7 @@ class TestConvAndBatchnorm(unittest.TestCase):
         bn_in = {"x": {"shape": ["dim0", "dim1"]}, "m": {"shape": ["dim1"]}}
         self.assertIn("'batchnorm' takes 5 operands, got 2", case_error(case_text(
             [{"op": "batchnorm", "in": ["x", "m"], "out": "y"}], inputs=bn_in)))
-        self.assertIn("program[0].eps: expected a finite number >= 0, got -1", case_error(case_text(
+        self.assertIn("program[0].eps: eps -1 is not a finite number >= 0 (it keeps rsqrt(var + eps) finite)", case_error(case_text(
             [{"op": "batchnorm", "in": ["x", "m", "m", "m", "m"], "eps": -1, "out": "y"}], inputs=bn_in)))
         self.assertIn("'conv2d' takes a value, not a literal", case_error(case_text(
             [{"op": "conv2d", "in": ["x", 2.0], "out": "y"}], inputs=bn_in)))
@@ -394,14 +395,14 @@ class TestConvAndBatchnorm(unittest.TestCase):
         self.assertEqual(kind.shape([(1, 56, 56, 64), (256, 1, 1, 64)], attrs()), (1, 56, 56, 256))  # 1x1
         self.assertEqual(kind.shape([(1, 224, 224, 3), (64, 7, 7, 3)], attrs(stride=2, padding=3)), (1, 112, 112, 64))
         for ins, kw, msg in [
-                ([(2, 9, 9), (16, 3, 3, 8)], {}, "conv2d needs operands of rank 4 (x [N, H, W, C], w [K, R, S, "
+                ([(2, 9, 9), (16, 3, 3, 8)], {}, "conv2d needs operands of rank 4 (NHWC: x [N, H, W, C], w [K, R, S, "
                                                  "C/groups]), operand 0 is [2, 9, 9]"),
-                ([(2, 9, 9, 8), (16, 3, 3, 4)], {}, "operand 1 [16, 3, 3, 4] has 4 channels per group, operand 0 "
+                ([(2, 9, 9, 8), (16, 3, 3, 4)], {}, "operand 1 [16, 3, 3, 4] has 4 channels per group (dim 3), operand 0 "
                                                     "[2, 9, 9, 8] has 8 / groups 1 = 8"),
                 ([(2, 9, 9, 6), (16, 3, 3, 2)], {"groups": 4}, "groups 4 does not divide the 6 input channels"),
                 ([(2, 9, 9, 8), (6, 3, 3, 2)], {"groups": 4}, "groups 4 does not divide the 6 output channels"),
                 ([(2, 2, 9, 8), (16, 3, 3, 8)], {}, "the 3x3 filter (dilation 1) does not fit the 2x9 input with "
-                                                    "padding 0: the output would be 0x7"),
+                                                    "padding 0: the output would be empty"),
                 ([(2, 8, 9, 9), (16, 4, 3, 3)], {"layout": "NCHW"}, "operand 1 [16, 4, 3, 3] has 4 channels per group")]:
             with self.subTest(ins=ins):
                 with self.assertRaises(ValueError) as e:
