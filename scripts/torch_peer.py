@@ -81,8 +81,11 @@ Checks: inputs are seeded (any generator: the peer need not reproduce fusionbenc
 the reference is the same program in float64 (the hash mask for dropout) on those inputs as
 stored, so every variant is judged on exactly the numbers it read. Cells whose largest value has
 at most 2^24 elements are checked in full; larger cells of a program that is separable along the
-rows (axis 0 of the full-rank values: no reduction over it) on a sample of rows (first, last,
-and rows picked by src/check.c's hash, about 2^24 elements in all). Where the rows are only
+rows on a sample of rows (first, last, and rows picked by src/check.c's hash, about 2^24 elements
+in all). The rows are axis 0 of the first output, traced through every op as src/rowplan.c does
+(row_plan: broadcasting unites axes, a reduction, a matmul's K and a convolution's window and
+channels combine along theirs); separable means no op combines along them. So a matmul is
+checked on rows of A against all of B, a conv2d on images against all of w. Where the rows are only
 combined by plain sums (src/rowplan.c's rule: a `sum` over row axes whose result reaches the
 outputs only through further sums; rmsnorm_backward's dw, summed over dims 0 and 1), the rows
 are the leading dims but the last ([4, T] there) and every row is evaluated in float64, in
@@ -93,6 +96,15 @@ fusionbench's does ("dx: 962 of 8192 rows sampled (...); dw: full, accumulated o
 rows"). Otherwise unchecked with the reason. A cell passes when |got - want| <= atol + rtol |want|
 everywhere checked (the case's tolerances, fusionbench's defaults where the file is silent); NaN
 never passes.
+
+Matmul and convolution: matmul is torch.matmul (.mT for a transpose), conv2d is F.conv2d (NHWC
+through permuted channels_last views, no copy; NCHW as is), batchnorm is F.batch_norm(training=
+False). float32 is IEEE float32 (cuBLAS and cuDNN TF32 off, both set: torch's own default lets
+cuDNN use TF32) unless --tf32, which allows both and is recorded as settings.tf32.
+
+Grids: a case's "fixed" size symbols (matmul's K) give one grid per combination of their values,
+the first symbol slowest, as fusionbench runs them; --K 64,128 overrides one. The result file
+holds them as fusionbench's does ("fixed" beside row_values, each symbol in every cell's point).
 
 Memory: inputs are allocated once per cell; each variant's outputs and intermediates are
 torch's; an out-of-memory in a variant marks it `oom` and the run goes on. The result file is
@@ -107,6 +119,7 @@ Examples:
   python3 scripts/torch_peer.py run --case softmax --out results/h100/peer-softmax.json
   python3 scripts/torch_peer.py run --all --dtype float32 --quick --out /tmp/peer.json
   python3 scripts/torch_peer.py run --case softmax --dim0 65536 --dim1 61,130,1027 --out odd.json
+  python3 scripts/torch_peer.py run --case tests/cases/matmul_bias.json --K 64,4096 --dtype bfloat16 --out peer-mm.json
   python3 scripts/torch_peer.py code --case softmax
   python3 scripts/torch_peer.py copy --bytes 2147483648
 """
