@@ -2103,6 +2103,20 @@ class Reference:
         self.case, self.shapes = case, shapes
         self.mode, self.why, self.rows, self.rows_t, self.want = "none", "", None, None, None
         self.plan, self.n_rows, self.sums = None, 0, None
+        # A convolution in float64 goes through PyTorch's own kernels (im2col and a GEMM), not cuDNN:
+        # cuDNN is what the variants are timed with, it has few float64 algorithms (NHWC least: a cell
+        # it refused would go unchecked), and a reference should not share the code it judges.
+        cudnn = getattr(getattr(torch, "backends", None), "cudnn", None)
+        was = getattr(cudnn, "enabled", None)
+        if was is not None:
+            cudnn.enabled = False
+        try:
+            self.evaluate(case, shapes, inputs)
+        finally:
+            if was is not None:
+                cudnn.enabled = was
+
+    def evaluate(self, case, shapes, inputs):
         biggest = max(numel(s) for s in shapes.values())
         if biggest <= FULL_LIMIT:
             fn = build_function(generate(case, "hash"), program_namespace(), f"{case.name} float64")

@@ -1522,6 +1522,28 @@ class TestTorchOnCpu(unittest.TestCase):
             got = y if layout == "NHWC" else y.permute(0, 2, 3, 1)
             self.assertTrue(t.allclose(got, want, rtol=1e-12, atol=1e-12), layout)
 
+    def test_the_reference_runs_without_cudnn(self):
+        """The float64 reference evaluates with cuDNN off (PyTorch's own convolution kernels) and
+        gives the switch back as it found it, also when the evaluation fails."""
+        t = self.t
+        seen = []
+
+        class Probe(tp.Reference):
+            def evaluate(self, *a):
+                seen.append(t.backends.cudnn.enabled)
+                if len(seen) == 2:
+                    raise RuntimeError("boom")
+                return super().evaluate(*a)
+        c = conv_case()
+        shapes = tp.program_shapes(c, {"N": 2, "K": 4, "H": 9, "W": 9, "C": 8})
+        inputs = [t.randn(*shapes[i.name]) for i in c.inputs]
+        self.assertTrue(t.backends.cudnn.enabled)
+        self.assertEqual(Probe(c, shapes, inputs).mode, "full")
+        with self.assertRaisesRegex(RuntimeError, "boom"):
+            Probe(c, shapes, inputs)
+        self.assertEqual(seen, [False, False])
+        self.assertTrue(t.backends.cudnn.enabled)
+
     def test_reference_sampled_through_matmul_and_conv(self):
         """With the limits shrunk, a matmul cell is checked on sampled rows of A (all of B) and a conv
         cell on sampled images (all of w): the sample equals those rows of the whole evaluation, and a
