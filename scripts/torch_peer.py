@@ -998,9 +998,13 @@ def _nonneg(v):
 
 def program_shapes(case, point):
     """Concrete shape of every value at a grid point: {name: tuple}."""
-    shapes = {}
-    for i in case.inputs:
-        shapes[i.name] = tuple(point[d] if isinstance(d, str) else d for d in i.shape)
+    return value_shapes(case, {i.name: tuple(point[d] if isinstance(d, str) else d for d in i.shape)
+                               for i in case.inputs})
+
+
+def value_shapes(case, input_shapes):
+    """Every value's shape from the inputs' ({name: tuple}), by the kinds' shape rules."""
+    shapes = dict(input_shapes)
     for n in case.nodes:
         ins = [() if isinstance(a, float) else shapes[a] for a in n.ins]
         try:
@@ -1391,16 +1395,7 @@ def row_plan(case, shapes):
     all (read whole: a matmul's B, a convolution's w, a broadcast weight), and a sample of rows can
     be evaluated alone: softmax by rows of x, a matmul by rows of A (a row of C needs one row of
     A and all of B), a conv2d by images. Pure bookkeeping on shapes."""
-    t = AxisTracer()
-    ids = {}
-    for i in case.inputs:
-        ids[i.name] = tuple(t.fresh(d) for d in shapes[i.name])
-    for nd in case.nodes:
-        ins = [() if isinstance(a, float) else ids[a] for a in nd.ins]
-        in_shapes = [() if isinstance(a, float) else shapes[a] for a in nd.ins]
-        ids[nd.out] = tuple(nd.op.kind.rows(t, nd, ins, in_shapes, shapes[nd.out]))
-    anchor = next((ids[v][0] for v in list(case.outputs) + [i.name for i in case.inputs]
-                   if ids[v] and ids[v][0] is not None), None)
+    t, ids, anchor = trace_axes(case, shapes)
     if anchor is None:
         return RowPlan(False, "a single row", 1, {}, 0)
     root = t.find(anchor)
@@ -1417,6 +1412,30 @@ def row_plan(case, shapes):
         axis[v] = at[0] if at else None
     per_row = sum(numel(shapes[v]) // shapes[v][a] for v, a in axis.items() if a is not None)
     return RowPlan(True, "", n, axis, per_row)
+
+
+def trace_axes(case, shapes):
+    """Every value's axis ids (AxisTracer, the kinds' row rules) and the anchor: axis 0 of the first
+    output, else of the first other output or input, that has one (size > 1); None without."""
+    t = AxisTracer()
+    ids = {}
+    for i in case.inputs:
+        ids[i.name] = tuple(t.fresh(d) for d in shapes[i.name])
+    for nd in case.nodes:
+        ins = [() if isinstance(a, float) else ids[a] for a in nd.ins]
+        in_shapes = [() if isinstance(a, float) else shapes[a] for a in nd.ins]
+        ids[nd.out] = tuple(nd.op.kind.rows(t, nd, ins, in_shapes, shapes[nd.out]))
+    anchor = next((ids[v][0] for v in list(case.outputs) + [i.name for i in case.inputs]
+                   if ids[v] and ids[v][0] is not None), None)
+    return t, ids, anchor
+
+
+def leading_row_inputs(case, shapes):
+    """The inputs whose dim 0 is the rows' axis (the anchor's, whether or not it splits): softmax's
+    x, rmsnorm_backward's x and dy, a matmul's A but not its B, a convolution's x but not its w."""
+    t, ids, anchor = trace_axes(case, shapes)
+    root = t.find(anchor)
+    return [i.name for i in case.inputs if ids[i.name] and ids[i.name][0] is not None and t.find(ids[i.name][0]) == root]
 
 
 def _mix64(x):
@@ -2484,15 +2503,19 @@ class CellRunner:
 
     def compiled_for_rows(self, case, fn, inputs, dtype):
         """--dynamic rows: one compiled function per case, dtype and every input shape but its leading
-        (row) dim, with that dim marked dynamic: the reduced width and everything else stay static, as
+        (row) dim (of the inputs that lead with the rows: leading_row_inputs), with that dim marked
+        dynamic: the reduced width and everything else stay static, as
         with dynamic=False, while a grid's ten row counts share one compile. A fresh code object per key
         keeps each its own dynamo cache, so a new width never turns the width dynamic."""
-        key = (case.name, str(dtype), tuple(tuple(t.shape[1:]) if t.dim() >= 2 else tuple(t.shape) for t in inputs))
+        rows = set(leading_row_inputs(case, value_shapes(case, {i.name: tuple(x.shape)
+                                                                 for i, x in zip(case.inputs, inputs)})))
+        marked = [i.name in rows and x.dim() >= 2 for i, x in zip(case.inputs, inputs)]
+        key = (case.name, str(dtype), tuple(tuple(x.shape[1:]) if m else tuple(x.shape) for x, m in zip(inputs, marked)))
         if not hasattr(self, "_compiled"):
             self._compiled = {}
-        for t in inputs:
-            if t.dim() >= 2:
-                torch._dynamo.maybe_mark_dynamic(t, 0)
+        for x, m in zip(inputs, marked):
+            if m:  # a matmul's B and a convolution's w keep every dim static
+                torch._dynamo.maybe_mark_dynamic(x, 0)
         if key not in self._compiled:
             fresh = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
             self._compiled[key] = torch.compile(fresh, mode=self.args.compile_mode, dynamic=None, fullgraph=True)

@@ -501,6 +501,19 @@ class TestConvAndBatchnorm(unittest.TestCase):
                          (False, "program[0] (conv2d) combines along the rows (a window, the channels, or the "
                                  "channels of a group)"))
 
+    def test_dynamic_rows_marks_only_the_inputs_that_lead_with_the_rows(self):
+        """--dynamic rows marks dim 0 dynamic of the inputs whose dim 0 is the rows: a matmul's A, a
+        convolution's x; B, w and the bias keep every dim static (as every input did before)."""
+        c = tp.load_case(MATMUL_BIAS)
+        shapes = tp.value_shapes(c, {"A": (256, 64), "B": (64, 128), "bias": (128,)})
+        self.assertEqual(shapes["D"], (256, 128))
+        self.assertEqual(tp.leading_row_inputs(c, shapes), ["A"])
+        conv = conv_case()
+        self.assertEqual(tp.leading_row_inputs(conv, tp.program_shapes(conv, {"N": 2, "K": 4, "H": 9, "W": 9, "C": 8})),
+                         ["x"])
+        rb = tp.find_case("rmsnorm_backward")
+        self.assertEqual(tp.leading_row_inputs(rb, tp.program_shapes(rb, {"T": 8, "N": 16})), ["x", "dy"])
+
     def test_rows_through_matmuls(self):
         """A row of C = A @ B is a row of A times all of B, through a chain of matmuls too (E = (A B) C):
         A is sampled by rows, B and C read whole; a K that is a grid's row axis cannot split."""
