@@ -1908,7 +1908,8 @@ def set_tf32(on):
     legacy, but setting them keeps both views consistent, while setting fp32_precision to "ieee"
     leaves the legacy getters raising ("a mix of the legacy and new APIs"), and torch's own code
     still reads them (inductor's conv lowering, torch 2.15). Returns what was set, and the
-    fp32_precision it reads as where torch has it, for the result file."""
+    fp32_precision it reads as where torch has it (and the half GEMMs' reduced-precision reduction
+    flags, left at torch's defaults), for the result file's peer.math."""
     import warnings
     b = torch.backends
     with warnings.catch_warnings():  # "old settings ... will be deprecated": they are what works
@@ -1920,6 +1921,12 @@ def set_tf32(on):
             prec = getattr(obj, "fp32_precision", None)
             if isinstance(prec, str):
                 got[f"{name}.fp32_precision"] = prec
+        # left at torch's defaults (what a user runs), recorded: whether cuBLAS may reduce a half
+        # GEMM's split-K partial sums in the half type
+        for half in ("fp16", "bf16"):
+            flag = getattr(b.cuda.matmul, f"allow_{half}_reduced_precision_reduction", None)
+            if isinstance(flag, bool):
+                got[f"cuda.matmul.allow_{half}_reduced_precision_reduction"] = flag
     if got["cuda.matmul.allow_tf32"] != bool(on) or got["cudnn.allow_tf32"] != bool(on):
         raise PeerError(f"torch did not take --tf32 {'on' if on else 'off'}: its switches read {got}")
     return got
@@ -1957,7 +1964,7 @@ def peer_json(args, plans=(), skipped=None, tf32=None):
     if skipped:
         doc["skipped"] = dict(skipped)
     if tf32 is not None:
-        doc["tf32"] = dict(tf32)  # the switches set (settings.tf32 says whether TF32 was allowed)
+        doc["math"] = dict(tf32)  # the switches as torch reads them (settings.tf32 says whether TF32 was allowed)
     return doc
 
 

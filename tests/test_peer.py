@@ -679,12 +679,14 @@ class TestTf32(unittest.TestCase):
                     if new_api:
                         b.cuda.matmul.fp32_precision = "ieee"
                         b.cudnn.conv = ns(fp32_precision="none")
+                        b.cuda.matmul.allow_fp16_reduced_precision_reduction = True  # recorded, left alone
                     tp.torch = ns(backends=b)
                     got = tp.set_tf32(on)
                     self.assertEqual((b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32), (on, on))
                     want = {"cuda.matmul.allow_tf32": on, "cudnn.allow_tf32": on}
                     if new_api:
-                        want.update({"cuda.matmul.fp32_precision": "ieee", "cudnn.conv.fp32_precision": "none"})
+                        want.update({"cuda.matmul.fp32_precision": "ieee", "cudnn.conv.fp32_precision": "none",
+                                     "cuda.matmul.allow_fp16_reduced_precision_reduction": True})
                     self.assertEqual(got, want)
 
             class Stuck:  # a torch that ignores the flag
