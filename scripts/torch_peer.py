@@ -82,10 +82,11 @@ the reference is the same program in float64 (the hash mask for dropout) on thos
 stored, so every variant is judged on exactly the numbers it read. Cells whose largest value has
 at most 2^24 elements are checked in full; larger cells of a program that is separable along the
 rows on a sample of rows (first, last, and rows picked by src/check.c's hash, about 2^24 elements
-in all). The rows are axis 0 of the first output, traced through every op as src/rowplan.c does
-(row_plan: broadcasting unites axes, a reduction, a matmul's K and a convolution's window and
-channels combine along theirs); separable means no op combines along them. So a matmul is
-checked on rows of A against all of B, a conv2d on images against all of w. Where the rows are only
+in all). The rows are traced through every op as src/rowplan.c does (row_plan: broadcasting
+unites axes, a reduction, a matmul's K and a convolution's window and channels combine along
+theirs): the first axis, of the outputs' dims then the inputs', that no op combines along (axis 0
+of the first output, as a rule). So a matmul is checked on rows of A against all of B, a conv2d
+on images against all of w (a single image: on output channels). Where the rows are only
 combined by plain sums (src/rowplan.c's rule: a `sum` over row axes whose result reaches the
 outputs only through further sums; rmsnorm_backward's dw, summed over dims 0 and 1), the rows
 are the leading dims but the last ([4, T] there) and every row is evaluated in float64, in
@@ -1388,35 +1389,43 @@ class RowPlan:
 
 
 def row_plan(case, shapes):
-    """How a cell too large to check in full is checked on a sample of rows. The rows are axis 0
-    of the first output (else of the first other output or input) that has one, traced through
-    every op (AxisTracer and the kinds' row rules); the program is separable along them when no
-    op combines values along that axis. Then every value carries the rows on one axis or not at
-    all (read whole: a matmul's B, a convolution's w, a broadcast weight), and a sample of rows can
-    be evaluated alone: softmax by rows of x, a matmul by rows of A (a row of C needs one row of
-    A and all of B), a conv2d by images. Pure bookkeeping on shapes."""
-    t, ids, anchor = trace_axes(case, shapes)
-    if anchor is None:
+    """How a cell too large to check in full is checked on a sample of rows. The rows are the
+    first axis, in the order of the outputs' dims then the inputs' (axis 0 of the first output, as
+    a rule), that no op combines values along, traced through every op (AxisTracer and the kinds'
+    row rules). Then every value carries the rows on one axis or not at all (read whole: a
+    matmul's B, a convolution's w, a broadcast weight), and a sample of rows can be evaluated
+    alone: softmax by rows of x, a matmul by rows of A (a row of C needs one row of A and all of
+    B), a conv2d by images (a single image: by output channels, where groups is 1). When every
+    axis is combined, the reason given is the first one's. Pure bookkeeping on shapes."""
+    t, ids, candidates = trace_axes(case, shapes)
+    if not candidates:
         return RowPlan(False, "a single row", 1, {}, 0)
-    root = t.find(anchor)
-    n = t.size[root]
-    if t.combiner[root] is not None:
-        nd = case.nodes[t.combiner[root]]
-        return RowPlan(False, f"program[{nd.index}] ({nd.op.name}) {nd.op.kind.combines}", n, {}, 0)
-    axis = {}
-    for v, vid in ids.items():
-        at = [j for j, x in enumerate(vid) if x is not None and t.find(x) == root]
-        if len(at) > 1:
-            where = next((f"program[{nd.index}] ({nd.op.name})" for nd in case.nodes if nd.out == v), f"input {v}")
-            return RowPlan(False, f"{where} mixes row axes: {v} carries the rows on dims {at}", n, {}, 0)
-        axis[v] = at[0] if at else None
-    per_row = sum(numel(shapes[v]) // shapes[v][a] for v, a in axis.items() if a is not None)
-    return RowPlan(True, "", n, axis, per_row)
+    first = None
+    for root in candidates:
+        n = t.size[root]
+        if t.combiner[root] is not None:
+            nd = case.nodes[t.combiner[root]]
+            first = first or RowPlan(False, f"program[{nd.index}] ({nd.op.name}) {nd.op.kind.combines}", n, {}, 0)
+            continue
+        axis, mixed = {}, None
+        for v, vid in ids.items():
+            at = [j for j, x in enumerate(vid) if x is not None and t.find(x) == root]
+            if len(at) > 1:
+                where = next((f"program[{nd.index}] ({nd.op.name})" for nd in case.nodes if nd.out == v), f"input {v}")
+                mixed = RowPlan(False, f"{where} mixes row axes: {v} carries the rows on dims {at}", n, {}, 0)
+                break
+            axis[v] = at[0] if at else None
+        if mixed is not None:
+            first = first or mixed
+            continue
+        per_row = sum(numel(shapes[v]) // shapes[v][a] for v, a in axis.items() if a is not None)
+        return RowPlan(True, "", n, axis, per_row)
+    return first
 
 
 def trace_axes(case, shapes):
-    """Every value's axis ids (AxisTracer, the kinds' row rules) and the anchor: axis 0 of the first
-    output, else of the first other output or input, that has one (size > 1); None without."""
+    """Every value's axis ids (AxisTracer, the kinds' row rules) and the candidates for the rows:
+    every distinct axis of the outputs, then of the inputs, dim by dim (size-1 dims have none)."""
     t = AxisTracer()
     ids = {}
     for i in case.inputs:
@@ -1425,16 +1434,20 @@ def trace_axes(case, shapes):
         ins = [() if isinstance(a, float) else ids[a] for a in nd.ins]
         in_shapes = [() if isinstance(a, float) else shapes[a] for a in nd.ins]
         ids[nd.out] = tuple(nd.op.kind.rows(t, nd, ins, in_shapes, shapes[nd.out]))
-    anchor = next((ids[v][0] for v in list(case.outputs) + [i.name for i in case.inputs]
-                   if ids[v] and ids[v][0] is not None), None)
-    return t, ids, anchor
+    candidates = []
+    for v in list(case.outputs) + [i.name for i in case.inputs]:
+        for x in ids[v]:
+            r = t.find(x)
+            if r is not None and r not in candidates:
+                candidates.append(r)
+    return t, ids, candidates
 
 
 def leading_row_inputs(case, shapes):
     """The inputs whose dim 0 is the rows' axis (the anchor's, whether or not it splits): softmax's
     x, rmsnorm_backward's x and dy, a matmul's A but not its B, a convolution's x but not its w."""
-    t, ids, anchor = trace_axes(case, shapes)
-    root = t.find(anchor)
+    t, ids, candidates = trace_axes(case, shapes)
+    root = candidates[0] if candidates else None  # the first output's first dim of size > 1
     return [i.name for i in case.inputs if ids[i.name] and ids[i.name][0] is not None and t.find(ids[i.name][0]) == root]
 
 

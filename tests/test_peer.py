@@ -485,7 +485,8 @@ class TestConvAndBatchnorm(unittest.TestCase):
         mixed = conv_case(program_tail=[{"op": "sum", "in": ["c"], "dim": 1, "out": "s"},
                                         {"op": "sum", "in": ["s"], "dim": 0, "out": "y"}])
         plan = tp.row_plan(mixed, tp.program_shapes(mixed, {"N": 8, "K": 16, "H": 9, "W": 9, "C": 8}))
-        self.assertEqual((plan.separable, plan.why), (False, "program[2] (sum) reduces over the rows"))
+        self.assertTrue(plan.separable)  # y [1, 1, Q, K]: Q is a window's, K splits (an output channel
+        self.assertEqual((plan.n_rows, plan.axis["w"], plan.axis["y"]), (16, 0, 3))  # is its own filter)
         self.assertEqual(tp.sum_plan(mixed, tp.program_shapes(mixed, {"N": 8, "K": 16, "H": 9, "W": 9, "C": 8})).why,
                          "program[0] (conv2d) is no elementwise op or reduction; the chunked reference splits "
                          "rows only through those")
@@ -500,6 +501,15 @@ class TestConvAndBatchnorm(unittest.TestCase):
         self.assertEqual((one.separable, one.why),
                          (False, "program[0] (conv2d) combines along the rows (a window, the channels, or the "
                                  "channels of a group)"))
+
+    def test_a_batch_of_one_is_checked_by_rows_of_m(self):
+        """A [1, M, K] @ B [K, N]: the leading 1 broadcasts, the rows are M."""
+        c = tp.parse_case(case_text([{"op": "matmul", "in": ["a", "b"], "out": "y"}],
+                                    inputs={"a": {"shape": [1, "M", "K"]}, "b": {"shape": ["K", "N"]}},
+                                    grid={"M": [8], "N": [4]}, extra={"fixed": {"K": 3}}))
+        plan = tp.row_plan(c, tp.program_shapes(c, {"M": 8, "N": 4, "K": 3}))
+        self.assertTrue(plan.separable, plan.why)
+        self.assertEqual((plan.n_rows, plan.axis), (8, {"a": 1, "b": None, "y": 1}))
 
     def test_dynamic_rows_marks_only_the_inputs_that_lead_with_the_rows(self):
         """--dynamic rows marks dim 0 dynamic of the inputs whose dim 0 is the rows: a matmul's A, a
@@ -939,10 +949,22 @@ class TestRows(unittest.TestCase):
         cols = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "dim": 0, "out": "s"},
                                         {"op": "sub", "in": ["x", "s"], "out": "y"}]))
         plan = tp.row_plan(cols, tp.program_shapes(cols, {"dim0": 8, "dim1": 16}))
-        self.assertFalse(plan.separable)
-        self.assertIn("program[0] (sum) reduces over the rows", plan.why)
+        self.assertTrue(plan.separable)  # dim 0 is summed along: the columns split (the next axis)
+        self.assertEqual((plan.n_rows, plan.axis), (16, {"x": 1, "s": 1, "y": 1}))
         one = tp.row_plan(cols, tp.program_shapes(cols, {"dim0": 1, "dim1": 16}))
-        self.assertFalse(one.separable)
+        self.assertTrue(one.separable)  # a single row: the columns split
+        self.assertEqual((one.n_rows, one.axis), (16, {"x": 1, "s": 1, "y": 1}))
+        both = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "dim": 0, "out": "s"},
+                                        {"op": "sub", "in": ["x", "s"], "out": "t"},
+                                        {"op": "amax", "in": ["t"], "dim": 1, "out": "y"}]))
+        plan = tp.row_plan(both, tp.program_shapes(both, {"dim0": 8, "dim1": 16}))
+        self.assertFalse(plan.separable)  # every axis combined along: the first one's reason
+        self.assertEqual(plan.why, "program[0] (sum) reduces over the rows")
+        scalar = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "dim": 1, "out": "y"}]))
+        plan = tp.row_plan(scalar, tp.program_shapes(scalar, {"dim0": 1, "dim1": 16}))
+        self.assertEqual((plan.separable, plan.why), (False, "program[0] (sum) reduces over the rows"))
+        plan = tp.row_plan(scalar, tp.program_shapes(scalar, {"dim0": 1, "dim1": 1}))
+        self.assertEqual((plan.separable, plan.why), (False, "a single row"))
 
     def test_pick_rows(self):
         self.assertEqual(tp.pick_rows(5, 10), [0, 1, 2, 3, 4])
@@ -1536,6 +1558,33 @@ class TestTorchOnCpu(unittest.TestCase):
             (y,) = tp.build_function(tp.generate(case), tp.program_namespace(), "bn")(xs, mean, var, gamma, beta)
             got = y if layout == "NHWC" else y.permute(0, 2, 3, 1)
             self.assertTrue(t.allclose(got, want, rtol=1e-12, atol=1e-12), layout)
+
+    def test_reference_sampled_on_output_channels(self):
+        """A single image: the rows are its output channels (w's dim 0, the output's dim 3), sampled;
+        a wrong element on a sampled channel is found at its full index."""
+        t = self.t
+        c = conv_case({"padding": 1})
+        point = {"N": 1, "K": 40, "H": 6, "W": 5, "C": 3}
+        shapes = tp.program_shapes(c, point)
+        g = t.Generator().manual_seed(2)
+        inputs = [t.randn(*shapes[i.name], generator=g) for i in c.inputs]
+        whole = tp.Reference(c, shapes, inputs)
+        old = tp.FULL_LIMIT, tp.SAMPLE_LIMIT
+        tp.FULL_LIMIT, tp.SAMPLE_LIMIT = 10, 8 * tp.row_plan(c, shapes).per_row
+        try:
+            ref = tp.Reference(c, shapes, inputs)
+        finally:
+            tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
+        self.assertEqual((ref.mode, ref.n_rows, ref.plan.axis["y"], ref.plan.axis["w"]), ("sampled", 40, 3, 0))
+        rows = t.tensor(ref.rows)
+        self.assertTrue(t.allclose(ref.want[0], whole.want[0].index_select(3, rows), rtol=1e-12, atol=1e-12))
+        outs = [w.float() for w in whole.want]
+        self.assertTrue(ref.check(outs, c.tol["float32"])["passed"])
+        bad = outs[0].clone()
+        k = ref.rows[len(ref.rows) // 2]
+        bad[0, 2, 4, k] += 1.0
+        res = ref.check([bad], c.tol["float32"])
+        self.assertEqual((res["passed"], res["worst_index"]), (False, ((0 * 6 + 2) * 5 + 4) * 40 + k))
 
     def test_the_reference_runs_without_cudnn(self):
         """The float64 reference evaluates with cuDNN off (PyTorch's own convolution kernels) and
