@@ -2792,7 +2792,8 @@ def parser():
                                    "fusionbench's with scripts/peer_compare.py). The top of 'torch_peer.py --help'\n"
                                    "says how it times, checks and treats dropout.\n\n"
                                    "  --AXIS LIST          replace a grid axis, e.g. --dim1 61,130,1027 or --dim0 128:65536\n"
-                                   "                       (a:b is every power of two from a to b), as fusionbench run")
+                                   "                       (a:b is every power of two from a to b), or a fixed symbol's\n"
+                                   "                       values (--K 64,4096: one grid per value), as fusionbench run")
     r.add_argument("--case", action="append", metavar="NAME", help="a bundled case or a path to a case file; "
                    "repeatable, or comma-separated")
     r.add_argument("--all", action="store_true", help="every bundled case (cases/*.json, or $FUSIONBENCH_CASES)")
@@ -2800,7 +2801,7 @@ def parser():
                    "(default: the case's first)")
     r.add_argument("--variants", metavar="A,B", help="torch.eager, torch.compile, and a case's library peers: "
                    + ", ".join(peer_names()) + " (default: every one the case has)")
-    r.add_argument("--quick", action="store_true", help="only the first, middle and last value of each axis")
+    r.add_argument("--quick", action="store_true", help="only the first, middle and last value of each axis and fixed symbol")
     r.add_argument("--warmup", type=float, default=25.0, metavar="MS", help="warm-up per measurement (default 25)")
     r.add_argument("--rep", type=float, default=100.0, metavar="MS", help="measured time per measurement (default 100)")
     r.add_argument("--max-noise", type=float, default=0.5, metavar="PCT",
