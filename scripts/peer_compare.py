@@ -20,6 +20,12 @@ and for every case and dtype present in both prints:
   the speed-of-light copies     how far the two tools' copies of the same bytes agree (the same
                                 timer should give the same copy time)
 
+A case with fixed size symbols (`"fixed": {"K": [1024, 4096]}`: matmul's K, one grid per value)
+is matched cell by cell at the same fixed values (by symbol name and value, as `fusionbench compare`
+does); its grids are printed one per combination, headed with it (K=1024), and its geomean comes
+with one per grid. Files whose cells have other fixed symbols (a peer file from before `fixed`)
+pair no cell, and say so.
+
 Only cells whose status is ok on both sides are compared (a fused cell that failed its check is
 never a time); a >= 64 MiB cell where torch.compile ran and the fused variant did not counts as
 slower. --md FILE writes the same as markdown (for results/h100/). With --targets the exit code
@@ -70,11 +76,27 @@ def is_peer(doc):
     return any(str(v).startswith("torch.") for c in doc["cases"] for v in c.get("variants", []))
 
 
+def fixed_key(case, cell):
+    """A cell's fixed values, ((symbol, value), ...) by symbol name: () for a case without fixed symbols.
+    A cell is its row, column and these (fusionbench's compare matches cells so, by name and value)."""
+    fixed = case.get("fixed") if isinstance(case.get("fixed"), dict) else {}
+    point = cell.get("point") if isinstance(cell.get("point"), dict) else {}
+    return tuple(sorted((s, point.get(s)) for s in fixed))
+
+
+def fixed_label(g, fx):
+    """'K=1024' (the case's order of fixed symbols, as fusionbench labels a grid); '' for none."""
+    vals = dict(fx)
+    order = [s for s in g.get("fixed", []) if s in vals] + sorted(s for s in vals if s not in g.get("fixed", []))
+    return " ".join(f"{s}={vals[s]}" for s in order)
+
+
 class Table:
-    """Every (case, dtype) of one side: its cells by (row, col), and what names its axes."""
+    """Every (case, dtype) of one side: its cells by (row, col, fixed values), and what names its axes."""
 
     def __init__(self):
-        self.groups = {}  # (case, dtype) -> {"cells": {(row, col): cell}, "rows", "cols", "variants", "files"}
+        self.groups = {}  # (case, dtype) -> {"cells": {(row, col, fixed): cell}, "rows", "cols", "fixed",
+        #                                     "variants", "files"}
         self.devices = []
         self.flushes = {}  # settings.flush -> files
 
@@ -91,16 +113,19 @@ class Table:
             for dt in case.get("dtypes", []):
                 g = self.groups.setdefault((case.get("name"), dt.get("dtype")),
                                            {"cells": {}, "rows": case.get("rows", "rows"), "cols": case.get("cols"),
-                                            "variants": [], "files": []})
+                                            "fixed": [], "variants": [], "files": []})
+                for sym in (case.get("fixed") or {}) if isinstance(case.get("fixed"), dict) else ():
+                    if sym not in g["fixed"]:
+                        g["fixed"].append(sym)
                 g["files"].append(path)
                 for v in case.get("variants", []):
                     if v not in g["variants"]:
                         g["variants"].append(v)
                 for cell in dt.get("cells", []):
-                    key = (cell.get("row"), cell.get("col"))
+                    key = (cell.get("row"), cell.get("col"), fixed_key(case, cell))
                     if key in g["cells"]:
-                        print(f"peer_compare: {path}: {case.get('name')} {dt.get('dtype')} cell {key} repeats an "
-                              "earlier file's; the later one is used", file=sys.stderr)
+                        print(f"peer_compare: {path}: {case.get('name')} {dt.get('dtype')} cell {cell_label(g, key)} "
+                              "repeats an earlier file's; the later one is used", file=sys.stderr)
                     g["cells"][key] = cell
 
 
@@ -138,8 +163,14 @@ def geomean(xs):
 
 
 def cell_label(g, key):
-    row, col = key
-    return f"{g['rows']}={row}" + (f" {g['cols']}={col}" if col is not None else "")
+    row, col, fx = key
+    label = f"{g['rows']}={row}" + (f" {g['cols']}={col}" if col is not None else "")
+    return label + (f" {fixed_label(g, fx)}" if fx else "")
+
+
+def key_order(k):
+    """Grid by grid (fixed values), then rows, then columns."""
+    return (tuple((s, -1 if v is None else v) for s, v in k[2]), k[0], -1 if k[1] is None else k[1])
 
 
 def pick_fused(case, fb_group, wanted):
@@ -173,8 +204,14 @@ def library_speed(keys, fb, peer, fused, variant):
 def compare_group(case, dtype, fb, peer, args):
     """Everything one case and dtype says: grids, lists, and the targets."""
     fused = pick_fused(case, fb, args.fused)
-    keys = sorted(set(fb["cells"]) & set(peer["cells"]), key=lambda k: (k[0], -1 if k[1] is None else k[1]))
-    res = {"case": case, "dtype": dtype, "fused": fused, "rows": fb["rows"], "cols": fb["cols"], "keys": keys,
+    keys = sorted(set(fb["cells"]) & set(peer["cells"]), key=key_order)
+    if not keys and fb["cells"] and peer["cells"]:
+        fs = ", ".join(fb["fixed"]) or "none"
+        ps = ", ".join(peer["fixed"]) or "none"
+        print(f"peer_compare: {case} {dtype}: no cell in both files" + (
+            f" (fixed symbols: fusionbench {fs}, torch {ps})" if fs != ps else ""), file=sys.stderr)
+    res = {"case": case, "dtype": dtype, "fused": fused, "rows": fb["rows"], "cols": fb["cols"],
+           "fixed": fb["fixed"] or peer["fixed"], "keys": keys,
            "speed": {}, "eager": {}, "slow": [], "eager_out": [], "sol": [], "big": 0, "library": {}}
     band = args.eager_band / 100.0
     for key in keys:
@@ -231,15 +268,21 @@ def compare_group(case, dtype, fb, peer, args):
 
 # ---- printing ----------------------------------------------------------------------------------
 
-def grid_rows(res, which):
-    rows = sorted({k[0] for k in res["keys"]})
-    cols = sorted({k[1] for k in res["keys"]}, key=lambda c: -1 if c is None else c)
+def grids(res):
+    """The fixed-value combinations of the compared cells, in order: one grid each ([()] without)."""
+    return list(dict.fromkeys(k[2] for k in res["keys"])) or [()]
+
+
+def grid_rows(res, which, fx=()):
+    keys = [k for k in res["keys"] if k[2] == fx]
+    rows = sorted({k[0] for k in keys})
+    cols = sorted({k[1] for k in keys}, key=lambda c: -1 if c is None else c)
     cells = res[which] if isinstance(which, str) else which  # a key of res, or the cells themselves
     out = []
     for r in rows:
         line = []
         for c in cols:
-            v = cells.get((r, c))
+            v = cells.get((r, c, fx))
             if v is None:
                 line.append("")
             else:
@@ -250,21 +293,28 @@ def grid_rows(res, which):
 
 
 def text_grid(res, which, f):
-    cols, rows = grid_rows(res, which)
-    corner = f"{res['rows']}\\{res['cols']}" if res["cols"] else res["rows"]
-    w = max(8, max((len(x) for _, line in rows for x in line), default=0) + 1)
-    f.write(f"{corner:<12}" + "".join(f"{'' if c is None else c:>{w}}" for c in cols) + "\n")
-    for r, line in rows:
-        f.write(f"{r:<12}" + "".join(f"{x:>{w}}" for x in line) + "\n")
+    """One grid per fixed-value combination, headed with it (K=1024), as fusionbench prints them."""
+    for fx in grids(res):
+        cols, rows = grid_rows(res, which, fx)
+        if fx:
+            f.write(f"{fixed_label(res, fx)}:\n")
+        corner = f"{res['rows']}\\{res['cols']}" if res["cols"] else res["rows"]
+        w = max(8, max((len(x) for _, line in rows for x in line), default=0) + 1)
+        f.write(f"{corner:<12}" + "".join(f"{'' if c is None else c:>{w}}" for c in cols) + "\n")
+        for r, line in rows:
+            f.write(f"{r:<12}" + "".join(f"{x:>{w}}" for x in line) + "\n")
 
 
 def md_grid(res, which, f):
-    cols, rows = grid_rows(res, which)
-    corner = f"{res['rows']} \\ {res['cols']}" if res["cols"] else res["rows"]
-    f.write("| " + corner + " | " + " | ".join("" if c is None else str(c) for c in cols) + " |\n")
-    f.write("|---:|" + "---:|" * len(cols) + "\n")
-    for r, line in rows:
-        f.write(f"| **{r}** | " + " | ".join(line) + " |\n")
+    for k, fx in enumerate(grids(res)):
+        cols, rows = grid_rows(res, which, fx)
+        if fx:
+            f.write(("\n" if k else "") + f"*{fixed_label(res, fx)}*\n\n")
+        corner = f"{res['rows']} \\ {res['cols']}" if res["cols"] else res["rows"]
+        f.write("| " + corner + " | " + " | ".join("" if c is None else str(c) for c in cols) + " |\n")
+        f.write("|---:|" + "---:|" * len(cols) + "\n")
+        for r, line in rows:
+            f.write(f"| **{r}** | " + " | ".join(line) + " |\n")
 
 
 def us(t):
@@ -301,9 +351,16 @@ def speed_summary(res, cells=None):
     sp = [(r, k) for k, (r, _) in cells.items() if r is not None]
     if not sp:
         return "no cell measured by both"
-    lo, hi = min(sp), max(sp)
-    return (f"geomean {geomean([r for r, _ in sp]):.3f}x over {len(sp)} cells (lowest {lo[0]:.3f}x at "
+    lo, hi = min(sp, key=lambda x: (x[0], key_order(x[1]))), max(sp, key=lambda x: (x[0], key_order(x[1])))
+    text = (f"geomean {geomean([r for r, _ in sp]):.3f}x over {len(sp)} cells (lowest {lo[0]:.3f}x at "
             f"{cell_label(res, lo[1])}, highest {hi[0]:.3f}x at {cell_label(res, hi[1])})")
+    if len(grids(res)) > 1:  # and per grid (K=1024 1.020x, K=4096 1.080x)
+        per = []
+        for fx in grids(res):
+            rs = [r for r, k in sp if k[2] == fx]
+            per.append(f"{fixed_label(res, fx)} {geomean(rs):.3f}x" if rs else f"{fixed_label(res, fx)} -")
+        text += "; per grid: " + ", ".join(per)
+    return text
 
 
 def library_line(res):

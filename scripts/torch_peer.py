@@ -81,8 +81,12 @@ Checks: inputs are seeded (any generator: the peer need not reproduce fusionbenc
 the reference is the same program in float64 (the hash mask for dropout) on those inputs as
 stored, so every variant is judged on exactly the numbers it read. Cells whose largest value has
 at most 2^24 elements are checked in full; larger cells of a program that is separable along the
-rows (axis 0 of the full-rank values: no reduction over it) on a sample of rows (first, last,
-and rows picked by src/check.c's hash, about 2^24 elements in all). Where the rows are only
+rows on a sample of rows (first, last, and rows picked by src/check.c's hash, about 2^24 elements
+in all). The rows are traced through every op as src/rowplan.c does (row_plan: broadcasting
+unites axes, a reduction, a matmul's K and a convolution's window and channels combine along
+theirs): the first axis, of the outputs' dims then the inputs', that no op combines along (axis 0
+of the first output, as a rule). So a matmul is checked on rows of A against all of B, a conv2d
+on images against all of w (a single image: on output channels). Where the rows are only
 combined by plain sums (src/rowplan.c's rule: a `sum` over row axes whose result reaches the
 outputs only through further sums; rmsnorm_backward's dw, summed over dims 0 and 1), the rows
 are the leading dims but the last ([4, T] there) and every row is evaluated in float64, in
@@ -93,6 +97,15 @@ fusionbench's does ("dx: 962 of 8192 rows sampled (...); dw: full, accumulated o
 rows"). Otherwise unchecked with the reason. A cell passes when |got - want| <= atol + rtol |want|
 everywhere checked (the case's tolerances, fusionbench's defaults where the file is silent); NaN
 never passes.
+
+Matmul and convolution: matmul is torch.matmul (.mT for a transpose), conv2d is F.conv2d (NHWC
+through permuted channels_last views, no copy; NCHW as is), batchnorm is F.batch_norm(training=
+False). float32 is IEEE float32 (cuBLAS and cuDNN TF32 off, both set: torch's own default lets
+cuDNN use TF32) unless --tf32, which allows both and is recorded as settings.tf32.
+
+Grids: a case's "fixed" size symbols (matmul's K) give one grid per combination of their values,
+the first symbol slowest, as fusionbench runs them; --K 64,128 overrides one. The result file
+holds them as fusionbench's does ("fixed" beside row_values, each symbol in every cell's point).
 
 Memory: inputs are allocated once per cell; each variant's outputs and intermediates are
 torch's; an out-of-memory in a variant marks it `oom` and the run goes on. The result file is
@@ -107,6 +120,7 @@ Examples:
   python3 scripts/torch_peer.py run --case softmax --out results/h100/peer-softmax.json
   python3 scripts/torch_peer.py run --all --dtype float32 --quick --out /tmp/peer.json
   python3 scripts/torch_peer.py run --case softmax --dim0 65536 --dim1 61,130,1027 --out odd.json
+  python3 scripts/torch_peer.py run --case tests/cases/matmul_bias.json --K 64,4096 --dtype bfloat16 --out peer-mm.json
   python3 scripts/torch_peer.py code --case softmax
   python3 scripts/torch_peer.py copy --bytes 2147483648
 """
@@ -273,6 +287,41 @@ def _attr_seed(v):
     return v
 
 
+def _attr_layout(v):
+    if v not in LAYOUTS:
+        hint = suggest(v, LAYOUTS) if isinstance(v, str) else ""
+        raise ValueError(f"expected \"NHWC\" or \"NCHW\", got {describe(v)}{hint}")
+    return v
+
+
+CONV_ATTR_MAX = 1 << 20  # op_conv2d.c's bound on stride, padding and dilation (groups: INT_MAX)
+
+
+def _attr_size(key, lo, meaning, hi=CONV_ATTR_MAX):
+    """A conv2d size attribute, as op_conv2d.c's read_size words its refusals."""
+    def parse(v):
+        v = _attr_int(v)
+        if v < lo:
+            raise ValueError(f"{key} {v} is less than {lo} ({meaning})")
+        if v > hi:
+            raise ValueError(f"{key} {v} is too large (at most {hi})")
+        return v
+    return parse
+
+
+def _attr_eps(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"expected a number, got {describe(v)}")
+    if not (v >= 0 and math.isfinite(v)):
+        raise ValueError(f"eps {v:g} is not a finite number >= 0 (it keeps rsqrt(var + eps) finite)")
+    return float(v)
+
+
+LAYOUTS = ("NHWC", "NCHW")
+MAX_GRID = 64   # values per grid axis or fixed symbol (src/program.h FB_MAX_GRID)
+MAX_GRIDS = 64  # grids per case: combinations of the fixed symbols' values (FB_MAX_GRIDS)
+
+
 def numel(shape):
     n = 1
     for d in shape:
@@ -336,6 +385,182 @@ def _flops_matmul(ins, out):
     return 2 * numel(out) * k
 
 
+def conv_out(size, kernel, stride, padding, dilation):
+    """Output length of a convolution along one spatial dim (PyTorch's, cuDNN's formula)."""
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def conv_dims(ins, attrs):
+    """A conv2d's sizes at concrete shapes: (N, C, H, W, K, Cg, R, S, P, Q); ValueError with the
+    reason when the operands do not fit. NHWC: x [N, H, W, C], w [K, R, S, C/groups]; NCHW:
+    x [N, C, H, W], w [K, C/groups, R, S]."""
+    x, w = ins
+    nhwc = attrs["layout"] == "NHWC"
+    for k, s in enumerate(ins):
+        if len(s) != 4:
+            what = "NHWC: x [N, H, W, C], w [K, R, S, C/groups]" if nhwc else "NCHW: x [N, C, H, W], w [K, C/groups, R, S]"
+            raise ValueError(f"conv2d needs operands of rank 4 ({what}), operand {k} is {list(s)}")
+    n, h, wd, c = (x[0], x[1], x[2], x[3]) if nhwc else (x[0], x[2], x[3], x[1])
+    k, r, s_, cg = (w[0], w[1], w[2], w[3]) if nhwc else (w[0], w[2], w[3], w[1])
+    g = attrs["groups"]
+    if c % g:
+        raise ValueError(f"groups {g} does not divide the {c} input channels of operand 0 {list(x)}")
+    if k % g:
+        raise ValueError(f"groups {g} does not divide the {k} output channels of operand 1 {list(w)}")
+    if cg != c // g:
+        raise ValueError(f"operand 1 {list(w)} has {cg} channels per group (dim {3 if nhwc else 1}), operand 0 "
+                         f"{list(x)} has {c} / groups {g} = {c // g}")
+    p = conv_out(h, r, attrs["stride"], attrs["padding"], attrs["dilation"])
+    q = conv_out(wd, s_, attrs["stride"], attrs["padding"], attrs["dilation"])
+    if p < 1 or q < 1:
+        raise ValueError(f"the {r}x{s_} filter (dilation {attrs['dilation']}) does not fit the {h}x{wd} input "
+                         f"with padding {attrs['padding']}: the output would be empty")
+    return n, c, h, wd, k, cg, r, s_, p, q
+
+
+def _shape_conv2d(ins, attrs):
+    n, _, _, _, k, _, _, _, p, q = conv_dims(ins, attrs)
+    return (n, p, q, k) if attrs["layout"] == "NHWC" else (n, k, p, q)
+
+
+def _flops_conv2d(ins, out):
+    # 2·N·P·Q·K·(C/groups)·R·S: a multiply and an add per term; the weight holds K·(C/groups)·R·S
+    # in either layout, so each of the N·P·Q·K output elements has numel(w) / K terms
+    w = ins[1]
+    return 2 * numel(out) * (numel(w) // w[0])
+
+
+def bn_channel_axis(rank, layout):
+    return rank - 1 if layout == "NHWC" else 1
+
+
+def _shape_batchnorm(ins, attrs):
+    x = ins[0]
+    if len(x) < 2:
+        raise ValueError(f"batchnorm needs x of rank 2 or more, operand 0 is {list(x)}")
+    c = x[bn_channel_axis(len(x), attrs["layout"])]
+    for k, name in enumerate(("mean", "var", "gamma", "beta"), 1):
+        if tuple(ins[k]) != (c,):
+            raise ValueError(f"operand {k} ({name}) is {list(ins[k])}, expected [{c}]: one value per channel "
+                             f"of operand 0 {list(x)} ({attrs['layout']}: channels on dim "
+                             f"{bn_channel_axis(len(x), attrs['layout'])})")
+    return tuple(x)
+
+
+BATCHNORM_FLOPS_PER_ELEMENT = 2  # y = x·scale + shift, scale and shift per channel from mean, var, gamma, beta
+
+
+def _flops_batchnorm(ins, out):
+    return BATCHNORM_FLOPS_PER_ELEMENT * numel(out)
+
+
+# ---- row rules: which operand axes an op's output axes are, and which it combines along --------
+# src/rowplan.c's axis tracing in the peer's terms. Every axis of every input gets an id (a size-1
+# axis none: it broadcasts and is never split); each op's row rule says which of its operands'
+# axes its output's axes are (broadcasting unites two ids into one axis, union-find) and which
+# axes it combines values along (a reduction's dim, a matmul's K, a convolution's window and
+# channels). An axis nobody combines along can be split: an output element at index i along it
+# depends only on index i (or on values that lack the axis, read whole) of everything upstream.
+
+class AxisTracer:
+    def __init__(self):
+        self.parent, self.size, self.combiner = [], [], []
+
+    def fresh(self, size):
+        """A new axis of `size`; None for size 1 (it broadcasts: never split)."""
+        if size == 1:
+            return None
+        self.parent.append(len(self.parent))
+        self.size.append(size)
+        self.combiner.append(None)
+        return len(self.parent) - 1
+
+    def find(self, i):
+        while i is not None and self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def same(self, a, b):
+        """One axis of a and b (either may be None: the other is the axis)."""
+        a, b = self.find(a), self.find(b)
+        if a is None or b is None or a == b:
+            return b if a is None else a
+        self.parent[b] = a
+        ca, cb = self.combiner[a], self.combiner[b]
+        self.combiner[a] = cb if ca is None else ca if cb is None else min(ca, cb)
+        return a
+
+    def combine(self, i, node):
+        """Node `node` combines values along axis i (the first such node is the one named)."""
+        r = self.find(i)
+        if r is not None and (self.combiner[r] is None or node < self.combiner[r]):
+            self.combiner[r] = node
+
+
+def _rows_same(t, nd, ins, shapes, out):
+    return ins[0]
+
+
+def _rows_broadcast(t, nd, ins, shapes, out):
+    r = len(out)
+    ids = []
+    for j in range(r):  # right-aligned: an operand's dim q lines up with output dim j
+        u = None
+        for a, s in zip(ins, shapes):
+            q = j - (r - len(s))
+            if q >= 0:
+                u = t.same(u, a[q])
+        ids.append(u)
+    return tuple(ids)
+
+
+def _rows_reduce(t, nd, ins, shapes, out):
+    a = ins[0]
+    d = norm_dim(nd.attrs["dim"], len(a))
+    t.combine(a[d], nd.index)
+    return a[:d] + ((None,) if nd.attrs["keepdim"] else ()) + a[d + 1:]
+
+
+def _rows_matmul(t, nd, ins, shapes, out):
+    """C's batch dims are A's (and B's, when B has them), its M is A's M, its N is B's N; the
+    sum runs along K (A's and B's K, one axis): a row of C is a row of A times all of B."""
+    a, b = ins
+    ta, tb = nd.attrs["transpose_a"], nd.attrs["transpose_b"]
+    m, ka = (a[-1], a[-2]) if ta else (a[-2], a[-1])
+    kb, n = (b[-1], b[-2]) if tb else (b[-2], b[-1])
+    t.combine(t.same(ka, kb), nd.index)
+    batch = tuple(t.same(a[j], b[j]) if len(b) == len(a) else a[j] for j in range(len(a) - 2))
+    return batch + (m, n)
+
+
+def _rows_conv2d(t, nd, ins, shapes, out):
+    """An output image is its input image (N) convolved with all of w: N splits; the input's
+    spatial dims and channels and w's window and channels are combined (a pixel reads a window of
+    every channel of its group), and so are the output's spatial dims (a window each)."""
+    x, w = ins
+    nhwc = nd.attrs["layout"] == "NHWC"
+    for i in (x[1:] + w[1:]):
+        t.combine(i, nd.index)
+    p, q = (t.fresh(out[1]), t.fresh(out[2])) if nhwc else (t.fresh(out[2]), t.fresh(out[3]))
+    t.combine(p, nd.index)
+    t.combine(q, nd.index)
+    k = w[0]
+    if nd.attrs["groups"] > 1:
+        t.combine(k, nd.index)  # an output channel reads its group's input channels
+    return (x[0], p, q, k) if nhwc else (x[0], k, p, q)
+
+
+def _rows_batchnorm(t, nd, ins, shapes, out):
+    """Elementwise with the per-channel parameters lined up on the channel dim."""
+    x = ins[0]
+    ch = bn_channel_axis(len(x), nd.attrs["layout"])
+    u = x[ch]
+    for prm in ins[1:]:
+        u = t.same(u, prm[0])
+    return x[:ch] + (u,) + x[ch + 1:]
+
+
 @dataclass(frozen=True)
 class OpKind:
     name: str
@@ -344,20 +569,34 @@ class OpKind:
     attrs: dict     # name -> Attr
     shape: object   # (operand shapes, attrs) -> output shape; literals have shape ()
     flops: object   # (operand shapes, output shape) -> FLOPs (src/program.c's convention)
+    rows: object    # (AxisTracer, node, operand axis ids, operand shapes, output shape) -> output axis ids
+    combines: str = ""  # what the row plan says of a node of this kind that combines along the rows
+    plain: bool = True  # elementwise with numpy broadcasting, or a reduction over one dim: what sum_plan traces
 
 
-UNARY = OpKind("unary", 1, False, {}, _shape_same, lambda ins, out: numel(out))
-BINARY = OpKind("binary", 2, True, {}, _shape_broadcast, lambda ins, out: numel(out))
+UNARY = OpKind("unary", 1, False, {}, _shape_same, lambda ins, out: numel(out), _rows_same)
+BINARY = OpKind("binary", 2, True, {}, _shape_broadcast, lambda ins, out: numel(out), _rows_broadcast)
 REDUCE = OpKind("reduce", 1, False,
                 {"dim": Attr(True, None, _attr_int), "keepdim": Attr(False, True, _attr_bool)},
-                _shape_reduce, lambda ins, out: numel(ins[0]))
+                _shape_reduce, lambda ins, out: numel(ins[0]), _rows_reduce, "reduces over the rows")
 RANDOM = OpKind("random", 1, False,
                 {"p": Attr(True, None, _attr_prob), "seed": Attr(False, 0, _attr_seed),
                  "training": Attr(False, True, _attr_bool)},
-                _shape_same, lambda ins, out: numel(out))
+                _shape_same, lambda ins, out: numel(out), _rows_same)
 MATMUL = OpKind("matmul", 2, False,
                 {"transpose_a": Attr(False, False, _attr_bool), "transpose_b": Attr(False, False, _attr_bool)},
-                _shape_matmul, _flops_matmul)
+                _shape_matmul, _flops_matmul, _rows_matmul, "sums along the rows (they are its K)", False)
+CONV2D = OpKind("conv2d", 2, False,
+                {"layout": Attr(False, "NHWC", _attr_layout),
+                 "stride": Attr(False, 1, _attr_size("stride", 1, "the step between windows")),
+                 "padding": Attr(False, 0, _attr_size("padding", 0, "zeros added on each side")),
+                 "dilation": Attr(False, 1, _attr_size("dilation", 1, "the step between a window's taps")),
+                 "groups": Attr(False, 1, _attr_size("groups", 1, "the channels split into groups", (1 << 31) - 1))},
+                _shape_conv2d, _flops_conv2d, _rows_conv2d,
+                "combines along the rows (a window, the channels, or the channels of a group)", False)
+BATCHNORM = OpKind("batchnorm", 5, False,
+                   {"eps": Attr(False, 1e-5, _attr_eps), "layout": Attr(False, "NHWC", _attr_layout)},
+                   _shape_batchnorm, _flops_batchnorm, _rows_batchnorm, "", False)
 
 
 @dataclass(frozen=True)
@@ -390,6 +629,26 @@ def _emit_matmul(args, attrs, ctx):
     a = f"{args[0]}.mT" if attrs["transpose_a"] else args[0]
     b = f"{args[1]}.mT" if attrs["transpose_b"] else args[1]
     return f"torch.matmul({a}, {b})"
+
+
+def _emit_conv2d(args, attrs, ctx):
+    """F.conv2d takes NCHW-shaped tensors. NHWC is what channels_last torch holds: x.permute(0, 3, 1, 2)
+    of a contiguous [N, H, W, C] tensor is an [N, C, H, W] view with channels_last strides (and w's
+    likewise), which cuDNN reads as NHWC, and the channels_last result permuted back is the
+    contiguous [N, P, Q, K] tensor: no copy anywhere."""
+    kw = ", ".join(f"{k}={attrs[k]}" for k in ("stride", "padding", "dilation", "groups"))
+    if attrs["layout"] == "NCHW":
+        return f"F.conv2d({args[0]}, {args[1]}, {kw})"
+    return f"F.conv2d({args[0]}.permute(0, 3, 1, 2), {args[1]}.permute(0, 3, 1, 2), {kw}).permute(0, 2, 3, 1)"
+
+
+def _emit_batchnorm(args, attrs, ctx):
+    """Inference batch norm, F.batch_norm(training=False) on channels in dim 1: NHWC's channels
+    moved there as a view (channels_last for rank 4, as the convolution's output is) and back."""
+    rest = f"{', '.join(args[1:])}, training=False, eps={attrs['eps']!r}"
+    if attrs["layout"] == "NCHW":
+        return f"F.batch_norm({args[0]}, {rest})"
+    return f"F.batch_norm({args[0]}.movedim(-1, 1), {rest}).movedim(1, -1)"
 
 
 def _emit_dropout(args, attrs, ctx):
@@ -432,6 +691,8 @@ OPS = {op.name: op for op in [
     Op("mean", REDUCE, "torch.mean({0}, dim={dim}, keepdim={keepdim})"),
     Op("dropout", RANDOM, _emit_dropout),
     Op("matmul", MATMUL, _emit_matmul),
+    Op("conv2d", CONV2D, _emit_conv2d),
+    Op("batchnorm", BATCHNORM, _emit_batchnorm),
 ]}
 
 
@@ -464,7 +725,8 @@ class Case:
     fused: list
     dtypes: list
     axes: list          # [(symbol, [values])]: rows, then columns if any
-    fixed: dict         # symbol -> value, for grid symbols that are not displayed axes
+    fixed: dict         # symbol -> [values]: the size symbols that are not displayed axes, one grid
+                        # per combination of their values (the first symbol varies slowest)
     tol: dict           # dtype -> (atol, rtol)
     symbols: list = field(default_factory=list)
 
@@ -570,13 +832,16 @@ class CaseReader:
                 dtypes.append(canonical_dtype(d))
             except ValueError as e:
                 self.fail(f"dtypes[{k}]", str(e))
-        symbols = []
+        symbols, used_at = [], {}
         for i in inputs:
-            for d in i.shape:
+            for k, d in enumerate(i.shape):
                 if isinstance(d, str) and d not in symbols:
                     symbols.append(d)
-        axes, fixed = self.read_grid(self.need(doc, "grid", None, "an object", lambda v: isinstance(v, dict) and v),
-                                     symbols)
+                    used_at[d] = f"inputs.{i.name}.shape[{k}]"
+        grid = self.need(doc, "grid", None, "an object of 1 or 2 axes", lambda v: isinstance(v, dict))
+        if not grid:
+            self.fail("grid", "no axes; give 1 (rows) or 2 (rows, columns)")
+        axes, fixed = self.read_grid(grid, doc.get("fixed"), symbols, used_at)
         tol = dict(DEFAULT_TOL)
         for d, t in (doc.get("tolerance") or {}).items():
             try:
@@ -672,29 +937,57 @@ class CaseReader:
                 attrs[key] = a.default
         return attrs
 
-    def read_grid(self, grid, symbols):
-        axes, fixed = [], {}
+    def read_axis(self, section, sym, v, placed, symbols):
+        """One symbol's values at SECTION.SYM (src/case.c's parse_axis): a list of distinct positive
+        integers, at most MAX_GRID, or (under fixed only) one integer."""
+        if sym not in symbols:
+            waiting = [x for x in symbols if x not in placed]  # the likely typo: a symbol still without an axis
+            self.fail(section, f"'{sym}' is not a symbol of any input shape{suggest(sym, waiting)}")
+        w = f"{section}.{sym}"
+        if sym in placed:
+            self.fail(w, f"'{sym}' is already a grid axis (grid.{sym}); a symbol is either displayed or fixed")
+        if section == "fixed" and isinstance(v, int) and not isinstance(v, bool):
+            if v <= 0:
+                self.fail(w, f"expected a positive integer, got {describe(v)}")
+            return [v]
+        if not isinstance(v, list):
+            self.fail(w, f"expected an array, got {describe(v)}")
+        if not v:
+            self.fail(w, "must not be empty")
+        if len(v) > MAX_GRID:
+            self.fail(w, f"{len(v)} values; at most {MAX_GRID}")
+        for k, x in enumerate(v):
+            if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
+                self.fail(f"{w}[{k}]", f"expected a positive integer, got {describe(x)}")
+            if x in v[:k]:
+                self.fail(f"{w}[{k}]", f"{x} repeats {w}[{v.index(x)}]")
+        return list(v)
+
+    def read_grid(self, grid, fixed_spec, symbols, used_at):
+        """grid: the displayed axes, 1 (rows) or 2 (rows, columns); fixed: the other size symbols,
+        each with its values, one grid per combination of them (src/case.c's parse_grid, parse_fixed)."""
+        if len(grid) > 2:
+            self.fail("grid", f"{len(grid)} axes; a grid has 1 (rows) or 2 (rows, columns); "
+                      "give the other symbols under 'fixed'")
+        axes, fixed, placed = [], {}, set()
         for sym, v in grid.items():
-            w = f"grid.{sym}"
-            if sym not in symbols:
-                self.fail("grid", f"'{sym}' is not a symbol of any input shape{suggest(sym, symbols)}")
-            vals = v if isinstance(v, list) else [v]
-            if not vals:
-                self.fail(w, "must not be empty")
-            for k, x in enumerate(vals):
-                if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
-                    self.fail(f"{w}[{k}]", f"expected a positive integer, got {describe(x)}")
-            if isinstance(v, list) and len(axes) < 2:
-                axes.append((sym, list(vals)))
-            elif len(vals) == 1:
-                fixed[sym] = vals[0]
-            else:
-                self.fail(w, "a third listed axis: the peer sweeps two axes (rows, columns); give one value")
+            axes.append((sym, self.read_axis("grid", sym, v, placed, symbols)))
+            placed.add(sym)
+        if fixed_spec is not None:
+            if not isinstance(fixed_spec, dict):
+                self.fail("fixed", f"expected an object of symbol -> value or list of values, got {describe(fixed_spec)}")
+            if not fixed_spec:
+                self.fail("fixed", "no symbols; leave 'fixed' out when every symbol is a grid axis")
+            for sym, v in fixed_spec.items():
+                fixed[sym] = self.read_axis("fixed", sym, v, placed, symbols)
+                placed.add(sym)
+            n = numel([len(v) for v in fixed.values()])
+            if n > MAX_GRIDS:
+                self.fail("fixed", f"{n} combinations of values, so as many grids; at most {MAX_GRIDS}")
         for s in symbols:
-            if s not in fixed and all(a[0] != s for a in axes):
-                self.fail("grid", f"symbol '{s}' has no axis; every shape symbol needs one")
-        if not axes:
-            self.fail("grid", "no axis lists values")
+            if s not in placed:
+                self.fail("grid", f"symbol '{s}' (used at {used_at[s]}) has no axis; every shape symbol needs one "
+                          "(or a value in 'fixed')")
         return axes, fixed
 
 
@@ -706,9 +999,13 @@ def _nonneg(v):
 
 def program_shapes(case, point):
     """Concrete shape of every value at a grid point: {name: tuple}."""
-    shapes = {}
-    for i in case.inputs:
-        shapes[i.name] = tuple(point[d] if isinstance(d, str) else d for d in i.shape)
+    return value_shapes(case, {i.name: tuple(point[d] if isinstance(d, str) else d for d in i.shape)
+                               for i in case.inputs})
+
+
+def value_shapes(case, input_shapes):
+    """Every value's shape from the inputs' ({name: tuple}), by the kinds' shape rules."""
+    shapes = dict(input_shapes)
     for n in case.nodes:
         ins = [() if isinstance(a, float) else shapes[a] for a in n.ins]
         try:
@@ -761,38 +1058,62 @@ def parse_axis_list(opt, text):
 
 
 def plan_axes(case, overrides, quick):
-    """The case's axes after --AXIS overrides and --quick (first, middle, last of each axis)."""
+    """The case's axes and fixed symbols after --SYM overrides (a fixed symbol is overridden as an
+    axis is: --K 64,128 gives one grid per value) and --quick (first, middle, last of each list),
+    as src/cmd_run.c's plan_axes."""
     axes = [(s, list(v)) for s, v in case.axes]
-    fixed = dict(case.fixed)
+    fixed = {s: list(v) for s, v in case.fixed.items()}
     for name, vals in overrides.items():
         hit = [k for k, (s, _) in enumerate(axes) if s == name]
         if hit:
             axes[hit[0]] = (name, list(vals))
-        elif name in fixed and len(vals) == 1:
-            fixed[name] = vals[0]
+        elif name in fixed:
+            fixed[name] = list(vals)
         else:
             raise UsageError(f"unknown option '--{name}'"
                              f"{suggest(name, [s for s, _ in axes] + list(fixed), '--')}; see 'torch_peer.py run --help'")
+
+    def thin(v):
+        return v if len(v) <= 3 else [v[0], v[len(v) // 2], v[-1]]
     if quick:
-        axes = [(s, v if len(v) <= 3 else [v[0], v[len(v) // 2], v[-1]]) for s, v in axes]
+        axes = [(s, thin(v)) for s, v in axes]
+        fixed = {s: thin(v) for s, v in fixed.items()}
+    grids = numel([len(v) for v in fixed.values()])
+    if grids > MAX_GRIDS:
+        raise UsageError(f"{case.name}: the fixed symbols' values make {grids} grids; at most {MAX_GRIDS}")
     return axes, fixed
 
 
+def fixed_points(fixed):
+    """Every combination of the fixed symbols' values, the first symbol slowest: one grid each."""
+    names = list(fixed)
+    for combo in itertools.product(*(fixed[n] for n in names)):
+        yield dict(zip(names, combo))
+
+
 def grid_points(axes, fixed):
-    """(row, col or None, point) in fusionbench's order: rows outer, columns inner."""
+    """(row, col or None, point) in fusionbench's order (src/program.c fb_case_point): grid by grid
+    (the fixed symbols' combinations, the first slowest), rows, then columns."""
     rows_sym, rows = axes[0]
     cols_sym, cols = axes[1] if len(axes) > 1 else (None, [None])
-    for r in rows:
-        for c in cols:
-            point = dict(fixed)
-            point[rows_sym] = r
-            if cols_sym is not None:
-                point[cols_sym] = c
-            yield r, c, point
+    for fx in fixed_points(fixed):
+        for r in rows:
+            for c in cols:
+                point = dict(fx)
+                point[rows_sym] = r
+                if cols_sym is not None:
+                    point[cols_sym] = c
+                yield r, c, point
 
 
-def point_str(axes, point):
-    return " ".join(f"{s}={point[s]}" for s, _ in axes)
+def point_str(axes, point, fixed=()):
+    """'dim0=128 dim1=256', then the fixed symbols' values ('M=128 N=256 K=1024'), as fb_point_str."""
+    return " ".join([f"{s}={point[s]}" for s, _ in axes] + [f"{s}={point[s]}" for s in fixed])
+
+
+def fixed_label(fixed, point):
+    """'K=1024' (fb_grid_label): the grid a point belongs to; '' for a case without fixed symbols."""
+    return " ".join(f"{s}={point[s]}" for s in fixed)
 
 
 # ---- the generated program ----------------------------------------------------------------------
@@ -1068,48 +1389,66 @@ class RowPlan:
 
 
 def row_plan(case, shapes):
-    """Rows are axis 0 of the full-rank inputs. The program is separable along them when no
-    reduction is over the row axis and the row axis lines up through every broadcast; then a
-    sample of rows can be evaluated alone. Pure bookkeeping on shapes."""
-    rank = max(len(shapes[i.name]) for i in case.inputs)
-    n = max(shapes[i.name][0] for i in case.inputs if len(shapes[i.name]) == rank)
-    axis = {}
-    if n <= 1:
-        return RowPlan(False, "a single row", n, axis, 0)
-    for i in case.inputs:
-        s = shapes[i.name]
-        axis[i.name] = 0 if len(s) == rank and s[0] == n else None
-    for nd in case.nodes:
-        out = shapes[nd.out]
-        if nd.op.kind is MATMUL:
-            return RowPlan(False, f"program[{nd.index}] (matmul) reads all of B for each row; the peer "
-                           "samples no rows through a matmul", n, axis, 0)
-        if nd.op.kind is REDUCE:
-            a = axis[nd.ins[0]]
-            d = norm_dim(nd.attrs["dim"], len(shapes[nd.ins[0]]))
-            if a is not None and d == a:
-                return RowPlan(False, f"program[{nd.index}] ({nd.op.name}) reduces over the rows", n, axis, 0)
-            axis[nd.out] = None if a is None else a if nd.attrs["keepdim"] or d > a else a - 1
+    """How a cell too large to check in full is checked on a sample of rows. The rows are the
+    first axis, in the order of the outputs' dims then the inputs' (axis 0 of the first output, as
+    a rule), that no op combines values along, traced through every op (AxisTracer and the kinds'
+    row rules). Then every value carries the rows on one axis or not at all (read whole: a
+    matmul's B, a convolution's w, a broadcast weight), and a sample of rows can be evaluated
+    alone: softmax by rows of x, a matmul by rows of A (a row of C needs one row of A and all of
+    B), a conv2d by images (a single image: by output channels, where groups is 1). When every
+    axis is combined, the reason given is the first one's. Pure bookkeeping on shapes."""
+    t, ids, candidates = trace_axes(case, shapes)
+    if not candidates:
+        return RowPlan(False, "a single row", 1, {}, 0)
+    first = None
+    for root in candidates:
+        n = t.size[root]
+        if t.combiner[root] is not None:
+            nd = case.nodes[t.combiner[root]]
+            first = first or RowPlan(False, f"program[{nd.index}] ({nd.op.name}) {nd.op.kind.combines}", n, {}, 0)
             continue
-        pos = set()
-        for a in nd.ins:
-            if isinstance(a, float):
-                continue
-            if axis[a] is not None:
-                pos.add(axis[a] + len(out) - len(shapes[a]))
-        if len(pos) > 1:
-            return RowPlan(False, f"program[{nd.index}] ({nd.op.name}) mixes row axes", n, axis, 0)
-        p = pos.pop() if pos else None
-        if p is not None:
-            for a in nd.ins:  # an operand without rows must be broadcast along them
-                if isinstance(a, float) or axis[a] is not None:
-                    continue
-                k = p - (len(out) - len(shapes[a]))
-                if k >= 0 and shapes[a][k] != 1:
-                    return RowPlan(False, f"program[{nd.index}] ({nd.op.name}) mixes row axes", n, axis, 0)
-        axis[nd.out] = p
-    per_row = sum(numel(shapes[v]) // shapes[v][a] for v, a in axis.items() if a is not None)
-    return RowPlan(True, "", n, axis, per_row)
+        axis, mixed = {}, None
+        for v, vid in ids.items():
+            at = [j for j, x in enumerate(vid) if x is not None and t.find(x) == root]
+            if len(at) > 1:
+                where = next((f"program[{nd.index}] ({nd.op.name})" for nd in case.nodes if nd.out == v), f"input {v}")
+                mixed = RowPlan(False, f"{where} mixes row axes: {v} carries the rows on dims {at}", n, {}, 0)
+                break
+            axis[v] = at[0] if at else None
+        if mixed is not None:
+            first = first or mixed
+            continue
+        per_row = sum(numel(shapes[v]) // shapes[v][a] for v, a in axis.items() if a is not None)
+        return RowPlan(True, "", n, axis, per_row)
+    return first
+
+
+def trace_axes(case, shapes):
+    """Every value's axis ids (AxisTracer, the kinds' row rules) and the candidates for the rows:
+    every distinct axis of the outputs, then of the inputs, dim by dim (size-1 dims have none)."""
+    t = AxisTracer()
+    ids = {}
+    for i in case.inputs:
+        ids[i.name] = tuple(t.fresh(d) for d in shapes[i.name])
+    for nd in case.nodes:
+        ins = [() if isinstance(a, float) else ids[a] for a in nd.ins]
+        in_shapes = [() if isinstance(a, float) else shapes[a] for a in nd.ins]
+        ids[nd.out] = tuple(nd.op.kind.rows(t, nd, ins, in_shapes, shapes[nd.out]))
+    candidates = []
+    for v in list(case.outputs) + [i.name for i in case.inputs]:
+        for x in ids[v]:
+            r = t.find(x)
+            if r is not None and r not in candidates:
+                candidates.append(r)
+    return t, ids, candidates
+
+
+def leading_row_inputs(case, shapes):
+    """The inputs whose dim 0 is the rows' axis (the anchor's, whether or not it splits): softmax's
+    x, rmsnorm_backward's x and dy, a matmul's A but not its B, a convolution's x but not its w."""
+    t, ids, candidates = trace_axes(case, shapes)
+    root = candidates[0] if candidates else None  # the first output's first dim of size > 1
+    return [i.name for i in case.inputs if ids[i.name] and ids[i.name][0] is not None and t.find(ids[i.name][0]) == root]
 
 
 def _mix64(x):
@@ -1193,8 +1532,8 @@ def _trace_sums(case, shapes, sizes, rank):
     for nd in case.nodes:
         vals = [a for a in nd.ins if not isinstance(a, float)]
         src = next((a for a in vals if a in partial), None)
-        if nd.op.kind is MATMUL:
-            return fail(nd, "reads all of B for each row; the peer splits no rows through a matmul")
+        if not nd.op.kind.plain:  # a matmul, a convolution, a batch norm's per-channel operands
+            return fail(nd, "is no elementwise op or reduction; the chunked reference splits rows only through those")
         if nd.op.kind is REDUCE:
             a = axes[nd.ins[0]]
             d = norm_dim(nd.attrs["dim"], len(a))
@@ -1384,22 +1723,63 @@ def new_result(command, device, settings, peer):
             "device": device, "settings": settings, "cases": []}
 
 
-def case_entry(doc, case, axes, variants):
-    """The case's object in the document (found or added), with this run's grid and variants."""
+def merged_values(had, run):
+    """This run's values of an axis in its order; when the file had values this run does not, the
+    union, ascending (the cells measured there stay in the grid): src/result.c's merged_values."""
+    had = [v for v in (had or []) if isinstance(v, int)]
+    if all(v in run for v in had):
+        return list(run)
+    return sorted(set(had) | set(run))
+
+
+def case_entry(doc, case, axes, variants, fixed=None):
+    """The case's object in the document (found or added), with this run's grid, fixed symbols
+    ("fixed": {"K": [1024, 4096]}, as fusionbench writes it, only for a case that has them) and
+    variants; a resumed file's values this run does not measure stay listed."""
     entry = next((c for c in doc["cases"] if c.get("name") == case.name), None)
     if entry is None:
         entry = {"name": case.name, "summary": case.summary, "file": case.path, "dtypes": []}
         doc["cases"].append(entry)
     entry["rows"] = axes[0][0]
-    entry["row_values"] = list(axes[0][1])
+    entry["row_values"] = merged_values(entry.get("row_values"), axes[0][1])
     if len(axes) > 1:
         entry["cols"] = axes[1][0]
-        entry["col_values"] = list(axes[1][1])
+        entry["col_values"] = merged_values(entry.get("col_values"), axes[1][1])
+    if fixed:
+        had = entry.get("fixed") if isinstance(entry.get("fixed"), dict) else {}
+        entry["fixed"] = {sym: merged_values(had.get(sym), vals) for sym, vals in fixed.items()}
     # a resumed run may time fewer variants (a library that did not import): its cells still hold them
     entry["variants"] = list(dict.fromkeys(list(entry.get("variants") or []) + list(variants)))
     variants = entry["variants"]
     entry["baseline"] = "torch.eager" if "torch.eager" in variants else variants[0]
+    for k in CASE_KEYS:  # fusionbench's order (src/result.c), the cells last
+        if k in entry:
+            entry[k] = entry.pop(k)
     return entry
+
+
+CASE_KEYS = ("name", "summary", "file", "rows", "cols", "row_values", "col_values", "fixed", "variants", "baseline",
+             "dtypes")
+
+
+def check_resume(doc, path, plans):
+    """Before torch: each case the file holds must have this run's axes and fixed symbols (their
+    values may differ: a resumed run adds grids), else it is another case under the same name
+    (src/result.c's fb_result_check_resume)."""
+    for p in plans:
+        entry = next((c for c in doc.get("cases", []) if c.get("name") == p.case.name), None)
+        if entry is None:
+            continue
+        there = " x ".join(str(entry.get(k)) for k in ("rows", "cols") if entry.get(k) is not None)
+        here = " x ".join(s for s, _ in p.axes)
+        if there != here:
+            raise UsageError(f"{path}: its case '{p.case.name}' has the grid {there}, but {p.case.path} has {here}: "
+                             "another case under the same name; resume into another result file, or rename the case")
+        had = list((entry.get("fixed") or {}) if isinstance(entry.get("fixed"), dict) else {})
+        if sorted(had) != sorted(p.fixed):
+            raise UsageError(f"{path}: its case '{p.case.name}' fixes the symbols {', '.join(had) or 'none'}, but "
+                             f"{p.case.path} fixes {', '.join(p.fixed) or 'none'}: another case under the same name; "
+                             "resume into another result file, or rename the case")
 
 
 def dtype_entry(case_obj, dtype):
@@ -1410,9 +1790,12 @@ def dtype_entry(case_obj, dtype):
     return d
 
 
-def find_cell(dtype_obj, row, col):
+def find_cell(dtype_obj, row, col, fixed=None):
+    """The cell at (row, col) and, for a case with fixed symbols, those values in its "point"
+    ({"K": 1024}): a cell is its row, column and fixed values, as fusionbench's resume matches it."""
     for c in dtype_obj["cells"]:
-        if c.get("row") == row and c.get("col") == col:
+        if c.get("row") == row and c.get("col") == col and \
+                all((c.get("point") or {}).get(s) == v for s, v in (fixed or {}).items()):
             return c
     return None
 
@@ -1529,7 +1912,40 @@ def package_version(dist):
         return None
 
 
-def peer_json(args, plans=(), skipped=None):
+def set_tf32(on):
+    """--tf32: float32 matmuls (cuBLAS) and convolutions (cuDNN) may round their inputs to TF32, in
+    eager and torch.compile alike (inductor reads the same switches); without it both compute in
+    IEEE float32, as fusionbench's eager does by default. PyTorch's own defaults differ (cuDNN may
+    use TF32 unless told not to), so both are always set. Through the allow_tf32 flags: torch 2.9
+    and later also have fp32_precision ("ieee" | "tf32", per backend and op) and call the flags
+    legacy, but setting them keeps both views consistent, while setting fp32_precision to "ieee"
+    leaves the legacy getters raising ("a mix of the legacy and new APIs"), and torch's own code
+    still reads them (inductor's conv lowering, torch 2.15). Returns what was set, and the
+    fp32_precision it reads as where torch has it (and the half GEMMs' reduced-precision reduction
+    flags, left at torch's defaults), for the result file's peer.math."""
+    import warnings
+    b = torch.backends
+    with warnings.catch_warnings():  # "old settings ... will be deprecated": they are what works
+        warnings.simplefilter("ignore")
+        b.cuda.matmul.allow_tf32 = bool(on)
+        b.cudnn.allow_tf32 = bool(on)
+        got = {"cuda.matmul.allow_tf32": bool(b.cuda.matmul.allow_tf32), "cudnn.allow_tf32": bool(b.cudnn.allow_tf32)}
+        for name, obj in (("cuda.matmul", b.cuda.matmul), ("cudnn.conv", getattr(b.cudnn, "conv", None))):
+            prec = getattr(obj, "fp32_precision", None)
+            if isinstance(prec, str):
+                got[f"{name}.fp32_precision"] = prec
+        # left at torch's defaults (what a user runs), recorded: whether cuBLAS may reduce a half
+        # GEMM's split-K partial sums in the half type
+        for half in ("fp16", "bf16"):
+            flag = getattr(b.cuda.matmul, f"allow_{half}_reduced_precision_reduction", None)
+            if isinstance(flag, bool):
+                got[f"cuda.matmul.allow_{half}_reduced_precision_reduction"] = flag
+    if got["cuda.matmul.allow_tf32"] != bool(on) or got["cudnn.allow_tf32"] != bool(on):
+        raise PeerError(f"torch did not take --tf32 {'on' if on else 'off'}: its switches read {got}")
+    return got
+
+
+def peer_json(args, plans=(), skipped=None, tf32=None):
     try:
         import triton
         tv = triton.__version__
@@ -1560,6 +1976,8 @@ def peer_json(args, plans=(), skipped=None):
         doc["library_peers"] = library
     if skipped:
         doc["skipped"] = dict(skipped)
+    if tf32 is not None:
+        doc["math"] = dict(tf32)  # the switches as torch reads them (settings.tf32 says whether TF32 was allowed)
     return doc
 
 
@@ -1724,6 +2142,20 @@ class Reference:
         self.case, self.shapes = case, shapes
         self.mode, self.why, self.rows, self.rows_t, self.want = "none", "", None, None, None
         self.plan, self.n_rows, self.sums = None, 0, None
+        # A convolution in float64 goes through PyTorch's own kernels (im2col and a GEMM), not cuDNN:
+        # cuDNN is what the variants are timed with, it has few float64 algorithms (NHWC least: a cell
+        # it refused would go unchecked), and a reference should not share the code it judges.
+        cudnn = getattr(getattr(torch, "backends", None), "cudnn", None)
+        was = getattr(cudnn, "enabled", None)
+        if was is not None:
+            cudnn.enabled = False
+        try:
+            self.evaluate(case, shapes, inputs)
+        finally:
+            if was is not None:
+                cudnn.enabled = was
+
+    def evaluate(self, case, shapes, inputs):
         biggest = max(numel(s) for s in shapes.values())
         if biggest <= FULL_LIMIT:
             fn = build_function(generate(case, "hash"), program_namespace(), f"{case.name} float64")
@@ -1918,7 +2350,7 @@ class CellRunner:
         """One cell: inputs, reference, the copy, then each variant. Returns (cell, failed)."""
         args = self.args
         cell = new_cell(point[case.axes[0][0]], point[case.axes[1][0]] if len(case.axes) > 1 else None,
-                        point, costs, {i.name: shapes[i.name] for i in case.inputs})
+                        {s: point[s] for s in case.symbols}, costs, {i.name: shapes[i.name] for i in case.inputs})
         tdt = getattr(torch, TORCH_DTYPES[dtype])
         # Memory is given back (free_memory) only after an except clause ends: until then the
         # exception's traceback holds the frames, and so the tensors, of the call that failed.
@@ -2091,15 +2523,19 @@ class CellRunner:
 
     def compiled_for_rows(self, case, fn, inputs, dtype):
         """--dynamic rows: one compiled function per case, dtype and every input shape but its leading
-        (row) dim, with that dim marked dynamic: the reduced width and everything else stay static, as
+        (row) dim (of the inputs that lead with the rows: leading_row_inputs), with that dim marked
+        dynamic: the reduced width and everything else stay static, as
         with dynamic=False, while a grid's ten row counts share one compile. A fresh code object per key
         keeps each its own dynamo cache, so a new width never turns the width dynamic."""
-        key = (case.name, str(dtype), tuple(tuple(t.shape[1:]) if t.dim() >= 2 else tuple(t.shape) for t in inputs))
+        rows = set(leading_row_inputs(case, value_shapes(case, {i.name: tuple(x.shape)
+                                                                 for i, x in zip(case.inputs, inputs)})))
+        marked = [i.name in rows and x.dim() >= 2 for i, x in zip(case.inputs, inputs)]
+        key = (case.name, str(dtype), tuple(tuple(x.shape[1:]) if m else tuple(x.shape) for x, m in zip(inputs, marked)))
         if not hasattr(self, "_compiled"):
             self._compiled = {}
-        for t in inputs:
-            if t.dim() >= 2:
-                torch._dynamo.maybe_mark_dynamic(t, 0)
+        for x, m in zip(inputs, marked):
+            if m:  # a matmul's B and a convolution's w keep every dim static
+                torch._dynamo.maybe_mark_dynamic(x, 0)
         if key not in self._compiled:
             fresh = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
             self._compiled[key] = torch.compile(fresh, mode=self.args.compile_mode, dynamic=None, fullgraph=True)
@@ -2230,18 +2666,24 @@ def cmd_run(args, extra):
             raise PeerError(f"{args.resume}: cannot read the result file to resume: {e}") from None
         if not isinstance(doc, dict) or "peer" not in doc or not isinstance(doc.get("cases"), list):
             raise CaseError(f"{args.resume}: not a torch_peer result file")
+        check_resume(doc, args.resume, plans)
+        had_tf32 = bool((doc.get("settings") or {}).get("tf32", False))  # files from before --tf32: IEEE float32
+        if had_tf32 != args.tf32:
+            raise UsageError(f"{args.resume}: measured {'with' if had_tf32 else 'without'} --tf32; resume it "
+                             f"{'with' if had_tf32 else 'without'} --tf32, or write another file")
     load_torch()
+    tf32 = set_tf32(args.tf32)
     skipped = drop_missing_peers(plans)  # one message per library that does not import; the run goes on
     if not plans:
         raise PeerError("no variant left to run: " + "; ".join(f"{v}: {w}" for v, w in skipped.items()))
     timer = Timer(args.warmup, args.rep, args.max_noise, args.max_time)
     command = " ".join([TOOL] + args.argv)
     if doc is None:
-        settings = timer.settings() | {"seed": args.seed}
-        doc = new_result(command, device_json(), settings, peer_json(args, plans, skipped))
+        settings = timer.settings() | {"seed": args.seed, "tf32": args.tf32}
+        doc = new_result(command, device_json(), settings, peer_json(args, plans, skipped, tf32))
     else:
         doc.setdefault("resumed", []).append({"at": iso_now(), "command": command})
-        merge_peer_json(doc.setdefault("peer", {}), peer_json(args, plans, skipped))
+        merge_peer_json(doc.setdefault("peer", {}), peer_json(args, plans, skipped, tf32))
     write_atomic(doc, out)  # a file that cannot be written is found out now, not after an hour
 
     runner = CellRunner(args, timer)
@@ -2251,12 +2693,13 @@ def cmd_run(args, extra):
     stopped = False
     for p in plans:
         variants = p.variants
-        ce = case_entry(doc, p.case, p.axes, variants)
+        ce = case_entry(doc, p.case, p.axes, variants, p.fixed)
         for dtype in p.dtypes:
             de = dtype_entry(ce, dtype)
             for row, col, point in grid_points(p.axes, p.fixed):
                 done += 1
-                old = find_cell(de, row, col)
+                fx = {sym: point[sym] for sym in p.fixed}
+                old = find_cell(de, row, col, fx)
                 if cell_done(old, variants):
                     continue
                 if args.budget and time.perf_counter() - t_start > args.budget:
@@ -2270,7 +2713,7 @@ def cmd_run(args, extra):
                 except Exception as e:  # a sticky CUDA error: nothing after it can be trusted
                     doc["finished"] = iso_now()
                     write_atomic(doc, out)
-                    raise PeerError(f"{p.case.name} {dtype} {point_str(p.axes, point)}: {first_line(e)} "
+                    raise PeerError(f"{p.case.name} {dtype} {point_str(p.axes, point, p.fixed)}: {first_line(e)} "
                                     f"(the run cannot go on; what was measured before is in {out})") from e
                 if old is not None:
                     for v, e in old.get("variants", {}).items():  # what an earlier run timed and this one does not
@@ -2281,7 +2724,7 @@ def cmd_run(args, extra):
                 oom_cells += any(v.get("status") == "oom" for v in cell["variants"].values())
                 write_atomic(doc, out)
                 el = int(time.perf_counter() - t_start)
-                print(f"[{done}/{total}] {p.case.name} {dtype} {point_str(p.axes, point)}: sol {fmt_us(cell.get('sol'))}, "
+                print(f"[{done}/{total}] {p.case.name} {dtype} {point_str(p.axes, point, p.fixed)}: sol {fmt_us(cell.get('sol'))}, "
                       + ", ".join(f"{v} {fmt_us(cell['variants'].get(v))}" for v in variants)
                       + f"  ({time.perf_counter() - t_cell:.1f} s; {el // 60}:{el % 60:02d} elapsed)",
                       file=sys.stderr, flush=True)
@@ -2349,7 +2792,8 @@ def parser():
                                    "fusionbench's with scripts/peer_compare.py). The top of 'torch_peer.py --help'\n"
                                    "says how it times, checks and treats dropout.\n\n"
                                    "  --AXIS LIST          replace a grid axis, e.g. --dim1 61,130,1027 or --dim0 128:65536\n"
-                                   "                       (a:b is every power of two from a to b), as fusionbench run")
+                                   "                       (a:b is every power of two from a to b), or a fixed symbol's\n"
+                                   "                       values (--K 64,4096: one grid per value), as fusionbench run")
     r.add_argument("--case", action="append", metavar="NAME", help="a bundled case or a path to a case file; "
                    "repeatable, or comma-separated")
     r.add_argument("--all", action="store_true", help="every bundled case (cases/*.json, or $FUSIONBENCH_CASES)")
@@ -2357,7 +2801,7 @@ def parser():
                    "(default: the case's first)")
     r.add_argument("--variants", metavar="A,B", help="torch.eager, torch.compile, and a case's library peers: "
                    + ", ".join(peer_names()) + " (default: every one the case has)")
-    r.add_argument("--quick", action="store_true", help="only the first, middle and last value of each axis")
+    r.add_argument("--quick", action="store_true", help="only the first, middle and last value of each axis and fixed symbol")
     r.add_argument("--warmup", type=float, default=25.0, metavar="MS", help="warm-up per measurement (default 25)")
     r.add_argument("--rep", type=float, default=100.0, metavar="MS", help="measured time per measurement (default 100)")
     r.add_argument("--max-noise", type=float, default=0.5, metavar="PCT",
@@ -2372,6 +2816,9 @@ def parser():
     r.add_argument("--dropout", choices=("torch", "hash"), default="torch",
                    help="time dropout as F.dropout (torch, default; checked through the hash twin) or as "
                         "fusionbench's hash mask in torch ops (hash)")
+    r.add_argument("--tf32", action="store_true",
+                   help="let float32 matmuls and convolutions use TF32 (cuBLAS, cuDNN; eager and torch.compile "
+                        "alike), as fusionbench run --tf32; default: IEEE float32 (recorded as settings.tf32)")
     r.add_argument("--no-time", action="store_true", help="check only: time neither the variants nor the copy")
     r.add_argument("--out", metavar="FILE", help="result file (default torch-peer-YYYYmmdd-HHMMSS.json)")
     r.add_argument("--resume", metavar="FILE", help="continue a run: skip cells complete in FILE, keep writing to it")

@@ -38,7 +38,7 @@ def case_text(program, inputs=None, outputs=("y",), grid=None, extra=None):
     doc = {"name": "t", "summary": "a test case",
            "inputs": inputs or {"x": {"shape": ["dim0", "dim1"], "init": "normal"}},
            "program": program, "outputs": list(outputs), "dtypes": ["float32", "bfloat16"],
-           "grid": grid or {"dim0": [4, 8], "dim1": [16, 32]}}
+           "grid": grid if grid is not None else {"dim0": [4, 8], "dim1": [16, 32]}}
     doc.update(extra or {})
     return json.dumps(doc)
 
@@ -61,6 +61,16 @@ class Sym:
         o = other.name if isinstance(other, Sym) else repr(other)
         a, b = (o, self.name) if swap else (self.name, o)
         return self.rec.emit(f"{op}({a}, {b})")
+
+    def __getattr__(self, fn):  # a method: x.permute(0, 3, 1, 2), x.mT (a property: recorded as a call)
+        if fn.startswith("__"):
+            raise AttributeError(fn)
+
+        def call(*args, **kw):
+            parts = [a.name if isinstance(a, Sym) else repr(a) for a in args]
+            parts += [f"{k}={v.name if isinstance(v, Sym) else repr(v)}" for k, v in sorted(kw.items())]
+            return self.rec.emit(f"{self.name}.{fn}({', '.join(parts)})")
+        return call
 
     def __add__(self, o): return self._op("add", o)
     def __radd__(self, o): return self._op("add", o, True)
@@ -95,7 +105,7 @@ def trace(case, mode="torch"):
     ns = {"torch": Recorder("torch.", log), "F": Recorder("F.", log),
           "_fb_dropout": lambda *a: log.append(f"_fb_dropout{tuple(x if not isinstance(x, Sym) else x.name for x in a)}")}
     fn = tp.build_function(tp.generate(case, mode), ns, "test")
-    out = fn(*[Sym(f"in_{i.name}", None) for i in case.inputs])
+    out = fn(*[Sym(f"in_{i.name}", Recorder("", log)) for i in case.inputs])
     return log, out
 
 
@@ -152,6 +162,15 @@ class TestCaseFiles(unittest.TestCase):
             elif op.kind is tp.MATMUL:
                 prog.append({"op": name, "in": [prev, "x"], "out": out})
                 expect.append(f"torch.matmul(r{len(expect)}, in_x)")
+            elif op.kind is tp.CONV2D:  # NHWC: two permuted views in, the result permuted back
+                prog.append({"op": name, "in": [prev, "x"], "stride": 2, "out": out})
+                r = len(expect)
+                expect += [f"r{r}.permute(0, 3, 1, 2)", "in_x.permute(0, 3, 1, 2)",
+                           f"F.conv2d(r{r + 1}, r{r + 2}, dilation=1, groups=1, padding=0, stride=2)",
+                           f"r{r + 3}.permute(0, 2, 3, 1)"]
+            elif op.kind is tp.BATCHNORM:
+                prog.append({"op": name, "in": [prev, "x", "x", "x", "x"], "layout": "NCHW", "eps": 0.001, "out": out})
+                expect.append(f"F.batch_norm(r{len(expect)}, in_x, in_x, in_x, in_x, eps=0.001, training=False)")
             else:
                 self.fail(f"op kind {op.kind.name} has no test: add it here")
             prev = out
@@ -162,17 +181,21 @@ class TestCaseFiles(unittest.TestCase):
         self.assertEqual(out[0].name, f"r{len(expect)}")
 
     def test_matmul(self):
-        """op_matmul.c's shapes, messages and FLOPs; transposes as .mT; no rows through it."""
+        """op_matmul.c's shapes, messages and FLOPs; transposes as .mT; rows through A."""
         prog = [{"op": "matmul", "in": ["a", "b"], "transpose_a": True, "transpose_b": True, "out": "c"},
                 {"op": "add", "in": ["c", "bias"], "out": "y"}]
         inputs = {"a": {"shape": ["K", "dim0"]}, "b": {"shape": ["dim1", "K"]}, "bias": {"shape": ["dim1"]}}
-        case = tp.parse_case(case_text(prog, inputs=inputs, grid={"dim0": [4, 8], "dim1": [16], "K": 64}))
+        case = tp.parse_case(case_text(prog, inputs=inputs, grid={"dim0": [4, 8], "dim1": [16]}, extra={"fixed": {"K": 64}}))
         self.assertIn("v_c = torch.matmul(v_a.mT, v_b.mT)  # program[0]: matmul", tp.generate(case))
         shapes = tp.program_shapes(case, {"dim0": 4, "dim1": 16, "K": 64})
         self.assertEqual(shapes["c"], (4, 16))
         self.assertEqual(tp.program_costs(case, shapes, "float32")["flops"], 2 * 4 * 16 * 64 + 4 * 16)
-        self.assertFalse(tp.row_plan(case, shapes).separable)
-        self.assertFalse(tp.sum_plan(case, shapes).ok)
+        plan = tp.row_plan(case, shapes)  # a row of C is a row of A (stored transposed: A's dim 1) times all of B
+        self.assertTrue(plan.separable, plan.why)
+        self.assertEqual((plan.n_rows, plan.axis), (4, {"a": 1, "b": None, "bias": None, "c": 0, "y": 0}))
+        self.assertEqual(plan.per_row, 64 + 16 + 16)
+        self.assertEqual(tp.sum_plan(case, shapes).why, "program[0] (matmul) is no elementwise op or reduction; "
+                                                        "the chunked reference splits rows only through those")
         kind = tp.MATMUL
         plain = {"transpose_a": False, "transpose_b": False}
         self.assertEqual(kind.shape([(6, 2, 3), (3, 5)], plain), (6, 2, 5))
@@ -240,7 +263,8 @@ class TestCaseFiles(unittest.TestCase):
         self.assertIn("inputs.x.init: unknown init the string 'normall' (did you mean 'normal'?)", case_error(bad_init))
         self.assertIn("'dimm' is not a symbol of any input shape (did you mean 'dim1'?)", case_error(
             case_text([{"op": "exp", "in": ["x"], "out": "y"}], grid={"dim0": [4], "dimm": [8]})))
-        self.assertIn("symbol 'dim1' has no axis",
+        self.assertIn("grid: symbol 'dim1' (used at inputs.x.shape[1]) has no axis; every shape symbol needs one "
+                      "(or a value in 'fixed')",
                       case_error(case_text([{"op": "exp", "in": ["x"], "out": "y"}], grid={"dim0": [4]})))
         self.assertIn("grid.dim0[1]: expected a positive integer",
                       case_error(case_text([{"op": "exp", "in": ["x"], "out": "y"}], grid={"dim0": [4, 0], "dim1": [8]})))
@@ -250,10 +274,10 @@ class TestCaseFiles(unittest.TestCase):
     def test_row_simplex_and_fixed_symbols(self):
         text = case_text([{"op": "sum", "in": ["x"], "dim": -1, "out": "y"}],
                          inputs={"x": {"shape": ["b", "dim0", "dim1"], "init": "row_simplex"}},
-                         grid={"dim0": [4, 8], "dim1": [16], "b": 3})
+                         grid={"dim0": [4, 8], "dim1": [16]}, extra={"fixed": {"b": 3}})
         c = tp.parse_case(text)
         self.assertEqual(c.inputs[0].init, "row_simplex")
-        self.assertEqual(c.fixed, {"b": 3})
+        self.assertEqual(c.fixed, {"b": [3]})
         pts = list(tp.grid_points(*tp.plan_axes(c, {}, False)))
         self.assertEqual([p for _, _, p in pts], [{"b": 3, "dim0": 4, "dim1": 16}, {"b": 3, "dim0": 8, "dim1": 16}])
 
@@ -308,6 +332,393 @@ class TestShapesAndCosts(unittest.TestCase):
                                       inputs={"x": {"shape": ["dim0", "dim1"]}, "b": {"shape": [3]}}))
         with self.assertRaisesRegex(tp.CaseError, r"program\[0\]: shapes \[4, 16\] and \[3\] do not broadcast"):
             tp.program_shapes(bad, {"dim0": 4, "dim1": 16})
+
+
+CONV_INPUTS = {"x": {"shape": ["N", "H", "W", "C"]}, "w": {"shape": ["K", 3, 3, "C"]}, "bias": {"shape": ["K"]}}
+
+
+def conv_case(conv=None, inputs=None, program_tail=None, grid=None, fixed=None):
+    """x [N, H, W, C] * w [K, 3, 3, C] (+ bias): a conv2d case, NHWC unless `conv` says otherwise."""
+    node = {"op": "conv2d", "in": ["x", "w"], "out": "c"}
+    node.update(conv or {})
+    prog = [node] + (program_tail or [{"op": "add", "in": ["c", "bias"], "out": "y"}])
+    return tp.parse_case(case_text(prog, inputs=inputs or CONV_INPUTS, grid=grid or {"N": [2, 8], "K": [16]},
+                                   extra={"fixed": fixed or {"H": 9, "W": 9, "C": 8}}))
+
+
+class TestConvAndBatchnorm(unittest.TestCase):
+    """conv2d and batchnorm: the C kinds' attributes, shape rules and FLOPs, the torch they emit,
+    and how a cell of them is checked by rows (images)."""
+
+    def test_attributes_and_their_defaults(self):
+        c = conv_case()
+        self.assertEqual(c.nodes[0].attrs, {"layout": "NHWC", "stride": 1, "padding": 0, "dilation": 1, "groups": 1})
+        c = conv_case({"layout": "NCHW", "stride": 2, "padding": 1, "dilation": 2, "groups": 4},
+                      inputs={"x": {"shape": ["N", "C", "H", "W"]}, "w": {"shape": ["K", 2, 3, 3]},
+                              "bias": {"shape": ["K", 1, 1]}})
+        self.assertEqual(c.nodes[0].attrs, {"layout": "NCHW", "stride": 2, "padding": 1, "dilation": 2, "groups": 4})
+        bn = tp.parse_case(case_text([{"op": "batchnorm", "in": ["x", "m", "v", "g", "b"], "out": "y"}],
+                                     inputs={"x": {"shape": ["dim0", "dim1"]}, **{k: {"shape": ["dim1"]} for k in "mvgb"}}))
+        self.assertEqual(bn.nodes[0].attrs, {"eps": 1e-5, "layout": "NHWC"})
+        for attrs, msg in [({"layout": "NHCW"}, "program[0].layout: expected \"NHWC\" or \"NCHW\", got the string "
+                                                "'NHCW' (did you mean 'NHWC'?)"),
+                           ({"stride": 0}, "program[0].stride: stride 0 is less than 1 (the step between windows)"),
+                           ({"padding": -1}, "program[0].padding: padding -1 is less than 0 (zeros added on each side)"),
+                           ({"dilation": 1 << 21}, "program[0].dilation: dilation 2097152 is too large (at most 1048576)"),
+                           ({"dilation": 1.5}, "program[0].dilation: expected an integer, got 1.5"),
+                           ({"groups": True}, "program[0].groups: expected an integer, got true"),
+                           ({"strides": 2}, "unknown key 'strides' (did you mean 'stride'?) ('conv2d' takes layout, "
+                                            "stride, padding, dilation, groups)")]:
+            with self.subTest(attrs=attrs):
+                node = {"op": "conv2d", "in": ["x", "w"], "out": "y", **attrs}
+                self.assertIn(msg, case_error(case_text([node], inputs=CONV_INPUTS,
+                                                        grid={"N": [2], "K": [4]}, extra={"fixed": {"H": 9, "W": 9, "C": 8}})))
+        bn_in = {"x": {"shape": ["dim0", "dim1"]}, "m": {"shape": ["dim1"]}}
+        self.assertIn("'batchnorm' takes 5 operands, got 2", case_error(case_text(
+            [{"op": "batchnorm", "in": ["x", "m"], "out": "y"}], inputs=bn_in)))
+        self.assertIn("program[0].eps: eps -1 is not a finite number >= 0 (it keeps rsqrt(var + eps) finite)", case_error(case_text(
+            [{"op": "batchnorm", "in": ["x", "m", "m", "m", "m"], "eps": -1, "out": "y"}], inputs=bn_in)))
+        self.assertIn("'conv2d' takes a value, not a literal", case_error(case_text(
+            [{"op": "conv2d", "in": ["x", 2.0], "out": "y"}], inputs=bn_in)))
+
+    def test_conv2d_shapes(self):
+        kind = tp.CONV2D
+
+        def attrs(**kw):
+            return {"layout": "NHWC", "stride": 1, "padding": 0, "dilation": 1, "groups": 1, **kw}
+        self.assertEqual(kind.shape([(2, 9, 9, 8), (16, 3, 3, 8)], attrs()), (2, 7, 7, 16))
+        self.assertEqual(kind.shape([(2, 9, 9, 8), (16, 3, 3, 8)], attrs(stride=2, padding=1)), (2, 5, 5, 16))
+        self.assertEqual(kind.shape([(2, 9, 10, 8), (16, 3, 1, 8)], attrs(dilation=2)), (2, 5, 10, 16))
+        self.assertEqual(kind.shape([(2, 9, 9, 8), (16, 3, 3, 2)], attrs(groups=4)), (2, 7, 7, 16))
+        self.assertEqual(kind.shape([(2, 8, 9, 9), (16, 8, 3, 3)], attrs(layout="NCHW", padding=1)), (2, 16, 9, 9))
+        self.assertEqual(kind.shape([(2, 8, 9, 9), (8, 1, 3, 3)], attrs(layout="NCHW", groups=8)), (2, 8, 7, 7))
+        self.assertEqual(kind.shape([(1, 56, 56, 64), (256, 1, 1, 64)], attrs()), (1, 56, 56, 256))  # 1x1
+        self.assertEqual(kind.shape([(1, 224, 224, 3), (64, 7, 7, 3)], attrs(stride=2, padding=3)), (1, 112, 112, 64))
+        for ins, kw, msg in [
+                ([(2, 9, 9), (16, 3, 3, 8)], {}, "conv2d needs operands of rank 4 (NHWC: x [N, H, W, C], w [K, R, S, "
+                                                 "C/groups]), operand 0 is [2, 9, 9]"),
+                ([(2, 9, 9, 8), (16, 3, 3, 4)], {}, "operand 1 [16, 3, 3, 4] has 4 channels per group (dim 3), operand 0 "
+                                                    "[2, 9, 9, 8] has 8 / groups 1 = 8"),
+                ([(2, 9, 9, 6), (16, 3, 3, 2)], {"groups": 4}, "groups 4 does not divide the 6 input channels"),
+                ([(2, 9, 9, 8), (6, 3, 3, 2)], {"groups": 4}, "groups 4 does not divide the 6 output channels"),
+                ([(2, 2, 9, 8), (16, 3, 3, 8)], {}, "the 3x3 filter (dilation 1) does not fit the 2x9 input with "
+                                                    "padding 0: the output would be empty"),
+                ([(2, 8, 9, 9), (16, 4, 3, 3)], {"layout": "NCHW"}, "operand 1 [16, 4, 3, 3] has 4 channels per group")]:
+            with self.subTest(ins=ins):
+                with self.assertRaises(ValueError) as e:
+                    kind.shape(ins, attrs(**kw))
+                self.assertIn(msg, str(e.exception))
+
+    def test_conv2d_flops(self):
+        """2·N·P·Q·K·(C/groups)·R·S, in either layout."""
+        for x, w, kw, terms in [((2, 9, 9, 8), (16, 3, 3, 8), {}, 2 * 7 * 7 * 16 * 8 * 9),
+                                ((2, 9, 9, 8), (16, 3, 3, 2), {"groups": 4}, 2 * 7 * 7 * 16 * 2 * 9),
+                                ((2, 8, 9, 9), (16, 8, 3, 3), {"layout": "NCHW", "stride": 2}, 2 * 4 * 4 * 16 * 8 * 9),
+                                ((32, 56, 56, 64), (64, 1, 1, 64), {}, 32 * 56 * 56 * 64 * 64)]:
+            attrs = {"layout": "NHWC", "stride": 1, "padding": 0, "dilation": 1, "groups": 1, **kw}
+            out = tp.CONV2D.shape([x, w], attrs)
+            self.assertEqual(tp.CONV2D.flops([x, w], out), 2 * terms, (x, w, kw))
+        c = conv_case()
+        shapes = tp.program_shapes(c, {"N": 2, "K": 16, "H": 9, "W": 9, "C": 8})
+        self.assertEqual(shapes["y"], (2, 7, 7, 16))
+        costs = tp.program_costs(c, shapes, "float16")
+        self.assertEqual(costs["flops"], 2 * 2 * 7 * 7 * 16 * 8 * 9 + 2 * 7 * 7 * 16)  # the conv, then the add
+        self.assertEqual(costs["ideal_bytes"], 2 * (2 * 9 * 9 * 8 + 16 * 9 * 8 + 16 + 2 * 7 * 7 * 16))
+        self.assertEqual(costs["kernels"], 2)
+
+    def test_batchnorm_shapes_and_flops(self):
+        kind, nhwc, nchw = tp.BATCHNORM, {"eps": 1e-5, "layout": "NHWC"}, {"eps": 1e-5, "layout": "NCHW"}
+        self.assertEqual(kind.shape([(2, 5, 5, 8)] + [(8,)] * 4, nhwc), (2, 5, 5, 8))
+        self.assertEqual(kind.shape([(2, 8, 5, 5)] + [(8,)] * 4, nchw), (2, 8, 5, 5))
+        self.assertEqual(kind.shape([(4, 8)] + [(8,)] * 4, nchw), (4, 8))
+        self.assertEqual(kind.flops([(2, 5, 5, 8)] + [(8,)] * 4, (2, 5, 5, 8)), tp.BATCHNORM_FLOPS_PER_ELEMENT * 400)
+        for ins, attrs, msg in [([(2, 5, 5, 8)] + [(8,)] * 3 + [(5,)], nhwc,
+                                 "operand 4 (beta) is [5], expected [8]: one value per channel of operand 0 "
+                                 "[2, 5, 5, 8] (NHWC: channels on dim 3)"),
+                                ([(2, 5, 5, 8)] + [(8,)] * 4, nchw, "operand 1 (mean) is [8], expected [5]"),
+                                ([(2, 8, 5, 5), (1, 8, 1, 1)] + [(8,)] * 3, nchw, "operand 1 (mean) is [1, 8, 1, 1]"),
+                                ([(8,)] * 5, nhwc, "batchnorm needs x of rank 2 or more, operand 0 is [8]")]:
+            with self.subTest(msg=msg):
+                with self.assertRaises(ValueError) as e:
+                    kind.shape(ins, attrs)
+                self.assertIn(msg, str(e.exception))
+
+    def test_the_torch_they_emit(self):
+        """NHWC: the permuted (channels_last) views F.conv2d takes, the result permuted back, no copy;
+        NCHW: F.conv2d as is. batchnorm: F.batch_norm(training=False) with the channels in dim 1."""
+        c = conv_case({"stride": 2, "padding": 1}, program_tail=[
+            {"op": "batchnorm", "in": ["c", "m", "v", "g", "b"], "eps": 0.001, "out": "y"}],
+            inputs={"x": CONV_INPUTS["x"], "w": CONV_INPUTS["w"], **{k: {"shape": ["K"]} for k in "mvgb"}})
+        src = tp.generate(c)
+        self.assertIn("    v_c = F.conv2d(v_x.permute(0, 3, 1, 2), v_w.permute(0, 3, 1, 2), stride=2, padding=1, "
+                      "dilation=1, groups=1).permute(0, 2, 3, 1)  # program[0]: conv2d\n", src)
+        self.assertIn("    v_y = F.batch_norm(v_c.movedim(-1, 1), v_m, v_v, v_g, v_b, training=False, eps=0.001)"
+                      ".movedim(1, -1)  # program[1]: batchnorm\n", src)
+        c = conv_case({"layout": "NCHW", "groups": 2}, program_tail=[
+            {"op": "batchnorm", "in": ["c", "m", "v", "g", "b"], "layout": "NCHW", "out": "y"}],
+            inputs={"x": {"shape": ["N", "C", "H", "W"]}, "w": {"shape": ["K", 4, 3, 3]},
+                    **{k: {"shape": ["K"]} for k in "mvgb"}})
+        src = tp.generate(c)
+        self.assertIn("v_c = F.conv2d(v_x, v_w, stride=1, padding=0, dilation=1, groups=2)  # program[0]", src)
+        self.assertIn("v_y = F.batch_norm(v_c, v_m, v_v, v_g, v_b, training=False, eps=1e-05)  # program[1]", src)
+
+    def test_rows_are_images(self):
+        """A conv2d keeps the batch axis: an output image needs its input image and all of w, so a cell
+        is checked on sampled images; w, the bias and batchnorm's parameters are read whole."""
+        c = conv_case(program_tail=[{"op": "add", "in": ["c", "bias"], "out": "t"},
+                                    {"op": "batchnorm", "in": ["t", "m", "v", "g", "b"], "out": "y"}],
+                      inputs={**CONV_INPUTS, **{k: {"shape": ["K"]} for k in "mvgb"}})
+        shapes = tp.program_shapes(c, {"N": 8, "K": 16, "H": 9, "W": 9, "C": 8})
+        plan = tp.row_plan(c, shapes)
+        self.assertTrue(plan.separable, plan.why)
+        self.assertEqual(plan.n_rows, 8)
+        self.assertEqual(plan.axis, {"x": 0, "w": None, "bias": None, "m": None, "v": None, "g": None, "b": None,
+                                     "c": 0, "t": 0, "y": 0})
+        self.assertEqual(plan.per_row, 9 * 9 * 8 + 3 * 7 * 7 * 16)
+        nchw = conv_case({"layout": "NCHW", "groups": 2, "stride": 2},
+                         inputs={"x": {"shape": ["N", "C", "H", "W"]}, "w": {"shape": ["K", 4, 3, 3]},
+                                 "bias": {"shape": ["K", 1, 1]}})
+        plan = tp.row_plan(nchw, tp.program_shapes(nchw, {"N": 8, "K": 16, "H": 9, "W": 9, "C": 8}))
+        self.assertTrue(plan.separable, plan.why)
+        self.assertEqual((plan.axis["x"], plan.axis["w"], plan.axis["bias"], plan.axis["y"]), (0, None, None, 0))
+        # no rows through a window: a column sum of the output mixes images
+        mixed = conv_case(program_tail=[{"op": "sum", "in": ["c"], "dim": 1, "out": "s"},
+                                        {"op": "sum", "in": ["s"], "dim": 0, "out": "y"}])
+        plan = tp.row_plan(mixed, tp.program_shapes(mixed, {"N": 8, "K": 16, "H": 9, "W": 9, "C": 8}))
+        self.assertTrue(plan.separable)  # y [1, 1, Q, K]: Q is a window's, K splits (an output channel
+        self.assertEqual((plan.n_rows, plan.axis["w"], plan.axis["y"]), (16, 0, 3))  # is its own filter)
+        self.assertEqual(tp.sum_plan(mixed, tp.program_shapes(mixed, {"N": 8, "K": 16, "H": 9, "W": 9, "C": 8})).why,
+                         "program[0] (conv2d) is no elementwise op or reduction; the chunked reference splits "
+                         "rows only through those")
+        # a single image: the rows are w's output channels (an output channel is all of x convolved with
+        # one filter), the per-channel parameters sampled with them; not with groups (a channel reads its group)
+        one = tp.row_plan(c, tp.program_shapes(c, {"N": 1, "K": 16, "H": 9, "W": 9, "C": 8}))
+        self.assertTrue(one.separable, one.why)
+        self.assertEqual((one.n_rows, one.axis), (16, {"x": None, "w": 0, "bias": 0, "m": 0, "v": 0, "g": 0, "b": 0,
+                                                       "c": 3, "t": 3, "y": 3}))
+        grouped = conv_case({"groups": 2}, inputs={**CONV_INPUTS, "w": {"shape": ["K", 3, 3, 4]}})
+        one = tp.row_plan(grouped, tp.program_shapes(grouped, {"N": 1, "K": 16, "H": 9, "W": 9, "C": 8}))
+        self.assertEqual((one.separable, one.why),
+                         (False, "program[0] (conv2d) combines along the rows (a window, the channels, or the "
+                                 "channels of a group)"))
+
+    def test_a_batch_of_one_is_checked_by_rows_of_m(self):
+        """A [1, M, K] @ B [K, N]: the leading 1 broadcasts, the rows are M."""
+        c = tp.parse_case(case_text([{"op": "matmul", "in": ["a", "b"], "out": "y"}],
+                                    inputs={"a": {"shape": [1, "M", "K"]}, "b": {"shape": ["K", "N"]}},
+                                    grid={"M": [8], "N": [4]}, extra={"fixed": {"K": 3}}))
+        plan = tp.row_plan(c, tp.program_shapes(c, {"M": 8, "N": 4, "K": 3}))
+        self.assertTrue(plan.separable, plan.why)
+        self.assertEqual((plan.n_rows, plan.axis), (8, {"a": 1, "b": None, "y": 1}))
+
+    def test_dynamic_rows_marks_only_the_inputs_that_lead_with_the_rows(self):
+        """--dynamic rows marks dim 0 dynamic of the inputs whose dim 0 is the rows: a matmul's A, a
+        convolution's x; B, w and the bias keep every dim static (as every input did before)."""
+        c = tp.load_case(MATMUL_BIAS)
+        shapes = tp.value_shapes(c, {"A": (256, 64), "B": (64, 128), "bias": (128,)})
+        self.assertEqual(shapes["D"], (256, 128))
+        self.assertEqual(tp.leading_row_inputs(c, shapes), ["A"])
+        conv = conv_case()
+        self.assertEqual(tp.leading_row_inputs(conv, tp.program_shapes(conv, {"N": 2, "K": 4, "H": 9, "W": 9, "C": 8})),
+                         ["x"])
+        rb = tp.find_case("rmsnorm_backward")
+        self.assertEqual(tp.leading_row_inputs(rb, tp.program_shapes(rb, {"T": 8, "N": 16})), ["x", "dy"])
+
+    def test_rows_through_matmuls(self):
+        """A row of C = A @ B is a row of A times all of B, through a chain of matmuls too (E = (A B) C):
+        A is sampled by rows, B and C read whole; a K that is a grid's row axis cannot split."""
+        prog = [{"op": "matmul", "in": ["a", "b"], "out": "d"}, {"op": "matmul", "in": ["d", "c"], "out": "y"}]
+        inputs = {"a": {"shape": ["M", "K"]}, "b": {"shape": ["K", "N"]}, "c": {"shape": ["N", "L"]}}
+        case = tp.parse_case(case_text(prog, inputs=inputs, grid={"M": [8], "N": [16]}, extra={"fixed": {"K": 4, "L": 8}}))
+        shapes = tp.program_shapes(case, {"M": 8, "N": 16, "K": 4, "L": 8})
+        plan = tp.row_plan(case, shapes)
+        self.assertTrue(plan.separable, plan.why)
+        self.assertEqual((plan.n_rows, plan.axis), (8, {"a": 0, "b": None, "c": None, "d": 0, "y": 0}))
+        batched = tp.parse_case(case_text([{"op": "matmul", "in": ["a", "b"], "transpose_b": True, "out": "y"}],
+                                          inputs={"a": {"shape": [3, "M", "K"]}, "b": {"shape": [3, "N", "K"]}},
+                                          grid={"M": [8], "N": [16]}, extra={"fixed": {"K": 4}}))
+        plan = tp.row_plan(batched, tp.program_shapes(batched, {"M": 8, "N": 16, "K": 4}))
+        self.assertEqual((plan.n_rows, plan.axis), (3, {"a": 0, "b": 0, "y": 0}))  # by batch entry: A's and B's
+        outer = tp.parse_case(case_text([{"op": "matmul", "in": ["a", "b"], "transpose_a": True, "out": "y"}],
+                                        inputs={"a": {"shape": ["K", "M"]}, "b": {"shape": ["K", "N"]}},
+                                        grid={"K": [8], "M": [4]}, extra={"fixed": {"N": 2}}))
+        plan = tp.row_plan(outer, tp.program_shapes(outer, {"K": 8, "M": 4, "N": 2}))
+        self.assertEqual((plan.n_rows, plan.axis), (4, {"a": 1, "b": None, "y": 0}))  # y's rows: a's columns
+
+
+MATMUL_BIAS = str(REPO / "tests" / "cases" / "matmul_bias.json")
+BATCHED = str(REPO / "tests" / "cases" / "batched_scale.json")
+
+
+def mm_case(fixed):
+    return tp.parse_case(case_text([{"op": "matmul", "in": ["a", "b"], "out": "y"}],
+                                   inputs={"a": {"shape": ["B", "M", "K"]}, "b": {"shape": ["B", "K", "N"]}},
+                                   grid={"M": [8, 16], "N": [4]}, extra={"fixed": fixed}), "t.json")
+
+
+class TestFixedGrids(unittest.TestCase):
+    """"fixed": {"K": [64, 128]}: src/case.c's format and messages, one grid per combination of the
+    fixed values (the first symbol slowest), --K 64,128 overrides, and the result file's "fixed"."""
+
+    def test_the_messages_are_fusionbench_s(self):
+        """The grid and fixed cases among tests/cases/bad_*.json: the peer says what fusionbench says."""
+        checked = 0
+        for path in sorted((REPO / "tests" / "cases").glob("bad_*.json")):
+            if not path.name.startswith(("bad_fixed_", "bad_grid_")):
+                continue
+            with self.subTest(case=path.name):
+                rel = f"cases/{path.name}"
+                want = (path.with_suffix(".expected")).read_text().splitlines()[0]
+                with self.assertRaises(tp.CaseError) as e:
+                    tp.parse_case(path.read_text(), rel)
+                self.assertEqual(str(e.exception), want)
+                checked += 1
+        self.assertGreaterEqual(checked, 8)
+        for grid, fixed, msg in [
+                ({"M": [8], "N": [4], "K": [2]}, None, "grid: 3 axes; a grid has 1 (rows) or 2 (rows, columns); give "
+                                                        "the other symbols under 'fixed'"),
+                ({"M": [8], "N": 4}, {"K": 2, "B": 1}, "grid.N: expected an array, got 4"),
+                ({}, None, "grid: no axes; give 1 (rows) or 2 (rows, columns)"),
+                ({"M": [8], "N": [4]}, {}, "fixed: no symbols; leave 'fixed' out when every symbol is a grid axis"),
+                ({"M": [8], "N": [4]}, [2], "fixed: expected an object of symbol -> value or list of values, got an array"),
+                ({"M": [8], "N": [4]}, {"K": 0, "B": 1}, "fixed.K: expected a positive integer, got 0"),
+                ({"M": [8], "N": [4]}, {"K": [], "B": 1}, "fixed.K: must not be empty"),
+                ({"M": [8], "N": [4]}, {"K": list(range(1, 10)), "B": list(range(1, 9))},
+                 "fixed: 72 combinations of values, so as many grids; at most 64"),
+                ({"M": [8], "N": [4]}, {"K": [2], "BB": 1}, "fixed: 'BB' is not a symbol of any input shape (did you "
+                                                            "mean 'B'?)")]:
+            with self.subTest(grid=grid, fixed=fixed):
+                extra = {} if fixed is None else {"fixed": fixed}
+                text = case_text([{"op": "matmul", "in": ["a", "b"], "out": "y"}],
+                                 inputs={"a": {"shape": ["B", "M", "K"]}, "b": {"shape": ["B", "K", "N"]}},
+                                 grid=grid, extra=extra)
+                self.assertEqual(case_error(text), f"t.json: {msg}")
+
+    def test_one_grid_per_combination(self):
+        c = mm_case({"K": [64, 128], "B": 2})
+        self.assertEqual(c.fixed, {"K": [64, 128], "B": [2]})
+        axes, fixed = tp.plan_axes(c, {}, False)
+        pts = [(r, col, p) for r, col, p in tp.grid_points(axes, fixed)]
+        self.assertEqual([(p["K"], r, col) for r, col, p in pts],
+                         [(64, 8, 4), (64, 16, 4), (128, 8, 4), (128, 16, 4)])  # grid by grid, then rows, columns
+        self.assertTrue(all(p["B"] == 2 for _, _, p in pts))
+        two = mm_case({"K": [1, 2], "B": [3, 4]})
+        order = [(p["K"], p["B"]) for _, _, p in tp.grid_points(*tp.plan_axes(two, {}, False))][::2]
+        self.assertEqual(order, [(1, 3), (1, 4), (2, 3), (2, 4)])  # the first fixed symbol slowest, as fb_case_point
+        self.assertEqual(tp.point_str(axes, pts[2][2], fixed), "M=8 N=4 K=128 B=2")  # fb_point_str
+        self.assertEqual(tp.fixed_label(fixed, pts[2][2]), "K=128 B=2")  # fb_grid_label
+        self.assertEqual(tp.fixed_label({}, pts[2][2]), "")
+
+    def test_overrides_and_quick(self):
+        c = mm_case({"K": [64, 128, 256, 512, 1024], "B": 2})
+        _, fixed = tp.plan_axes(c, {"K": [32, 96]}, False)  # --K 32,96: two grids, as fusionbench run --K
+        self.assertEqual(fixed, {"K": [32, 96], "B": [2]})
+        _, fixed = tp.plan_axes(c, {"B": [1, 4]}, False)
+        self.assertEqual(fixed["B"], [1, 4])
+        _, fixed = tp.plan_axes(c, {}, True)  # --quick thins the fixed lists as it thins the axes
+        self.assertEqual(fixed, {"K": [64, 256, 1024], "B": [2]})
+        with self.assertRaisesRegex(tp.UsageError, r"t: the fixed symbols' values make 65 grids; at most 64"):
+            tp.plan_axes(c, {"K": list(range(1, 14)), "B": [1, 2, 3, 4, 5]}, False)
+        with self.assertRaisesRegex(tp.UsageError, r"unknown option '--KK' \(did you mean '--K'\?\)"):
+            tp.plan_axes(c, {"KK": [1]}, False)
+        self.assertEqual(tp.split_overrides(["--K", "64,128"]), {"K": [64, 128]})
+
+    def test_bundled_test_cases(self):
+        c = tp.load_case(MATMUL_BIAS)
+        self.assertEqual((c.axes[0][0], c.axes[1][0], c.fixed), ("M", "N", {"K": [64]}))
+        self.assertEqual(len(list(tp.grid_points(c.axes, c.fixed))), 9)
+        b = tp.load_case(BATCHED)
+        self.assertEqual(list(b.fixed), ["B"])
+        n = len(list(tp.grid_points(b.axes, b.fixed)))
+        self.assertEqual(n, len(b.fixed["B"]) * len(b.axes[0][1]) * (len(b.axes[1][1]) if len(b.axes) > 1 else 1))
+
+    def test_result_file_holds_each_grid(self):
+        """The case's "fixed" (as fusionbench writes it, beside row_values), every cell's point holding
+        each fixed symbol, and a cell found by its row, column and fixed values."""
+        c = mm_case({"K": [64, 128], "B": 2})
+        axes, fixed = tp.plan_axes(c, {}, False)
+        doc = {"cases": []}
+        ce = tp.case_entry(doc, c, axes, list(tp.VARIANTS), fixed)
+        self.assertEqual(ce["fixed"], {"K": [64, 128], "B": [2]})
+        gold = json.loads((REPO / "tests" / "results" / "export" / "fixed.json").read_text())["cases"][0]
+        self.assertEqual([k for k in ce if k in gold], [k for k in gold if k in ce])  # fusionbench's key order
+        de = tp.dtype_entry(ce, "float32")
+        for row, col, point in tp.grid_points(axes, fixed):
+            shapes = tp.program_shapes(c, point)
+            cell = tp.new_cell(row, col, {s: point[s] for s in c.symbols}, tp.program_costs(c, shapes, "float32"))
+            de["cells"].append(cell)
+        self.assertEqual(list(de["cells"][0]["point"]), ["B", "M", "K", "N"])  # every symbol, in the case's order
+        self.assertEqual(tp.find_cell(de, 8, 4, {"K": 128, "B": 2})["point"]["K"], 128)
+        self.assertEqual(tp.find_cell(de, 8, 4, {"K": 64, "B": 2})["point"]["K"], 64)
+        self.assertIsNone(tp.find_cell(de, 8, 4, {"K": 256, "B": 2}))
+        self.assertIs(tp.find_cell(de, 8, 4), de["cells"][0])  # without fixed values: the first
+        # a resumed run at other K values widens the list (ascending), as fusionbench's merged_values
+        again = tp.case_entry(doc, c, axes, ["torch.eager"], {"K": [32], "B": [2]})
+        self.assertIs(again, ce)
+        self.assertEqual(ce["fixed"], {"K": [32, 64, 128], "B": [2]})
+        self.assertEqual(tp.merged_values([1, 2], [2, 1]), [2, 1])  # nothing new: this run's order
+        self.assertEqual(tp.merged_values(None, [4, 3]), [4, 3])
+
+    def test_resume_refuses_another_case_under_the_name(self):
+        c = mm_case({"K": [64], "B": 2})
+        plan = tp.Plan(c, ["float32"], *tp.plan_axes(c, {}, False), list(tp.VARIANTS))
+        doc = {"cases": [{"name": "t", "rows": "M", "cols": "N", "fixed": {"K": [64], "B": [2]}}]}
+        tp.check_resume(doc, "p.json", [plan])
+        doc["cases"][0]["fixed"] = {"K": [64]}
+        with self.assertRaisesRegex(tp.UsageError, r"p.json: its case 't' fixes the symbols K, but t.json fixes K, B: "
+                                                    r"another case under the same name"):
+            tp.check_resume(doc, "p.json", [plan])
+        doc["cases"][0].update({"fixed": {"K": [64], "B": [2]}, "cols": "K"})
+        with self.assertRaisesRegex(tp.UsageError, r"its case 't' has the grid M x K, but t.json has M x N"):
+            tp.check_resume(doc, "p.json", [plan])
+
+
+class TestTf32(unittest.TestCase):
+    """--tf32 sets both switches (cuBLAS and cuDNN) and is recorded in settings; without it both are
+    IEEE float32 (torch's own default lets cuDNN use TF32)."""
+
+    def test_switches(self):
+        """The allow_tf32 flags (consistent in every torch; fp32_precision="ieee" leaves torch 2.15's
+        own getters raising), with fp32_precision recorded where torch has it."""
+        ns = types.SimpleNamespace
+        saved = tp.torch
+        try:
+            for new_api in (True, False):
+                for on in (True, False):
+                    b = ns(cuda=ns(matmul=ns(allow_tf32=not on)), cudnn=ns(allow_tf32=True))
+                    if new_api:
+                        b.cuda.matmul.fp32_precision = "ieee"
+                        b.cudnn.conv = ns(fp32_precision="none")
+                        b.cuda.matmul.allow_fp16_reduced_precision_reduction = True  # recorded, left alone
+                    tp.torch = ns(backends=b)
+                    got = tp.set_tf32(on)
+                    self.assertEqual((b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32), (on, on))
+                    want = {"cuda.matmul.allow_tf32": on, "cudnn.allow_tf32": on}
+                    if new_api:
+                        want.update({"cuda.matmul.fp32_precision": "ieee", "cudnn.conv.fp32_precision": "none",
+                                     "cuda.matmul.allow_fp16_reduced_precision_reduction": True})
+                    self.assertEqual(got, want)
+
+            class Stuck:  # a torch that ignores the flag
+                allow_tf32 = property(lambda self: True, lambda self, v: None)
+            tp.torch = ns(backends=ns(cuda=ns(matmul=Stuck()), cudnn=ns(allow_tf32=False)))
+            with self.assertRaisesRegex(tp.PeerError, "torch did not take --tf32 off"):
+                tp.set_tf32(False)
+        finally:
+            tp.torch = saved
+
+    def test_resume_with_the_file_s_setting(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "peer.json")
+            doc = {"fusionbench": {"schema": 1}, "peer": {}, "settings": {"timer": "events", "tf32": True}, "cases": []}
+            Path(path).write_text(json.dumps(doc))
+            env = {k: v for k, v in os.environ.items() if k != "FUSIONBENCH_CASES"}
+            r = subprocess.run([sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run", "--case", "softmax",
+                                "--resume", path], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("measured with --tf32; resume it with --tf32, or write another file", r.stderr)
+            self.assertIn("--tf32", subprocess.run([sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run",
+                                                    "--help"], capture_output=True, text=True, timeout=60).stdout)
 
 
 class TestGrid(unittest.TestCase):
@@ -538,10 +949,22 @@ class TestRows(unittest.TestCase):
         cols = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "dim": 0, "out": "s"},
                                         {"op": "sub", "in": ["x", "s"], "out": "y"}]))
         plan = tp.row_plan(cols, tp.program_shapes(cols, {"dim0": 8, "dim1": 16}))
-        self.assertFalse(plan.separable)
-        self.assertIn("program[0] (sum) reduces over the rows", plan.why)
+        self.assertTrue(plan.separable)  # dim 0 is summed along: the columns split (the next axis)
+        self.assertEqual((plan.n_rows, plan.axis), (16, {"x": 1, "s": 1, "y": 1}))
         one = tp.row_plan(cols, tp.program_shapes(cols, {"dim0": 1, "dim1": 16}))
-        self.assertFalse(one.separable)
+        self.assertTrue(one.separable)  # a single row: the columns split
+        self.assertEqual((one.n_rows, one.axis), (16, {"x": 1, "s": 1, "y": 1}))
+        both = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "dim": 0, "out": "s"},
+                                        {"op": "sub", "in": ["x", "s"], "out": "t"},
+                                        {"op": "amax", "in": ["t"], "dim": 1, "out": "y"}]))
+        plan = tp.row_plan(both, tp.program_shapes(both, {"dim0": 8, "dim1": 16}))
+        self.assertFalse(plan.separable)  # every axis combined along: the first one's reason
+        self.assertEqual(plan.why, "program[0] (sum) reduces over the rows")
+        scalar = tp.parse_case(case_text([{"op": "sum", "in": ["x"], "dim": 1, "out": "y"}]))
+        plan = tp.row_plan(scalar, tp.program_shapes(scalar, {"dim0": 1, "dim1": 16}))
+        self.assertEqual((plan.separable, plan.why), (False, "program[0] (sum) reduces over the rows"))
+        plan = tp.row_plan(scalar, tp.program_shapes(scalar, {"dim0": 1, "dim1": 1}))
+        self.assertEqual((plan.separable, plan.why), (False, "a single row"))
 
     def test_pick_rows(self):
         self.assertEqual(tp.pick_rows(5, 10), [0, 1, 2, 3, 4])
@@ -888,6 +1311,54 @@ class TestPeerCompare(unittest.TestCase):
         self.assertIn("no case and dtype in both", err)
 
 
+class TestPeerCompareFixed(unittest.TestCase):
+    """A case with fixed size symbols (matmul's K): cells paired by their fixed values as well as row
+    and column, one grid per value, headed with it, a geomean per grid beside the case's."""
+    run_compare = TestPeerCompare.run_compare
+
+    @staticmethod
+    def files(peer_fixed=True):
+        def doc(kind, times):
+            variants = ["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"]
+            d = result(kind, {}, variants)
+            case = d["cases"][0]
+            case.update({"rows": "M", "cols": "N"})
+            if kind == "fb" or peer_fixed:
+                case["fixed"] = {"K": [64, 128]}
+            for (m, n, k), ts in times.items():
+                cell = {"row": m, "col": n, "point": {"M": m, "N": n, "K": k}, "ideal_bytes": 1 << 20, "flops": 1,
+                        "variants": {v: {"status": "ok", "time_ms": {"median": t}} for v, t in zip(variants, ts)}}
+                case["dtypes"][0]["cells"].append(cell)
+            return d
+        # the same (M, N) at two K: a pairing that ignored K would mix 0.010 with 0.040
+        fb = doc("fb", {(128, 128, 64): (0.010, 0.010), (128, 128, 128): (0.040, 0.040),
+                        (256, 128, 64): (0.020, 0.020), (256, 128, 128): (0.080, 0.080)})
+        peer = doc("peer", {(128, 128, 128): (0.040, 0.044), (128, 128, 64): (0.010, 0.012),
+                            (256, 128, 64): (0.020, 0.024), (256, 128, 128): (0.080, 0.088)})
+        return fb, peer
+
+    def test_paired_by_k(self):
+        fb, peer = self.files()
+        rc, out, err, md = self.run_compare(fb, peer)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("K=64:\nM\\N              128\n128           120.0%\n256           120.0%\n"
+                      "K=128:\nM\\N              128\n128           110.0%\n256           110.0%\n", out)
+        g = (1.2 * 1.2 * 1.1 * 1.1) ** 0.25
+        self.assertIn(f"geomean {g:.3f}x over 4 cells (lowest 1.100x at M=", out)
+        self.assertIn(" N=128 K=128, highest 1.200x at M=", out)  # cells are named with their K
+        self.assertIn(" N=128 K=64); per grid: K=64 1.200x, K=128 1.100x\n", out)
+        self.assertIn("*K=64*\n\n| M \\ N | 128 |", md)
+        self.assertIn("\n*K=128*\n\n| M \\ N | 128 |", md)
+        self.assertEqual(err, "")
+
+    def test_other_fixed_symbols_pair_nothing(self):
+        fb, peer = self.files(peer_fixed=False)  # a peer file from before "fixed": no K in its cells' keys
+        rc, out, err, _ = self.run_compare(fb, peer)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("peer_compare: t float32: no cell in both files (fixed symbols: fusionbench K, torch none)", err)
+        self.assertIn("no cell measured by both", out)
+
+
 class TestPeerCompareLibrary(unittest.TestCase):
     """t.fused against the peer file's library peers (torch_peer.py's PEERS: liger, torch.rms_norm)."""
     PEERS = ["torch.eager", "torch.compile", "torch.rms_norm", "liger"]
@@ -1014,6 +1485,167 @@ class TestTorchOnCpu(unittest.TestCase):
 
     def tearDown(self):
         tp.DEVICE = self.device
+
+    def conv_loop(self, x, w, stride, padding, dilation, groups):
+        """A direct convolution, NHWC in and out, from the definition: out[n, p, q, k] = sum over the
+        window and the group's channels of x[n, p·stride − padding + r·dilation, ...] · w[k, r, s, c]."""
+        n_, h, wd, c = x.shape
+        k_, r_, s_, cg = w.shape
+        kg = k_ // groups
+        p_ = (h + 2 * padding - dilation * (r_ - 1) - 1) // stride + 1
+        q_ = (wd + 2 * padding - dilation * (s_ - 1) - 1) // stride + 1
+        xl, wl = x.tolist(), w.tolist()
+        out = [[[[0.0] * k_ for _ in range(q_)] for _ in range(p_)] for _ in range(n_)]
+        for n in range(n_):
+            for p in range(p_):
+                for q in range(q_):
+                    for k in range(k_):
+                        g, acc = k // kg, 0.0
+                        for r in range(r_):
+                            i = p * stride - padding + r * dilation
+                            for s in range(s_):
+                                j = q * stride - padding + s * dilation
+                                if 0 <= i < h and 0 <= j < wd:
+                                    for ci in range(cg):
+                                        acc += xl[n][i][j][g * cg + ci] * wl[k][r][s][ci]
+                        out[n][p][q][k] = acc
+        return self.t.tensor(out, dtype=self.t.float64)
+
+    def test_conv2d_against_a_direct_loop(self):
+        """The emitted F.conv2d, NHWC through permuted views and NCHW as is, equals the definition on
+        small and odd shapes (stride 2, padding, dilation, groups, 1x1), and the NHWC result is the
+        contiguous [N, P, Q, K] tensor (channels_last all the way: no copy)."""
+        t = self.t
+        g = t.Generator().manual_seed(7)
+        for (n, h, wd, c, k, r, s), kw in [((2, 7, 6, 3, 4, 3, 3), {}),
+                                           ((1, 9, 8, 4, 6, 3, 2), {"stride": 2, "padding": 1}),
+                                           ((2, 7, 7, 4, 4, 3, 3), {"dilation": 2, "padding": 2, "groups": 2}),
+                                           ((1, 5, 5, 6, 6, 1, 1), {"groups": 6}),
+                                           ((2, 5, 4, 3, 5, 1, 1), {"stride": 2})]:
+            attrs = {"stride": 1, "padding": 0, "dilation": 1, "groups": 1, **kw}
+            x = t.randn(n, h, wd, c, generator=g, dtype=t.float64)
+            w = t.randn(k, r, s, c // attrs["groups"], generator=g, dtype=t.float64)
+            want = self.conv_loop(x, w, **attrs)
+            for layout in ("NHWC", "NCHW"):
+                with self.subTest(shape=(n, h, wd, c, k, r, s), attrs=kw, layout=layout):
+                    xs, ws = (x, w) if layout == "NHWC" else (x.permute(0, 3, 1, 2).contiguous(),
+                                                              w.permute(0, 3, 1, 2).contiguous())
+                    node = tp.Node(0, tp.OPS["conv2d"], ["x", "w"], "y", {"layout": layout, **attrs})
+                    case = tp.Case("t", "", "t.json", [tp.Input("x", list(xs.shape), "normal"),
+                                                       tp.Input("w", list(ws.shape), "normal")],
+                                   [node], ["y"], [], ["float64"], [("d", [1])], {}, dict(tp.DEFAULT_TOL))
+                    fn = tp.build_function(tp.generate(case), tp.program_namespace(), "conv")
+                    (y,) = fn(xs, ws)
+                    self.assertEqual(tuple(y.shape), tp.program_shapes(case, {})["y"])
+                    got = y if layout == "NHWC" else y.permute(0, 2, 3, 1)
+                    self.assertTrue(t.allclose(got, want, rtol=1e-12, atol=1e-12), (got - want).abs().max())
+                    if layout == "NHWC":
+                        self.assertTrue(y.is_contiguous())
+
+    def test_batchnorm_against_its_formula(self):
+        t = self.t
+        g = t.Generator().manual_seed(3)
+        x = t.randn(2, 3, 4, 5, generator=g, dtype=t.float64)
+        mean, gamma, beta = (t.randn(5, generator=g, dtype=t.float64) for _ in range(3))
+        var = t.rand(5, generator=g, dtype=t.float64) + 0.5
+        want = (x - mean) / t.sqrt(var + 1e-3) * gamma + beta  # NHWC: channels last
+        for layout in ("NHWC", "NCHW"):
+            xs = x if layout == "NHWC" else x.permute(0, 3, 1, 2).contiguous()
+            node = tp.Node(0, tp.OPS["batchnorm"], ["x", "m", "v", "g", "b"], "y", {"eps": 1e-3, "layout": layout})
+            case = tp.Case("t", "", "t.json", [tp.Input(n, list(v.shape), "normal") for n, v in
+                                               [("x", xs), ("m", mean), ("v", var), ("g", gamma), ("b", beta)]],
+                           [node], ["y"], [], ["float64"], [("d", [1])], {}, dict(tp.DEFAULT_TOL))
+            (y,) = tp.build_function(tp.generate(case), tp.program_namespace(), "bn")(xs, mean, var, gamma, beta)
+            got = y if layout == "NHWC" else y.permute(0, 2, 3, 1)
+            self.assertTrue(t.allclose(got, want, rtol=1e-12, atol=1e-12), layout)
+
+    def test_reference_sampled_on_output_channels(self):
+        """A single image: the rows are its output channels (w's dim 0, the output's dim 3), sampled;
+        a wrong element on a sampled channel is found at its full index."""
+        t = self.t
+        c = conv_case({"padding": 1})
+        point = {"N": 1, "K": 40, "H": 6, "W": 5, "C": 3}
+        shapes = tp.program_shapes(c, point)
+        g = t.Generator().manual_seed(2)
+        inputs = [t.randn(*shapes[i.name], generator=g) for i in c.inputs]
+        whole = tp.Reference(c, shapes, inputs)
+        old = tp.FULL_LIMIT, tp.SAMPLE_LIMIT
+        tp.FULL_LIMIT, tp.SAMPLE_LIMIT = 10, 8 * tp.row_plan(c, shapes).per_row
+        try:
+            ref = tp.Reference(c, shapes, inputs)
+        finally:
+            tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
+        self.assertEqual((ref.mode, ref.n_rows, ref.plan.axis["y"], ref.plan.axis["w"]), ("sampled", 40, 3, 0))
+        rows = t.tensor(ref.rows)
+        self.assertTrue(t.allclose(ref.want[0], whole.want[0].index_select(3, rows), rtol=1e-12, atol=1e-12))
+        outs = [w.float() for w in whole.want]
+        self.assertTrue(ref.check(outs, c.tol["float32"])["passed"])
+        bad = outs[0].clone()
+        k = ref.rows[len(ref.rows) // 2]
+        bad[0, 2, 4, k] += 1.0
+        res = ref.check([bad], c.tol["float32"])
+        self.assertEqual((res["passed"], res["worst_index"]), (False, ((0 * 6 + 2) * 5 + 4) * 40 + k))
+
+    def test_the_reference_runs_without_cudnn(self):
+        """The float64 reference evaluates with cuDNN off (PyTorch's own convolution kernels) and
+        gives the switch back as it found it, also when the evaluation fails."""
+        t = self.t
+        seen = []
+
+        class Probe(tp.Reference):
+            def evaluate(self, *a):
+                seen.append(t.backends.cudnn.enabled)
+                if len(seen) == 2:
+                    raise RuntimeError("boom")
+                return super().evaluate(*a)
+        c = conv_case()
+        shapes = tp.program_shapes(c, {"N": 2, "K": 4, "H": 9, "W": 9, "C": 8})
+        inputs = [t.randn(*shapes[i.name]) for i in c.inputs]
+        self.assertTrue(t.backends.cudnn.enabled)
+        self.assertEqual(Probe(c, shapes, inputs).mode, "full")
+        with self.assertRaisesRegex(RuntimeError, "boom"):
+            Probe(c, shapes, inputs)
+        self.assertEqual(seen, [False, False])
+        self.assertTrue(t.backends.cudnn.enabled)
+
+    def test_reference_sampled_through_matmul_and_conv(self):
+        """With the limits shrunk, a matmul cell is checked on sampled rows of A (all of B) and a conv
+        cell on sampled images (all of w): the sample equals those rows of the whole evaluation, and a
+        wrong element on a sampled row is found at its full index."""
+        t = self.t
+        mm = tp.parse_case(case_text([{"op": "matmul", "in": ["a", "b"], "transpose_b": True, "out": "c"},
+                                      {"op": "add", "in": ["c", "bias"], "out": "y"}],
+                                     inputs={"a": {"shape": ["M", "K"]}, "b": {"shape": ["N", "K"]},
+                                             "bias": {"shape": ["N"]}},
+                                     grid={"M": [64], "N": [12]}, extra={"fixed": {"K": 5}}))
+        conv = conv_case({"stride": 2, "padding": 1})
+        g = t.Generator().manual_seed(11)
+        for case, point in ((mm, {"M": 64, "N": 12, "K": 5}), (conv, {"N": 40, "K": 6, "H": 7, "W": 7, "C": 3})):
+            with self.subTest(case=case.nodes[0].op.name):
+                shapes = tp.program_shapes(case, point)
+                inputs = [t.randn(*shapes[i.name], generator=g) for i in case.inputs]
+                whole = tp.Reference(case, shapes, inputs)
+                self.assertEqual(whole.mode, "full")
+                old = tp.FULL_LIMIT, tp.SAMPLE_LIMIT
+                tp.FULL_LIMIT, tp.SAMPLE_LIMIT = 10, 10 * tp.row_plan(case, shapes).per_row
+                try:
+                    ref = tp.Reference(case, shapes, inputs)
+                finally:
+                    tp.FULL_LIMIT, tp.SAMPLE_LIMIT = old
+                self.assertEqual(ref.mode, "sampled")
+                self.assertEqual((ref.rows[0], ref.rows[-1], ref.n_rows), (0, shapes["y"][0] - 1, shapes["y"][0]))
+                self.assertLess(len(ref.rows), ref.n_rows)
+                self.assertTrue(t.allclose(ref.want[0], whole.want[0][ref.rows], rtol=1e-12, atol=1e-12))
+                outs = tp.build_function(tp.generate(case), tp.program_namespace(), "f32")(*inputs)
+                res = ref.check(outs, case.tol["float32"])
+                self.assertTrue(res["passed"], res)
+                self.assertEqual((res["rows_checked"], res["rows_total"]), (len(ref.rows), ref.n_rows))
+                bad = outs[0].clone()
+                row = ref.rows[len(ref.rows) // 2]
+                bad[row].view(-1)[3] += 1.0
+                res = ref.check([bad], case.tol["float32"])
+                per = tp.numel(shapes["y"]) // shapes["y"][0]
+                self.assertEqual((res["passed"], res["bad"], res["worst_index"]), (False, 1, row * per + 3))
 
     def test_dropout_tensor_matches_python(self):
         t = self.t
