@@ -14,6 +14,7 @@
 #include "pointwise_chain.h"
 #include "double_softmax.h"
 #include "layernorm.h"
+#include "matmul_matmul.h"
 #include "rmsnorm.h"
 #include "rmsnorm_backward.h"
 #include "norm_chain.h"
@@ -39,6 +40,7 @@ static const variant_table tables[] = {
     {fb_norm_chain_variants, &fb_norm_chain_variant_count},
     {fb_rmsnorm_variants, &fb_rmsnorm_variant_count},
     {fb_rmsnorm_backward_variants, &fb_rmsnorm_backward_variant_count},
+    {fb_matmul_matmul_variants, &fb_matmul_matmul_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 
