@@ -24,9 +24,9 @@
 //   both see the same error; the case's tolerances cover it (README, The cases).
 //   A grid of ceil(M / 128) CTAs fills an H100 only from M ≈ 32768 (2 CTAs per SM): when the
 //   row tiles leave slots empty, N is split over up to resident / m_tiles CTAs per row tile
-//   (at least 128 columns each; fb_matmul_matmul_plan), each writing its partial O in float32
-//   to the workspace, and a second kernel adds the partials in split order (deterministic: no
-//   atomics) and stores E. So a run is one launch, or two when N is split.
+//   (128 columns or more each, the last maybe fewer; fb_matmul_matmul_plan), each writing its
+//   partial O in float32 to the workspace, and a second kernel adds the partials in split order
+//   (deterministic: no atomics) and stores E. So a run is one launch, or two when N is split.
 //   Rows of A, B, C and E that are not 16-byte aligned (K or N not a multiple of 8, or a
 //   pointer off 16 bytes) take the same kernel with element loads (synchronous, no overlap):
 //   correct for every shape, slower.
@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(THREADS) b2b_kernel(const Params p) {
                     Mma<T>::run(o[i][2 * qq + 1], pf[i][pp], b[2], b[3]);
                 }
             }
-        __syncthreads();  // this stage is free for the load two iterations on
+        __syncthreads();  // every warp is done with this stage: the next iteration loads into it
     }
 
     // O fragment (i, j, h): rows 32·warp + 16i + g + 8h of the tile, columns 8j + 2t, +1
