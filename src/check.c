@@ -238,9 +238,21 @@ static fb_status reference_rows(fb_reference *r, const fb_tensor *inputs, int64_
     return s;
 }
 
+/* True when value v carries none of the plan's split axes: every row reads it whole. */
+static bool read_whole(const fb_rowplan *rp, int v)
+{
+    for (int s = 0; s < rp->n_split; s++)
+        if (rp->stride[v][s] != 0) return false;
+    return true;
+}
+
 /* Rows of the sampled check: about full_limit elements. Without sums over rows
- * only the sampled rows are evaluated, so every value's row counts; with them
- * every row is evaluated anyway, and the sample costs only the kept outputs. */
+ * only the sampled rows are evaluated, so every value's row counts, but for the
+ * inputs every row reads whole (a weight, a matmul's B): rowref.c fetches those
+ * once, not once per row, so they do not make the sample smaller (counted per
+ * row, matmul_matmul's B and C at 16384 x 16384, 2^22 elements together, left
+ * the sample its first and last rows alone). With sums over rows every row is evaluated
+ * anyway, and the sample costs only the kept outputs. */
 static int64_t sample_size(const fb_case *c, const fb_rowplan *rp, int64_t full_limit)
 {
     int64_t row_elems = 0;
@@ -248,7 +260,8 @@ static int64_t sample_size(const fb_case *c, const fb_rowplan *rp, int64_t full_
         for (int k = 0; k < c->n_outputs; k++)
             if (!rp->partial[c->outputs[k]]) row_elems += fb_shape_numel(&rp->row_shape[c->outputs[k]]);
     } else {
-        for (int v = 0; v < c->n_values; v++) row_elems += fb_shape_numel(&rp->row_shape[v]);
+        for (int v = 0; v < c->n_values; v++)
+            if (v >= c->n_inputs || !read_whole(rp, v)) row_elems += fb_shape_numel(&rp->row_shape[v]);
     }
     int64_t want = row_elems ? full_limit / row_elems : 2;
     if (want < 2) want = 2;

@@ -15,6 +15,7 @@
 #include "double_softmax.h"
 #include "layernorm.h"
 #include "matmul_epilogue.h"
+#include "matmul_matmul.h"
 #include "rmsnorm.h"
 #include "rmsnorm_backward.h"
 #include "norm_chain.h"
@@ -41,6 +42,7 @@ static const variant_table tables[] = {
     {fb_rmsnorm_variants, &fb_rmsnorm_variant_count},
     {fb_rmsnorm_backward_variants, &fb_rmsnorm_backward_variant_count},
     {fb_matmul_epilogue_variants, &fb_matmul_epilogue_variant_count},
+    {fb_matmul_matmul_variants, &fb_matmul_matmul_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 

@@ -635,10 +635,10 @@ static void test_every_cell_checked(void)
         if (!load(d.name[i])) continue;
         const fb_case *c = &g_c;
         const int n0 = c->axis[0].n, n1 = c->n_axes > 1 ? c->axis[1].n : 1;
-        /* every grid of the case: each combination of its fixed symbols' values */
-        for (int i = 0, np = fb_case_n_points(c); i < np; i++) {
+        /* every grid of the case: one per combination of its fixed symbols' values */
+        for (int i_pt = 0, n_pts = fb_case_n_points(c); i_pt < n_pts; i_pt++) {
             fb_point p;
-            fb_case_point(c, i, &p);
+            fb_case_point(c, i_pt, &p);
             fb_shape s[FB_MAX_VALUES];
             fb_check_plan *plan = malloc(sizeof *plan);
             CHECK(fb_program_shapes(c, &p, s) == FB_OK);
@@ -655,7 +655,8 @@ static void test_every_cell_checked(void)
             cells++;
             free(plan);
         }
-        if (!strcmp(c->name, "rmsnorm_backward")) CHECK(n0 * n1 == 39);
+        if (!strcmp(c->name, "rmsnorm_backward")) CHECK(n0 * n1 == 39 && fb_case_n_points(c) == 39);
+        if (!strcmp(c->name, "matmul_matmul")) CHECK(fb_case_n_points(c) == 2 * 25); /* K = 64 and 128 */
     }
     CHECK(d.n >= 14 && cells > 1000);
     fb_case_dir_free(&d);

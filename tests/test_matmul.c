@@ -4,7 +4,8 @@
  * tests/cases/matmul_bias.json (D = A @ B + bias) splits on M, reads B whole,
  * and every row evaluated alone equals the same row of the full evaluation, as
  * do the check's chunks of rows (rowref.c: A [rows, K] slices) and sampled rows;
- * its largest cell is checked on sampled rows, not left unchecked. */
+ * its largest cell is checked on sampled rows (about 2^22 elements of A, C and D), not
+ * left unchecked. */
 #include "case.h"
 #include "check.h"
 #include "ops/op_table.h"
@@ -330,7 +331,9 @@ static void test_rowref(void)
     fb_check_plan *plan = malloc(sizeof *plan);
     CHECK(fb_check_plan_cell(&c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
     CHECK(plan->mode == FB_CHECK_SAMPLED && plan->by_rows && plan->rp.n_rows == 8192);
-    CHECK(plan->sample_rows > 0 && plan->sample_rows < 8192);
+    /* about 2^22 elements of the rows' own values: A, C and D (64 + 8192 + 8192 a row); B,
+     * read whole by every row and fetched once, does not count (it would leave 7 rows) */
+    CHECK(plan->sample_rows == ((int64_t)1 << 22) / (64 + 8192 + 8192));
     free(plan);
 }
 

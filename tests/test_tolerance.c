@@ -6,6 +6,8 @@
  *     whose sum lands near zero; the widened default passes every row;
  *   - float16 and bfloat16 sums of products (each product stored rounded, as eager
  *     stores every intermediate): the same, at half precision;
+ *   - matmul_matmul's stated float32 atol and default half tolerances on eager's
+ *     sums over N = 16384 (test_matmul_matmul below says how they were chosen);
  *   - a real bug (a dropped chunk, zeros) still fails, and a normalised output
  *     (softmax over 65536 columns) stays as tightly checked as before, where a
  *     tolerance scaled by the row length alone would pass zeros for most elements. */
@@ -379,6 +381,107 @@ static void test_rmsnorm_backward_dw(void)
     free(miss_t);
 }
 
+/* matmul_matmul's tolerances (cases/matmul_matmul.json), at its largest sums: N = 16384,
+ * K = 128, on rows of E = (A B) C as eager computes them. Each GEMM accumulates in fp32 in k
+ * order, one FMA per term (a SIMT float32 GEMM's thread, and the order with the largest error:
+ * no split of the sum); half types store S rounded to the dtype (so does the fused kernel,
+ * whose mma takes S in the dtype) and E rounded. The reference sums the exact terms of the
+ * stored inputs in double.
+ *   - float32: eager's error over 16384 terms of ~11 (|S| ~ sqrt(K)) is ~3e-3 rms with a long
+ *     tail (the partial sums it rounds vary a lot from column to column): 2.6-3.6e-5 of the
+ *     median |E| at its worst, more than the default's rtol 1e-5 can widen to. The case states
+ *     atol 0.1: ~3x the worst error of 5 x 256 rows emulated so (0.035), 1e-4 of the median
+ *     |E| (~1000) at this cell, 1.7e-3 at the smallest (N = 128, K = 64, median ~60);
+ *   - float16 and bfloat16: S's rounding dominates, ~2^-11 and ~2^-8 relative per term, and
+ *     the widened defaults hold it with room (worst element at 0.09 and 0.13 of its bound);
+ *   - a kernel that loses a quarter of N (one of 4 splits' partials, the plan's split at
+ *     M = 8192) fails on 88% (bfloat16) to 100% of the elements; one that drops one
+ *     32-column chunk does in float32, but in the half types only where the missing terms
+ *     outweigh S's own rounding (float16 ~3/4 of the elements, bfloat16 ~1/6): at N = 16384
+ *     that bug is near the half types' own noise, and selftest's small N (33 to 4096
+ *     columns, where a chunk is 1-100% of the sum) is what catches it. */
+static void test_matmul_matmul(void)
+{
+    enum { ROWS = 16, N = 16384, K = 128, CHUNK = 32, SPLIT = N / 4 };
+    static fb_case c;
+    CHECK(fb_case_find("matmul_matmul", &c) == FB_OK);
+    const fb_dtype dts[] = {FB_F32, FB_F16, FB_BF16};
+    double *B = malloc(sizeof(double) * K * N), *C = malloc(sizeof(double) * N * K);
+    double *want = malloc(sizeof(double) * ROWS * K), *got = malloc(sizeof(double) * ROWS * K);
+    double *dropped = malloc(sizeof(double) * ROWS * K), *dropped_split = malloc(sizeof(double) * ROWS * K);
+    double *Sx = malloc(sizeof(double) * N);
+    float *Sf = malloc(sizeof(float) * N);
+    double a[K];
+    for (int di = 0; di < 3; di++) {
+        const fb_dtype d = dts[di];
+        g_state = 2024 + (uint64_t)di;
+        for (int i = 0; i < K * N; i++) B[i] = store(d, gauss()), C[i] = store(d, gauss());
+        for (int r = 0; r < ROWS; r++) {
+            for (int k = 0; k < K; k++) a[k] = store(d, gauss());
+            for (int n = 0; n < N; n++) {
+                double sx = 0;
+                float sf = 0;
+                for (int k = 0; k < K; k++) {
+                    sx += a[k] * B[k * N + n];
+                    sf = fmaf((float)a[k], (float)B[k * N + n], sf);
+                }
+                Sx[n] = sx;
+                Sf[n] = (float)store(d, sf);
+            }
+            for (int k = 0; k < K; k++) {
+                double ex = 0;
+                float ef = 0, ef_drop = 0, ef_drop_split = 0;
+                for (int n = 0; n < N; n++) {
+                    ex += Sx[n] * C[n * K + k];
+                    ef = fmaf(Sf[n], (float)C[n * K + k], ef);
+                    if (n == N - CHUNK - 1) ef_drop = ef;
+                    if (n == N - SPLIT - 1) ef_drop_split = ef;
+                }
+                want[r * K + k] = ex;
+                got[r * K + k] = store(d, ef);
+                dropped[r * K + k] = store(d, ef_drop);
+                dropped_split[r * K + k] = store(d, ef_drop_split);
+            }
+        }
+        const int64_t n = (int64_t)ROWS * K;
+        const double typical = fb_typical_magnitude(want, n);
+        const fb_tol t = fb_tolerance(c.tol[d], typical), def = fb_tolerance(default_for(d), typical);
+        double worst = 0, worst_def = 0, max_err = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const double err = fabs(got[i] - want[i]);
+            max_err = fmax(max_err, err);
+            worst = fmax(worst, err / (t.atol + t.rtol * fabs(want[i])));
+            worst_def = fmax(worst_def, err / (def.atol + def.rtol * fabs(want[i])));
+        }
+        const int64_t bad_drop = n_failing(dropped, want, n, t), bad_split = n_failing(dropped_split, want, n, t);
+        printf("matmul_matmul %s, N %d, K %d: median |E| %.4g, max error %.3g; %s atol %.3g rtol %.3g: worst element "
+               "at %.2f of its bound (the default's: %.2f); without the last %d terms %lld of %lld fail, without the last %d "
+               "%lld\n",
+               fb_dtype_name(d), N, K, typical, max_err, c.tol[d].set ? "stated" : "default", t.atol, t.rtol, worst,
+               worst_def, CHUNK, (long long)bad_drop, (long long)n, SPLIT, (long long)bad_split);
+        CHECK(typical > 800 && typical < 1200); /* ~0.67 sqrt(N K) */
+        CHECK(n_failing(got, want, n, t) == 0);
+        CHECK(worst < 0.5);
+        CHECK(bad_split > n * 8 / 10);
+        if (d == FB_F32) {
+            CHECK(bad_drop > n * 9 / 10);
+            CHECK(c.tol[d].set);
+            CHECK(worst_def > 0.5); /* the default would have no room at this cell */
+            CHECK(t.atol < 2e-4 * typical); /* still tight against E's scale */
+        } else {
+            CHECK(!c.tol[d].set);
+        }
+    }
+    free(B);
+    free(C);
+    free(want);
+    free(got);
+    free(dropped);
+    free(dropped_split);
+    free(Sx);
+    free(Sf);
+}
+
 int main(void)
 {
     test_rule();
@@ -387,5 +490,6 @@ int main(void)
     test_half_sums_of_products();
     test_normalised_output_stays_tight();
     test_rmsnorm_backward_dw();
+    test_matmul_matmul();
     return fb_t_report("test_tolerance");
 }
