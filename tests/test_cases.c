@@ -635,28 +635,26 @@ static void test_every_cell_checked(void)
         if (!load(d.name[i])) continue;
         const fb_case *c = &g_c;
         const int n0 = c->axis[0].n, n1 = c->n_axes > 1 ? c->axis[1].n : 1;
-        for (int a = 0; a < n0; a++)
-            for (int b = 0; b < n1; b++) {
-                fb_point p;
-                memset(&p, 0, sizeof p);
-                p.sym[c->axis[0].sym] = c->axis[0].v[a];
-                if (c->n_axes > 1) p.sym[c->axis[1].sym] = c->axis[1].v[b];
-                fb_shape s[FB_MAX_VALUES];
-                fb_check_plan *plan = malloc(sizeof *plan);
-                CHECK(fb_program_shapes(c, &p, s) == FB_OK);
-                CHECK(fb_check_plan_cell(c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
-                if (plan->mode == FB_CHECK_NONE) {
-                    char at[128];
-                    fprintf(stderr, "%s %s: unchecked: %s\n", c->name, fb_point_str(c, &p, at, sizeof at), plan->rp.why);
-                }
-                CHECK(plan->mode != FB_CHECK_NONE);
-                /* every bundled program's rows chunk into boxes (rowref.c): many rows per copy */
-                if (plan->by_rows) CHECK(plan->rp.boxes);
-                by_mode[plan->mode]++;
-                accumulated += plan->rp.accumulates && plan->biggest > FB_RUN_FULL_LIMIT;
-                cells++;
-                free(plan);
+        /* every point of every grid: the fixed symbols' combinations too (conv_*'s H) */
+        for (int k = 0, n_points = fb_case_n_points(c); k < n_points; k++) {
+            fb_point p;
+            fb_case_point(c, k, &p);
+            fb_shape s[FB_MAX_VALUES];
+            fb_check_plan *plan = malloc(sizeof *plan);
+            CHECK(fb_program_shapes(c, &p, s) == FB_OK);
+            CHECK(fb_check_plan_cell(c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
+            if (plan->mode == FB_CHECK_NONE) {
+                char at[128];
+                fprintf(stderr, "%s %s: unchecked: %s\n", c->name, fb_point_str(c, &p, at, sizeof at), plan->rp.why);
             }
+            CHECK(plan->mode != FB_CHECK_NONE);
+            /* every bundled program's rows chunk into boxes (rowref.c): many rows per copy */
+            if (plan->by_rows) CHECK(plan->rp.boxes);
+            by_mode[plan->mode]++;
+            accumulated += plan->rp.accumulates && plan->biggest > FB_RUN_FULL_LIMIT;
+            cells++;
+            free(plan);
+        }
         if (!strcmp(c->name, "rmsnorm_backward")) CHECK(n0 * n1 == 39);
     }
     CHECK(d.n >= 14 && cells > 1000);

@@ -9,9 +9,15 @@
  *     stride 2 with padding, dilation 2, groups 2, 1x1), NHWC against NCHW (the
  *     same numbers, transposed), and against a plain seven-loop convolution on
  *     odd shapes, bit for bit; batchnorm's against hand values in both layouts;
- *   - the row rules: tests/cases/conv_odd.json (NHWC, then NCHW with groups, 1x1,
- *     batchnorm) splits on N and the last conv's K; an image alone equals its
- *     slice of the whole, in rows, chunks of rows on several threads and kept rows.
+ *   - the row rules: the bundled conv cases split on the batch (an image alone
+ *     equals its slice of the whole, in rows, chunks of rows on several threads
+ *     and kept rows), tests/cases/conv_odd.json (NCHW, groups) splits on N and the
+ *     last conv's K, and every grid cell of the bundled cases is checked, the
+ *     largest on sampled images;
+ *   - the tolerances the conv cases state, against a CPU emulation of eager (fp32
+ *     accumulation in one sequential FMA chain over the C·R·S terms, every stored
+ *     value rounded to its dtype): they pass it at C·R·S = 576 and 4608, and the
+ *     float32 one fails TF32 (operands rounded to 10-bit mantissas).
  * Runs from tests/ (meson's workdir). */
 #include "case.h"
 #include "check.h"
@@ -22,6 +28,7 @@
 #include "testing.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 enum { NHWC, NCHW };
@@ -548,6 +555,68 @@ static void rows_agree(const fb_case *c, const fb_shape *s, const fb_rowplan *rp
     for (int o = 0; o < c->n_outputs; o++) free(out[o]);
 }
 
+static fb_point at(const fb_case *c, int64_t N, int64_t C, int64_t H)
+{
+    fb_point p;
+    fb_case_point(c, 0, &p);
+    p.sym[c->axis[0].sym] = N;
+    p.sym[c->axis[1].sym] = C;
+    p.sym[c->fixed[0].sym] = H;
+    return p;
+}
+
+static void test_rowplan_cases(void)
+{
+    static fb_case c;
+    static const char *const names[] = {"conv_relu", "conv_add", "conv_bn"};
+    for (int i = 0; i < 3; i++) {
+        CHECK(fb_case_find(names[i], &c) == FB_OK);
+        /* inputs as the fused variants expect them, the grid as documented */
+        CHECK_STR(c.values[0].name, "x");
+        CHECK_STR(c.values[1].name, "w");
+        CHECK(c.n_axes == 2 && c.n_fixed == 1 && fb_case_n_grids(&c) == 2 && fb_case_n_points(&c) == 32);
+        CHECK(c.n_dtypes == 3 && c.dtypes[0] == FB_F32 && c.dtypes[1] == FB_F16 && c.dtypes[2] == FB_BF16);
+        fb_shape s[FB_MAX_VALUES];
+        fb_point p = at(&c, 3, 8, 5);
+        CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+        const int x = value(&c, "x"), w = value(&c, "w"), y = value(&c, "y"), out = value(&c, "out");
+        CHECK_STR(str(&s[x]), "[3, 5, 5, 8]");
+        CHECK_STR(str(&s[y]), "[3, 5, 5, 8]");
+        CHECK_STR(str(&s[out]), "[3, 5, 5, 8]");
+        fb_costs cost;
+        CHECK(fb_program_costs(&c, s, FB_F16, &cost) == FB_OK);
+        const double conv_flops = 2.0 * 3 * 5 * 5 * 8 * 8 * 9, elems = 3 * 5 * 5 * 8;
+        CHECK(cost.flops == conv_flops + (i == 0 ? 2 * elems : i == 1 ? elems : 2 * elems));
+        CHECK(cost.eager_kernels == (i == 0 ? 3 : 2));
+
+        fb_rowplan rp;
+        CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+        CHECK(rp.separable && rp.n_split == 1 && rp.n_rows == 3 && !rp.accumulates && rp.boxes);
+        CHECK_STR(str(&rp.row_shape[x]), "[1, 5, 5, 8]");
+        CHECK_STR(str(&rp.row_shape[w]), "[8, 3, 3, 8]"); /* read whole */
+        CHECK_STR(str(&rp.row_shape[out]), "[1, 5, 5, 8]");
+        CHECK(fb_rowplan_offset(&rp, x, 2) == 2 * 200 && fb_rowplan_offset(&rp, w, 2) == 0);
+        rows_agree(&c, s, &rp);
+        /* a single image: nothing to split, checked whole */
+        p = at(&c, 1, 8, 5);
+        CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+        CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+        CHECK(!rp.separable);
+        CHECK_STR(rp.why, "output 'out' has size 1 along dim 0, so it has no rows to sample");
+
+        /* the largest cell: sampled images, never unchecked; each image's reference is a few
+         * seconds at most (7.4 G terms at 56x56x512) */
+        fb_case_point(&c, 15, &p); /* the first grid (H = 56), N = 64, C = 512 */
+        CHECK(p.sym[c.axis[0].sym] == 64 && p.sym[c.axis[1].sym] == 512 && p.sym[c.fixed[0].sym] == 56);
+        CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+        fb_check_plan *plan = malloc(sizeof *plan);
+        CHECK(fb_check_plan_cell(&c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
+        CHECK(plan->mode == FB_CHECK_SAMPLED && plan->by_rows && plan->rp.n_rows == 64);
+        CHECK(plan->sample_rows >= 2 && plan->sample_rows < 64);
+        free(plan);
+    }
+}
+
 static fb_status host_fetch(void *ctx, int input, int64_t offset, int64_t n, double *dst)
 {
     double *const *in = ctx;
@@ -628,6 +697,157 @@ static void test_rowplan_odd(void)
     CHECK_STR(str(&rp.row_shape[w2]), "[10, 3, 3, 3]");
 }
 
+/* The bundled conv cases sample images on the conv's batch, which is also its
+ * residual's (conv_add's D) batch: a sampled image of D is the same image of x. */
+static void test_rowplan_residual(void)
+{
+    static fb_case c;
+    CHECK(fb_case_find("conv_add", &c) == FB_OK);
+    fb_point p = at(&c, 4, 16, 6);
+    fb_shape s[FB_MAX_VALUES];
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    fb_rowplan rp;
+    CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
+    const int x = value(&c, "x"), D = value(&c, "D");
+    CHECK(rp.separable && rp.n_rows == 4);
+    CHECK_STR(str(&rp.row_shape[D]), "[1, 6, 6, 16]");
+    CHECK(fb_rowplan_offset(&rp, D, 3) == fb_rowplan_offset(&rp, x, 3));
+    rows_agree(&c, s, &rp);
+}
+
+/* ---- the stated tolerances against an emulation of eager ------------------------------ */
+
+static uint64_t g_state;
+static uint64_t next_u64(void)
+{
+    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static double uniform01(void) { return ((double)(next_u64() >> 11) + 0.5) / 9007199254740992.0; }
+/* N(0, 1) from a pool drawn once: the emulation needs many cheap draws, not fresh ones */
+enum { POOL = 1 << 16 };
+static double g_pool[POOL];
+static double gauss(void)
+{
+    if (g_pool[0] == 0)
+        for (int i = 0; i < POOL; i++)
+            g_pool[i] = sqrt(-2 * log(uniform01())) * cos(6.283185307179586 * uniform01());
+    return g_pool[next_u64() & (POOL - 1)];
+}
+
+/* Round to `bits` significant bits, smallest normal exponent emin, half to even. */
+static double round_to(double v, int bits, int emin)
+{
+    if (v == 0 || !isfinite(v)) return v;
+    int e = ilogb(v);
+    if (e < emin) e = emin;
+    const double q = ldexp(1.0, e - (bits - 1));
+    return nearbyint(v / q) * q;
+}
+static double stored(fb_dtype dt, double v)
+{
+    return dt == FB_F32 ? (double)(float)v : dt == FB_F16 ? round_to(v, 11, -14) : round_to(v, 8, -126);
+}
+
+/* One conv output of n terms: the reference in double, eager as one sequential fp32 FMA
+ * chain (an implicit-GEMM thread's accumulator; the fp16/bf16 products are exact in
+ * fp32), operands as stored, or rounded to TF32 first. */
+static void conv_output(fb_dtype dt, int n, bool tf32, double *want, float *acc)
+{
+    double r = 0;
+    float a = 0;
+    for (int i = 0; i < n; i++) {
+        const double x = stored(dt, gauss()), w = stored(dt, gauss());
+        r += x * w;
+        const float xf = (float)(tf32 ? round_to(x, 11, -126) : x), wf = (float)(tf32 ? round_to(w, 11, -126) : w);
+        a = fmaf(xf, wf, a);
+    }
+    *want = r;
+    *acc = a;
+}
+
+enum { EMU_OUTPUTS = 3000 };
+
+/* Emulate EMU_OUTPUTS elements of case c (conv_relu, conv_add, conv_bn) at n = 9·C terms;
+ * returns how many fail the check as run would apply the case's tolerance. Every third
+ * element is a cancellation the case's N(0, 1) parameters can meet: conv_relu's bias
+ * near -y where |y| < 4; conv_bn's gamma so small that (y - mean)·rstd·gamma is near
+ * -beta. */
+static int emulate(const fb_case *c, fb_dtype dt, int n, bool tf32, double *worst)
+{
+    const bool relu = !strcmp(c->name, "conv_relu"), bn = !strcmp(c->name, "conv_bn");
+    static double want[EMU_OUTPUTS], got[EMU_OUTPUTS];
+    for (int o = 0; o < EMU_OUTPUTS; o++) {
+        double yr;
+        float acc;
+        conv_output(dt, n, tf32, &yr, &acc);
+        const float y = (float)stored(dt, acc); /* eager stores the conv's output */
+        const bool cancel = o % 3 == 0 && fabs(yr) < 4;
+        if (relu) {
+            const double bias = stored(dt, cancel ? -yr + 0.01 * gauss() : gauss());
+            const double z = stored(dt, (float)(y + (float)bias)), zr = yr + bias;
+            got[o] = z > 0 ? z : 0;
+            want[o] = zr > 0 ? zr : 0;
+        } else if (bn) {
+            const double m = stored(dt, gauss()), v = stored(dt, 0.5 + uniform01()), beta = stored(dt, gauss());
+            const double rstd = 1.0 / sqrt(v + 1e-5);
+            const double g = stored(dt, o % 3 == 0 && fabs(yr - m) > 1 ? -beta / ((yr - m) * rstd) * (1 + 0.01 * gauss())
+                                                                       : gauss());
+            const float rf = 1.0f / sqrtf((float)v + 1e-5f);
+            got[o] = stored(dt, ((y - (float)m) * rf * (float)g + (float)beta));
+            want[o] = (yr - m) * rstd * g + beta;
+        } else {
+            const double D = stored(dt, gauss());
+            got[o] = stored(dt, (float)(y + (float)D));
+            want[o] = yr + D;
+        }
+    }
+    const fb_tol tol = fb_tolerance(c->tol[dt], fb_typical_magnitude(want, EMU_OUTPUTS));
+    int bad = 0;
+    *worst = 0;
+    for (int o = 0; o < EMU_OUTPUTS; o++) {
+        bad += !fb_within_tol(got[o], want[o], tol);
+        const double r = fabs(got[o] - want[o]) / (tol.atol + tol.rtol * fabs(want[o]));
+        if (r > *worst) *worst = r;
+    }
+    return bad;
+}
+
+static void test_tolerances(void)
+{
+    static fb_case c;
+    static const char *const names[] = {"conv_relu", "conv_add", "conv_bn"};
+    static const fb_dtype dts[] = {FB_F32, FB_F16, FB_BF16};
+    g_state = 12345;
+    for (int i = 0; i < 3; i++) {
+        CHECK(fb_case_find(names[i], &c) == FB_OK);
+        /* float32 is stated in every conv case (the default's rtol·M is ~4σ of a sequential
+         * fp32 sum at C·R·S = 4608); conv_relu states every dtype (its median is ~0) */
+        CHECK(c.tol[FB_F32].set);
+        CHECK(c.tol[FB_F16].set == (i == 0) && c.tol[FB_BF16].set == (i == 0));
+        for (int d = 0; d < 3; d++)
+            for (int C = 64; C <= 512; C *= 8) {
+                double worst;
+                const int bad = emulate(&c, dts[d], 9 * C, false, &worst);
+                if (getenv("FB_TEST_VERBOSE") || worst >= 0.5)
+                    fprintf(stderr, "%s %s C=%d: %d of %d emulated outputs fail; the worst uses %.2f of its tolerance\n",
+                            c.name, fb_dtype_name(dts[d]), C, bad, EMU_OUTPUTS, worst);
+                CHECK(bad == 0);
+                CHECK(worst < 0.5); /* headroom: the GPU checks millions of elements, not thousands */
+            }
+        /* TF32 rounding is caught: float32 means IEEE float32 */
+        for (int C = 64; C <= 512; C *= 8) {
+            double worst;
+            const int bad = emulate(&c, FB_F32, 9 * C, true, &worst);
+            if (getenv("FB_TEST_VERBOSE") || bad <= EMU_OUTPUTS / 20)
+                fprintf(stderr, "%s float32 C=%d with TF32: %d of %d fail\n", c.name, C, bad, EMU_OUTPUTS);
+            CHECK(bad > EMU_OUTPUTS / 20);
+        }
+    }
+}
+
 int main(void)
 {
     test_kinds();
@@ -637,6 +857,9 @@ int main(void)
     test_conv_reference();
     test_conv_layouts();
     test_batchnorm();
+    test_rowplan_cases();
     test_rowplan_odd();
+    test_rowplan_residual();
+    test_tolerances();
     return fb_t_report("test_conv");
 }
