@@ -58,6 +58,14 @@
 //   i the element's row-major index. 16-byte chunks as unary_kernel; the hash is
 //   two 64-bit multiplies per element, hidden under the memory traffic.
 //
+// batchnorm_kernel: inference batch norm, y = (x - mean[c])·rsqrt(var[c] + eps)·gamma[c]
+//   + beta[c], over x viewed as [outer, C, inner] (channels last: inner = 1; NCHW:
+//   inner = H·W). 16-byte chunks of x and y as unary_kernel; the four per-channel
+//   parameters are read per element through the read-only cache (C values each, so
+//   they stay in L1/L2 and cost no DRAM traffic beyond the first touch). One division
+//   per chunk finds its first element's channel (32-bit when the tensor allows), the
+//   chunk's other elements step along from it.
+//
 // fill_kernel: element i = a pure function of (key, i): fb_fill_bits (src/fb_random.h,
 //   one stream per seed and input, shared with the host-side tests), mapped to N(0,1)
 //   by Box-Muller, U(-1,1), U(0.5,1.5) or U(0.5,1.5) / (last dim) (row_simplex), in
@@ -787,6 +795,74 @@ cudaError_t launch_dropout(const T *x, T *y, int64_t n, double p, uint64_t seed,
 }
 
 // ================================================================================
+// batchnorm (inference)
+// ================================================================================
+template <typename T, int V, typename I>
+__global__ void __launch_bounds__(kBlock)
+    batchnorm_kernel(const T *__restrict__ x, const T *__restrict__ mean, const T *__restrict__ var,
+                     const T *__restrict__ gamma, const T *__restrict__ beta, T *__restrict__ y, int64_t n, I C,
+                     I inner, acc_t<T> eps)
+{
+    using A = acc_t<T>;
+    const int64_t chunks = (n + V - 1) / V;
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < chunks;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = t * V;
+        const I q = (I)i / inner;
+        I rem = (I)i - q * inner, c = q % C;
+        const int cnt = n - i < V ? (int)(n - i) : V;
+        A v[V];
+        if constexpr (V > 1) {
+            if (cnt == V) {
+                const vec<T> in = fb::load_vec(x + i);
+#pragma unroll
+                for (int j = 0; j < V; j++) v[j] = to_acc(in.v[j]);
+            } else {
+                for (int j = 0; j < cnt; j++) v[j] = to_acc(x[i + j]);
+            }
+        } else {
+            v[0] = to_acc(x[i]);
+        }
+#pragma unroll
+        for (int j = 0; j < V; j++) {
+            if (j < cnt) {
+                const A rstd = m_rsqrt(to_acc(var[c]) + eps);
+                v[j] = (v[j] - to_acc(mean[c])) * rstd * to_acc(gamma[c]) + to_acc(beta[c]);
+                if (++rem == inner) {
+                    rem = 0;
+                    if (++c == C) c = 0;
+                }
+            }
+        }
+        if constexpr (V > 1) {
+            if (cnt == V) {
+                vec<T> out;
+#pragma unroll
+                for (int j = 0; j < V; j++) out.v[j] = from_acc<T>(v[j]);
+                fb::store_vec(y + i, out);
+                continue;
+            }
+        }
+        for (int j = 0; j < cnt; j++) y[i + j] = from_acc<T>(v[j]);
+    }
+}
+
+template <typename T, typename I>
+cudaError_t launch_batchnorm(const T *x, const T *mean, const T *var, const T *gamma, const T *beta, T *y, int64_t n,
+                             int64_t C, int64_t inner, double eps, cudaStream_t s)
+{
+    constexpr int V = vec<T>::n;
+    const acc_t<T> e = (acc_t<T>)eps;
+    if (fb::aligned16(x) && fb::aligned16(y))
+        batchnorm_kernel<T, V, I><<<grid_for((n + V - 1) / V, kBlock), kBlock, 0, s>>>(x, mean, var, gamma, beta, y, n,
+                                                                                      (I)C, (I)inner, e);
+    else
+        batchnorm_kernel<T, 1, I><<<grid_for(n, kBlock), kBlock, 0, s>>>(x, mean, var, gamma, beta, y, n, (I)C,
+                                                                        (I)inner, e);
+    return cudaGetLastError();
+}
+
+// ================================================================================
 // fill
 // ================================================================================
 template <typename T>
@@ -871,6 +947,34 @@ extern "C" int fb_prim_dropout(const fb_tensor *x, double p, uint64_t seed, fb_t
     cudaError_t e = cudaErrorInvalidValue;
     FB_DISPATCH(x->dtype, T,
                 e = launch_dropout<T>(static_cast<const T *>(x->data), static_cast<T *>(y->data), n, p, seed, stream));
+    return (int)e;
+}
+
+extern "C" int fb_prim_batchnorm(const fb_tensor *x, const fb_tensor *mean, const fb_tensor *var,
+                                 const fb_tensor *gamma, const fb_tensor *beta, double eps, int channel_dim,
+                                 fb_tensor *y, cudaStream_t stream)
+{
+    if (!x || !y || !valid_shape(x->shape) || !same_shape(x->shape, y->shape) || x->dtype != y->dtype ||
+        channel_dim < 0 || channel_dim >= x->shape.rank)
+        return (int)cudaErrorInvalidValue;
+    const int64_t C = x->shape.dim[channel_dim];
+    const fb_tensor *params[4] = {mean, var, gamma, beta};
+    for (const fb_tensor *p : params)
+        if (!p || p->dtype != x->dtype || p->shape.rank != 1 || p->shape.dim[0] != C) return (int)cudaErrorInvalidValue;
+    int64_t inner = 1;
+    for (int d = channel_dim + 1; d < x->shape.rank; d++) inner *= x->shape.dim[d];
+    const int64_t n = fb_shape_numel(&x->shape);
+    if (n == 0) return 0;
+    cudaError_t e = cudaErrorInvalidValue;
+    const bool idx32 = n <= (int64_t)UINT32_MAX;
+    FB_DISPATCH(x->dtype, T, {
+        const T *px = static_cast<const T *>(x->data), *pm = static_cast<const T *>(mean->data),
+                *pv = static_cast<const T *>(var->data), *pg = static_cast<const T *>(gamma->data),
+                *pb = static_cast<const T *>(beta->data);
+        T *py = static_cast<T *>(y->data);
+        e = idx32 ? launch_batchnorm<T, uint32_t>(px, pm, pv, pg, pb, py, n, C, inner, eps, stream)
+                  : launch_batchnorm<T, int64_t>(px, pm, pv, pg, pb, py, n, C, inner, eps, stream);
+    });
     return (int)e;
 }
 

@@ -45,6 +45,13 @@ int fb_prim_reduce(int op, const fb_tensor *x, int dim, fb_tensor *y, cudaStream
  * (the scale rounded to float for the half types and float32), else 0. 0 <= p < 1. */
 int fb_prim_dropout(const fb_tensor *x, double p, uint64_t seed, fb_tensor *y, cudaStream_t stream);
 
+/* Inference batch norm: y = (x - mean[c]) * rsqrt(var[c] + eps) * gamma[c] + beta[c],
+ * c the element's index along x's dim `channel_dim`; mean, var, gamma and beta are
+ * [C] with C = x.shape[channel_dim]; y has x's shape; all share a dtype. Computes
+ * in float (double for float64). */
+int fb_prim_batchnorm(const fb_tensor *x, const fb_tensor *mean, const fb_tensor *var, const fb_tensor *gamma,
+                      const fb_tensor *beta, double eps, int channel_dim, fb_tensor *y, cudaStream_t stream);
+
 /* Fill with seeded values: element i of the tensor is a pure function of
  * (key, i, init) — the same on every run and every GPU; row_simplex divides by
  * the tensor's last dim. key = fb_fill_key(seed, input index) (src/fb_random.h)

@@ -503,6 +503,32 @@ fb_status fb_read_bool(fb_attr_reader *r, const char *key, bool *out, bool *pres
     return FB_OK;
 }
 
+fb_status fb_read_enum(fb_attr_reader *r, const char *key, const char *const *names, int n, int *out,
+                       bool *present)
+{
+    char w[WHERE_MAX], list[160] = "";
+    size_t k = 0;
+    for (int i = 0; i < n && k < sizeof list; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? (i == n - 1 ? " or " : ", ") : "", names[i]);
+    json_t *j;
+    attr_member(r, key, w, &j, present);
+    if (!j) return FB_OK;
+    if (!json_is_string(j)) {
+        char what[sizeof list + 16];
+        snprintf(what, sizeof what, "a string (%s)", list);
+        return wrong_type(r->L, w, what, j);
+    }
+    const char *v = json_string_value(j);
+    for (int i = 0; i < n; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = i;
+            return FB_OK;
+        }
+    char q[96], sg[sizeof list + 16];
+    if (!fb_suggest("", v, names, n, sg, sizeof sg)[0]) snprintf(sg, sizeof sg, " (expected %s)", list);
+    return fail(r->L, w, "unknown %s '%s'%s", key, clean(v, q, sizeof q), sg);
+}
+
 fb_status fb_read_fail(fb_attr_reader *r, const char *key, const char *fmt, ...)
 {
     char msg[512], w[WHERE_MAX];

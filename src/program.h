@@ -18,7 +18,7 @@ extern "C" {
 #define FB_MAX_SYMS 8
 #define FB_MAX_VALUES 64
 #define FB_MAX_NODES 64
-#define FB_MAX_OPERANDS 3
+#define FB_MAX_OPERANDS 5 /* batchnorm: x, mean, var, gamma, beta */
 #define FB_MAX_FUSED 16
 #define FB_MAX_GRID 64 /* values per grid axis */
 #define FB_MAX_GRIDS 64 /* grids per case: combinations of the fixed symbols' values */

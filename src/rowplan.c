@@ -37,6 +37,7 @@ struct fb_rowctx {
     int64_t size[MAX_IDS];
     int combiner[MAX_IDS];  /* first node that combines along it other than by a plain sum, or -1 */
     int node;               /* the node whose rule is running              */
+    const fb_shape *out_shape; /* ... and its output's shape (fb_rows_fresh)   */
     /* per node: the axes it sums along (fb_rows_sum), and whether it combines
      * along any axis another way (fb_rows_combine, or no row rule) */
     int n_summed[FB_MAX_NODES];
@@ -91,6 +92,20 @@ void fb_rows_sum(fb_rowctx *rc, int id)
     if (!valid_id(rc, id)) return; /* a size-1 axis: nothing to split */
     if (rc->n_summed[i] < FB_MAX_RANK) rc->summed[i][rc->n_summed[i]++] = id;
     else fb_rows_combine(rc, id); /* more axes than a rank holds: a broken rule; do not split */
+}
+
+int fb_rows_fresh(fb_rowctx *rc, int dim)
+{
+    const fb_shape *y = rc->out_shape;
+    if (!y || dim < 0 || dim >= y->rank || y->dim[dim] == 1) return -1;
+    /* a rule's fresh axes belong to its output value, whose rank's worth of ids
+     * MAX_IDS already counts; a broken rule asking for more gets none, and its
+     * node is marked as combining (nothing splits through it) */
+    if (rc->n == MAX_IDS) {
+        fb_rows_combine(rc, -1);
+        return -1;
+    }
+    return fresh(rc, y->dim[dim]);
 }
 
 void fb_rows_broadcast(fb_rowctx *rc, const fb_axes *a, const fb_axes *b, fb_axes *out)
@@ -235,6 +250,7 @@ fb_status fb_program_rowplan(const fb_case *c, const fb_shape shapes[FB_MAX_VALU
             in[j] = n->in[j].literal ? &scalar : &ax[n->in[j].value];
         }
         rc.node = i;
+        rc.out_shape = &shapes[n->out];
         fb_axes *out = &ax[n->out];
         if (k->rows) {
             k->rows(n, &rc, in, out);

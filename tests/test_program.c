@@ -132,6 +132,8 @@ static void test_ops(void)
         {"sum", "reduce", 1},  {"amax", "reduce", 1},   {"amin", "reduce", 1},      {"mean", "reduce", 1},
         {"dropout", "random", 1},
         {"matmul", "matmul", 2},
+        {"conv2d", "conv2d", 2},
+        {"batchnorm", "batchnorm", 5},
     };
     const int n_ops = (int)(sizeof ops / sizeof ops[0]);
     for (int i = 0; i < n_ops; i++) {

@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-extern const fb_op_kind fb_kind_unary, fb_kind_binary, fb_kind_reduce, fb_kind_random, fb_kind_matmul;
+extern const fb_op_kind fb_kind_unary, fb_kind_binary, fb_kind_reduce, fb_kind_random, fb_kind_matmul,
+    fb_kind_conv2d, fb_kind_batchnorm;
 
 static const fb_op_kind *const kinds[] = {
     &fb_kind_unary,
@@ -13,6 +14,8 @@ static const fb_op_kind *const kinds[] = {
     &fb_kind_reduce,
     &fb_kind_random,
     &fb_kind_matmul,
+    &fb_kind_conv2d,
+    &fb_kind_batchnorm,
 };
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 

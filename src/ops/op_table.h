@@ -1,7 +1,7 @@
 /* op_table.h — the op table: one entry per op *kind*, each in its own file
- * (op_unary.c, op_binary.c, op_reduce.c, op_random.c, op_matmul.c), owning everything that is
- * specific to it, so that the loader, the program walks, the reference, eager and
- * the check never switch on an op:
+ * (op_unary.c, op_binary.c, op_reduce.c, op_random.c, op_matmul.c, op_conv2d.c,
+ * op_batchnorm.c), owning everything that is specific to it, so that the loader,
+ * the program walks, the reference, eager and the check never switch on an op:
  *
  *   parse      its attributes, read from the case file into the node's bag
  *   shape      the output shape from the operand shapes
@@ -29,6 +29,10 @@ typedef struct fb_attr_reader fb_attr_reader;
 fb_status fb_read_int(fb_attr_reader *r, const char *key, int64_t *out, bool *present);
 fb_status fb_read_real(fb_attr_reader *r, const char *key, double *out, bool *present);
 fb_status fb_read_bool(fb_attr_reader *r, const char *key, bool *out, bool *present);
+/* A string that must be one of names[0..n): *out is its index. A misspelling gets
+ * "unknown layout 'NWHC' (expected NHWC or NCHW)" or a "did you mean". */
+fb_status fb_read_enum(fb_attr_reader *r, const char *key, const char *const *names, int n, int *out,
+                       bool *present);
 /* A semantic error: "PATH: program[2].KEY: message" (key NULL: "PATH: program[2]: message"). */
 fb_status fb_read_fail(fb_attr_reader *r, const char *key, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -90,6 +94,10 @@ void fb_rows_combine(fb_rowctx *rc, int id);
  * and add the rows' results, when what the node computes reaches the program's
  * outputs only through further plain sums (rowplan.c decides; program.h). */
 void fb_rows_sum(fb_rowctx *rc, int id);
+/* a new axis, dim `dim` of the node's output, that no operand has (a
+ * convolution's output rows and columns); -1 when that dim has size 1, as for any
+ * size-1 axis */
+int fb_rows_fresh(fb_rowctx *rc, int dim);
 /* numpy broadcasting of two operands' axes (right-aligned) */
 void fb_rows_broadcast(fb_rowctx *rc, const fb_axes *a, const fb_axes *b, fb_axes *out);
 
