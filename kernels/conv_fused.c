@@ -286,7 +286,8 @@ static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, 
                                         (int)p->geom.stride, (int)p->geom.dilation, (int)p->geom.dilation,
                                         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     DNN(cudnnSetConvolutionGroupCount(l->conv, (int)p->groups));
-    /* FMA math: float32 stays IEEE (no TF32); the half types use tensor cores */
+    /* FMA math: float32 stays IEEE (DEFAULT_MATH would permit TF32); the half types use
+     * tensor cores */
     const cudnnMathType_t math =
         p->dt == FB_F32 ? (ieee32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH) : CUDNN_TENSOR_OP_MATH;
     DNN(cudnnSetConvolutionMathType(l->conv, math));
@@ -306,7 +307,8 @@ static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, 
             if (a->status != CUDNN_STATUS_SUCCESS || a->determinism != CUDNN_DETERMINISTIC ||
                 a->memory > call->workspace_bytes)
                 continue;
-            if (ieee32 && a->mathType != CUDNN_FMA_MATH && a->mathType != CUDNN_DEFAULT_MATH) continue;
+            /* DEFAULT_MATH permits TF32 on Ampere and later: IEEE float32 is FMA math only */
+            if (ieee32 && a->mathType != CUDNN_FMA_MATH) continue;
             l->algo = a->algo;
             break;
         }
