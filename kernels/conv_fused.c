@@ -98,15 +98,19 @@ static int conv_int(const fb_attrs *a, const char *key, int64_t dflt, int64_t *o
     return FB_OK;
 }
 
-/* The conv2d node's layout. attrs.h has no string attribute in this branch: the conv2d
- * kind brings it, and this is the one place that reads it. Absent means the cases'
- * layout, NHWC; a layout this code cannot read is declined rather than guessed. */
+/* The conv2d node's layout. The conv2d kind (src/ops/op_conv2d.c) reads the case
+ * file's "NHWC" / "NCHW" as an enum and stores its index as an integer attribute, NHWC
+ * (0) the default; absent means that default. These variants run NHWC only: NCHW, or
+ * anything else, is declined rather than guessed. */
+enum { CONV_LAYOUT_NHWC = 0, CONV_LAYOUT_NCHW = 1 };
+
 static int conv_layout_nhwc(const fb_attrs *a, char *why, size_t n)
 {
     const fb_attr *v = fb_attrs_get(a, "layout");
-    if (!v) return FB_OK;
-    return decline(why, n, "conv2d's layout attribute is not readable here (type %d); these variants run NHWC only",
-                   (int)v->type);
+    if (!v || (v->type == FB_ATTR_INT && v->i == CONV_LAYOUT_NHWC)) return FB_OK;
+    if (v->type == FB_ATTR_INT && v->i == CONV_LAYOUT_NCHW)
+        return decline(why, n, "these variants run NHWC only (cuDNN's fused NHWC kernels), not NCHW");
+    return decline(why, n, "conv2d's layout attribute is not one this variant knows; it runs NHWC only");
 }
 
 static bool is_vector(const fb_tensor *t, int64_t len) { return t->shape.rank == 1 && t->shape.dim[0] == len; }

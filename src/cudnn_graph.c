@@ -255,6 +255,7 @@ static fb_status plan_from_mode(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, 
     int64_t available = 0;
     TRY_DNN(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
                                      &available, NULL));
+    if (available <= 0) goto done;
     if (available > (int64_t)(sizeof cfg / sizeof cfg[0])) available = (int64_t)(sizeof cfg / sizeof cfg[0]);
     for (int64_t i = 0; i < available; i++)
         TRY_DNN(cudnnBackendCreateDescriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfg[i]));
@@ -337,11 +338,16 @@ fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, ch
         g->graph = graph;
     }
     refusals r = {0};
-    const cudnnBackendHeurMode_t modes[] = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
+    static const cudnnBackendHeurMode_t modes[] = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
+    static const char *const mode_names[] = {"A", "FALLBACK"};
+    char failed[320] = "";
     for (size_t m = 0; m < sizeof modes / sizeof modes[0] && !g->plan; m++) {
         fb_status s = plan_from_mode(g, o, modes[m], &r);
-        /* a mode may not apply to this graph (NOT_SUPPORTED): the next one may */
-        if (s != FB_OK && s != FB_E_UNSUPPORTED) return s;
+        /* A mode that cannot be queried for this graph (NOT_SUPPORTED, or a heuristics
+         * descriptor that does not finalize) leaves the next mode to try; out of memory
+         * ends it. The message is kept for the reason. */
+        if (s == FB_E_OOM) return s;
+        if (s != FB_OK && !failed[0]) snprintf(failed, sizeof failed, "; heuristics %s: %s", mode_names[m], fb_last_error());
     }
     if (g->plan) return FB_OK;
     if (why && n) {
@@ -351,10 +357,10 @@ fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, ch
                      (long long)o->max_workspace, (long long)r.smallest_too_big);
         snprintf(why, n,
                  "cuDNN has no engine for this graph: the heuristics offered %d configs; %d compute differently "
-                 "(%s), %d are nondeterministic, %d did not build%s",
+                 "(%s), %d are nondeterministic, %d did not build%s%s",
                  r.offered, r.numerics, o->float32 && !o->allow_tf32 ? "TF32, down-converted or half accumulation"
                                                                      : "down-converted or half accumulation",
-                 r.nondeterministic, r.no_finalize, big);
+                 r.nondeterministic, r.no_finalize, big, failed);
     }
     fb_error("%s", why && n ? why : "cuDNN has no engine for this graph");
     return FB_E_UNSUPPORTED;

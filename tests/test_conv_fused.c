@@ -149,10 +149,17 @@ static void test_declines(void)
         char why[256] = "";
         fb_conv_fused_supports_attrs(names[v], &b.call, NULL, &b.bn, why, sizeof why);
         CHECK(strstr(why, "conv2d node") != NULL);
-        /* any layout attribute: only NHWC runs, and this build cannot read another */
+        /* the layout: conv2d stores the index into {"NHWC", "NCHW"}; only NHWC runs */
         make(&b, v, FB_F32, 2, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1);
         fb_attrs_set_int(&b.conv, "layout", 0);
+        CHECK(accepts(v, &b));
+        fb_attrs_set_int(&b.conv, "layout", 1);
         CHECK(declines(v, &b, "NHWC only"));
+        CHECK(declines(v, &b, "not NCHW"));
+        fb_attrs_set_int(&b.conv, "layout", 2);
+        CHECK(declines(v, &b, "NHWC only"));
+        fb_attrs_set_real(&b.conv, "layout", 0.0);
+        CHECK(declines(v, &b, "not one this variant knows"));
         make(&b, v, FB_F32, 2, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1);
         fb_attrs_set_real(&b.conv, "stride", 2.0);
         CHECK(declines(v, &b, "'stride' is not one integer"));
