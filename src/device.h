@@ -63,7 +63,7 @@ typedef struct fb_context {
     void *cublas;   /* cublasHandle_t   */
     void *cublaslt; /* cublasLtHandle_t */
     void *cudnn;    /* cudnnHandle_t    */
-    bool tf32; /* --tf32: TF32 allowed for float32 matmul/conv */
+    bool tf32;      /* --tf32: TF32 allowed for float32 matmul/conv */
 } fb_context;
 
 fb_status fb_context_init(fb_context *ctx);
