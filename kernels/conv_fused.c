@@ -98,19 +98,20 @@ static int conv_int(const fb_attrs *a, const char *key, int64_t dflt, int64_t *o
     return FB_OK;
 }
 
-/* The conv2d node's layout. The conv2d kind (src/ops/op_conv2d.c) reads the case
- * file's "NHWC" / "NCHW" as an enum and stores its index as an integer attribute, NHWC
- * (0) the default; absent means that default. These variants run NHWC only: NCHW, or
+/* A node's layout. The conv2d and batchnorm kinds (src/ops/op_conv2d.c, op_batchnorm.c)
+ * read the case file's "NHWC" / "NCHW" as an enum and store its index as an integer
+ * attribute, NHWC (0) the default; absent means that default. These variants run NHWC
+ * only (for batch norm: channels last, as the convolution writes them): NCHW, or
  * anything else, is declined rather than guessed. */
-enum { CONV_LAYOUT_NHWC = 0, CONV_LAYOUT_NCHW = 1 };
+enum { LAYOUT_NHWC = 0, LAYOUT_NCHW = 1 };
 
-static int conv_layout_nhwc(const fb_attrs *a, char *why, size_t n)
+static int layout_nhwc(const fb_attrs *a, const char *op, char *why, size_t n)
 {
     const fb_attr *v = fb_attrs_get(a, "layout");
-    if (!v || (v->type == FB_ATTR_INT && v->i == CONV_LAYOUT_NHWC)) return FB_OK;
-    if (v->type == FB_ATTR_INT && v->i == CONV_LAYOUT_NCHW)
-        return decline(why, n, "these variants run NHWC only (cuDNN's fused NHWC kernels), not NCHW");
-    return decline(why, n, "conv2d's layout attribute is not one this variant knows; it runs NHWC only");
+    if (!v || (v->type == FB_ATTR_INT && v->i == LAYOUT_NHWC)) return FB_OK;
+    if (v->type == FB_ATTR_INT && v->i == LAYOUT_NCHW)
+        return decline(why, n, "these variants run NHWC only (cuDNN's fused NHWC kernels), not NCHW (%s)", op);
+    return decline(why, n, "%s's layout attribute is not one this variant knows; it runs NHWC only", op);
 }
 
 static bool is_vector(const fb_tensor *t, int64_t len) { return t->shape.rank == 1 && t->shape.dim[0] == len; }
@@ -135,7 +136,7 @@ static int problem_from(epilogue e, const fb_call *call, const fb_attrs *conv, c
 
     if (!conv)
         return decline(why, n, "%s needs the program's conv2d node (its stride, padding, dilation, groups)", name);
-    int st = conv_layout_nhwc(conv, why, n);
+    int st = layout_nhwc(conv, "conv2d", why, n);
     if (st) return st;
     if ((st = conv_int(conv, "stride", 1, &p->geom.stride, why, n)) ||
         (st = conv_int(conv, "padding", 0, &p->geom.pad, why, n)) ||
@@ -188,6 +189,7 @@ static int problem_from(epilogue e, const fb_call *call, const fb_attrs *conv, c
             if (!is_vector(&call->in[2 + i], p->k))
                 return decline(why, n, "%s needs %s of shape [K] = [%lld]", name, params[i], (long long)p->k);
         if (!bn) return decline(why, n, "%s needs the program's batchnorm node (its eps)", name);
+        if ((st = layout_nhwc(bn, "batchnorm", why, n))) return st;
         const fb_attr *eps = fb_attrs_get(bn, "eps");
         if (eps && eps->type != FB_ATTR_REAL && eps->type != FB_ATTR_INT)
             return decline(why, n, "batchnorm's eps is not a number");

@@ -155,7 +155,7 @@ static void test_declines(void)
         CHECK(accepts(v, &b));
         fb_attrs_set_int(&b.conv, "layout", 1);
         CHECK(declines(v, &b, "NHWC only"));
-        CHECK(declines(v, &b, "not NCHW"));
+        CHECK(declines(v, &b, "not NCHW (conv2d)"));
         fb_attrs_set_int(&b.conv, "layout", 2);
         CHECK(declines(v, &b, "NHWC only"));
         fb_attrs_set_real(&b.conv, "layout", 0.0);
@@ -229,6 +229,12 @@ static void test_declines(void)
     memset(&b.bn, 0, sizeof b.bn);
     fb_attrs_set_bool(&b.bn, "eps", true);
     CHECK(declines(BN, &b, "eps is not a number"));
+    /* batch norm over channels last, as the convolution writes them */
+    make(&b, BN, FB_F32, 2, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1);
+    fb_attrs_set_int(&b.bn, "layout", 0);
+    CHECK(accepts(BN, &b));
+    fb_attrs_set_int(&b.bn, "layout", 1);
+    CHECK(declines(BN, &b, "not NCHW (batchnorm)"));
 
     make(&b, BN, FB_F32, 2, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1);
     CHECK(declines(RELU, &b, "takes 3 inputs (x, w, bias), got 6"));
