@@ -313,9 +313,13 @@ static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, 
             if (a->status != CUDNN_STATUS_SUCCESS || a->determinism != CUDNN_DETERMINISTIC ||
                 a->memory > call->workspace_bytes)
                 continue;
-            /* DEFAULT_MATH permits TF32 on Ampere and later: IEEE float32 is FMA math only */
+            /* DEFAULT_MATH permits TF32 on Ampere and later: IEEE float32 is FMA math only;
+             * and float32 is never converted to half (ALLOW_CONVERSION), TF32 or not */
             if (ieee32 && a->mathType != CUDNN_FMA_MATH) continue;
+            if (p->dt == FB_F32 && a->mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) continue;
             l->algo = a->algo;
+            /* the math type the algorithm was ranked with, as cuDNN asks */
+            DNN(cudnnSetConvolutionMathType(l->conv, a->mathType));
             break;
         }
     }
