@@ -356,21 +356,21 @@ static fb_status legacy_run(conv_state *st, const fb_call *call)
 
 /* ---- the graph path ---------------------------------------------------------------- */
 
-static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, size_t n)
+/* The graph's tensors and operations into g (no plan yet). ptr: x, w (or w'), the
+ * epilogue operand, y — only their alignment is read here. */
+static fb_status graph_ops(const conv_problem *p, const void *const ptr[4], fb_cudnn_graph *g)
 {
-    const conv_problem *p = &st->p;
-    fb_cudnn_graph *g = &st->g;
     const cudnnDataType_t t = fb_cudnn_dtype(p->dt), acc_t = CUDNN_DATA_FLOAT;
-    const void *w = conv_weights(st, call), *e = epilogue_operand(st, call);
     cudnnBackendDescriptor_t x, wd, ed, y, acc, sum;
     /* the variant pack's slots, in this order: x, w, the epilogue operand, y */
-    FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->c, p->h, p->w, false, fb_cudnn_alignment(call->in[0].data), &x));
-    FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->k, p->cg, p->r, p->s, false, fb_cudnn_alignment(w), &wd));
+    FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->c, p->h, p->w, false, fb_cudnn_alignment(ptr[0]), &x));
+    FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->k, p->cg, p->r, p->s, false, fb_cudnn_alignment(ptr[1]), &wd));
     if (p->epi == EPI_ADD)
-        FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->k, p->p, p->q, false, fb_cudnn_alignment(e), &ed));
+        FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->k, p->p, p->q, false, fb_cudnn_alignment(ptr[2]), &ed));
     else /* a bias: [1, K, 1, 1], broadcast over N, P, Q */
-        FB_TRY(fb_cudnn_tensor_nhwc(g, t, 1, p->k, 1, 1, false, fb_cudnn_alignment(e), &ed));
-    FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->k, p->p, p->q, false, fb_cudnn_alignment(call->out[0].data), &y));
+        FB_TRY(fb_cudnn_tensor_nhwc(g, t, 1, p->k, 1, 1, false, fb_cudnn_alignment(ptr[2]), &ed));
+    FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->k, p->p, p->q, false, fb_cudnn_alignment(ptr[3]), &y));
+    /* the accumulator, and what the epilogue makes of it, stay in the kernel (virtual) */
     FB_TRY(fb_cudnn_tensor_nhwc(g, acc_t, p->n, p->k, p->p, p->q, true, 16, &acc));
     FB_TRY(fb_cudnn_conv_fwd(g, x, wd, acc, &p->geom, acc_t));
     if (p->epi == EPI_BIAS_RELU) {
@@ -380,12 +380,48 @@ static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, s
     } else {
         FB_TRY(fb_cudnn_pointwise(g, CUDNN_POINTWISE_ADD, acc, ed, y));
     }
+    return FB_OK;
+}
+
+static void slot_pointers(const conv_state *st, const fb_call *call, void *ptr[4])
+{
+    ptr[0] = call->in[0].data;
+    ptr[1] = (void *)conv_weights(st, call);
+    ptr[2] = (void *)epilogue_operand(st, call);
+    ptr[3] = call->out[0].data;
+}
+
+static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, size_t n)
+{
+    void *ptr[4];
+    slot_pointers(st, call, ptr);
+    FB_TRY(graph_ops(&st->p, (const void *const *)ptr, &st->g));
     const fb_cudnn_plan_opts o = {
         .max_workspace = (int64_t)call->workspace_bytes,
         .allow_tf32 = call->ctx && call->ctx->tf32,
-        .float32 = p->dt == FB_F32,
+        .float32 = st->p.dt == FB_F32,
     };
-    return fb_cudnn_graph_plan(g, &o, why, n);
+    return fb_cudnn_graph_plan(&st->g, &o, why, n);
+}
+
+int fb_conv_fused_graph_ops(const char *variant, const fb_call *call, const struct fb_attrs *conv,
+                            const struct fb_attrs *bn, fb_cudnn_graph *g)
+{
+    for (int e = 0; e < 3; e++)
+        if (variant && strcmp(variant, epi_name[e]) == 0) {
+            conv_problem p;
+            char why[256] = "";
+            if (problem_from((epilogue)e, call, conv, bn, &p, why, sizeof why) != FB_OK) {
+                fb_error("%s", why);
+                return FB_E_UNSUPPORTED;
+            }
+            /* conv_bn's w' and b' exist after prepare only: their alignment is cudaMalloc's */
+            const void *const ptr[4] = {call->in[0].data, e == EPI_BN ? NULL : call->in[1].data,
+                                        e == EPI_BN ? NULL : call->in[2].data, call->out[0].data};
+            return graph_ops(&p, ptr, g);
+        }
+    fb_error("no conv fused variant '%s'", variant ? variant : "(null)");
+    return FB_E_UNSUPPORTED;
 }
 
 /* ---- the variant functions ------------------------------------------------------------ */
@@ -465,8 +501,8 @@ static int run(const fb_call *call)
         return FB_E_CUDA;
     }
     if (st->legacy) return legacy_run(st, call);
-    void *const ptr[4] = {call->in[0].data, (void *)conv_weights(st, call), (void *)epilogue_operand(st, call),
-                          call->out[0].data};
+    void *ptr[4];
+    slot_pointers(st, call, ptr);
     return fb_cudnn_graph_execute(&st->g, ptr, call->workspace, call->stream);
 }
 

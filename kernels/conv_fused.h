@@ -14,6 +14,14 @@ extern const int fb_conv_fused_variant_count;
  * the reason in why. `variant` is one of the table's names. No GPU needed: for tests. */
 int fb_conv_fused_supports_attrs(const char *variant, const fb_call *call, const struct fb_attrs *conv,
                                  const struct fb_attrs *bn, char *why, size_t n);
+
+/* The variant's cuDNN graph, tensors and operations, built into g (fb_cudnn_graph_init'ed
+ * by the caller, freed by fb_cudnn_graph_free) without a plan: cuDNN checks each
+ * descriptor as it is finalized (dims, strides, the convolution's output size), which
+ * needs no GPU. FB_E_UNSUPPORTED when supports() would decline. For tests. */
+struct fb_cudnn_graph;
+int fb_conv_fused_graph_ops(const char *variant, const fb_call *call, const struct fb_attrs *conv,
+                            const struct fb_attrs *bn, struct fb_cudnn_graph *g);
 #ifdef __cplusplus
 }
 #endif

@@ -317,32 +317,42 @@ done:
 #undef TRY_DNN
 }
 
-fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, char *why, size_t n)
+fb_status fb_cudnn_graph_finalize(fb_cudnn_graph *g)
 {
+    if (g->graph) return FB_OK;
     if (g->n_ops == 0) {
-        fb_error("cudnn_graph: a plan for a graph without operations");
+        fb_error("cudnn_graph: a graph without operations");
         return FB_E_CUDA;
     }
-    if (!g->graph) {
-        cudnnBackendDescriptor_t graph;
-        FB_TRY(make(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &graph));
-        SET(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, g->n_ops, g->ops);
-        SET(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &g->handle);
-        /* NOT_SUPPORTED here: no engine family takes this pattern (FB_E_UNSUPPORTED) */
-        fb_status s = fb_cudnn_status((int)cudnnBackendFinalize(graph), "cudnnBackendFinalize (operation graph)",
-                                      __FILE__, __LINE__);
-        if (s != FB_OK) {
-            if (why && n) snprintf(why, n, "cuDNN does not accept this operation graph: %s", fb_last_error());
-            return s;
-        }
-        g->graph = graph;
+    cudnnBackendDescriptor_t graph;
+    FB_TRY(make(g, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &graph));
+    SET(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, g->n_ops, g->ops);
+    /* the plan needs it; the graph alone is checked without (and without a GPU) */
+    if (g->handle) SET(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &g->handle);
+    /* NOT_SUPPORTED here: no engine family takes this pattern (FB_E_UNSUPPORTED) */
+    FB_TRY(fb_cudnn_status((int)cudnnBackendFinalize(graph), "cudnnBackendFinalize (operation graph)", __FILE__,
+                           __LINE__));
+    g->graph = graph;
+    return FB_OK;
+}
+
+fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, char *why, size_t n)
+{
+    if (!g->handle) {
+        fb_error("cudnn_graph: a plan needs the cuDNN handle");
+        return FB_E_CUDA;
+    }
+    fb_status s = fb_cudnn_graph_finalize(g);
+    if (s != FB_OK) {
+        if (why && n) snprintf(why, n, "cuDNN does not accept this operation graph: %s", fb_last_error());
+        return s;
     }
     refusals r = {0};
     static const cudnnBackendHeurMode_t modes[] = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
     static const char *const mode_names[] = {"A", "FALLBACK"};
     char failed[320] = "";
     for (size_t m = 0; m < sizeof modes / sizeof modes[0] && !g->plan; m++) {
-        fb_status s = plan_from_mode(g, o, modes[m], &r);
+        s = plan_from_mode(g, o, modes[m], &r);
         /* A mode that cannot be queried for this graph (NOT_SUPPORTED, or a heuristics
          * descriptor that does not finalize) leaves the next mode to try; out of memory
          * ends it. The message is kept for the reason. */

@@ -96,6 +96,11 @@ fb_status fb_cudnn_conv_fwd(fb_cudnn_graph *g, cudnnBackendDescriptor_t x, cudnn
 fb_status fb_cudnn_pointwise(fb_cudnn_graph *g, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
                              cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y);
 
+/* The operation graph of the ops added so far, finalized (once): cuDNN checks that the
+ * ops connect (every virtual tensor made and consumed). Needs no GPU when g has no
+ * handle; fb_cudnn_graph_plan calls it with one. */
+fb_status fb_cudnn_graph_finalize(fb_cudnn_graph *g);
+
 /* Finalize the graph of the ops added so far and choose its plan (heuristics mode A,
  * then FALLBACK; the first config that passes the filter, finalizes and fits).
  * FB_E_UNSUPPORTED with the reason in `why` (what the heuristics offered and why each

@@ -3,8 +3,9 @@
  * accepts NHWC convolutions of the shapes the cases use (3x3, 1x1, stride 2, dilation,
  * groups, odd sizes) and declines, with a reason, what cuDNN would compute differently or
  * out of bounds; prepare() declines before touching the GPU, run() without a plan is an
- * error. And cudnn_graph.h's pure helpers: NHWC strides in cuDNN's NCHW order, the
- * alignment of a pointer, the dtype mapping. */
+ * error; the cuDNN graphs they build are accepted by cuDNN itself up to the plan (which
+ * alone needs a GPU). And cudnn_graph.h's pure helpers: NHWC strides in cuDNN's NCHW
+ * order, the alignment of a pointer, the dtype mapping. */
 #include <string.h>
 
 #include "conv_fused.h"
@@ -306,6 +307,64 @@ static void test_graph_helpers(void)
     CHECK(fb_cudnn_handle(NULL, &h) == FB_E_CUDA);
 }
 
+/* The graphs the variants build, checked by cuDNN itself: every tensor and operation
+ * descriptor finalizes (cuDNN checks dims, strides and the convolution's geometry as it
+ * does) and so does the operation graph. No GPU: only the plan needs one. */
+static void test_graph_ops(void)
+{
+    static const int64_t shapes[][11] = {
+        {2, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1},      {32, 56, 56, 256, 128, 1, 1, 2, 0, 1, 1},
+        {8, 224, 224, 3, 64, 7, 7, 2, 3, 1, 1},   {1, 7, 5, 3, 5, 3, 3, 1, 0, 1, 1},
+        {3, 13, 11, 12, 6, 3, 3, 2, 1, 1, 3},     {2, 9, 9, 8, 8, 3, 3, 1, 2, 2, 1},
+        {2, 10, 10, 32, 32, 3, 3, 1, 1, 1, 32},
+    };
+    for (int v = 0; v < 3; v++)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int d = 0; d < FB_F64; d++) {
+                const int64_t *x = shapes[i];
+                conv_buf b;
+                make(&b, v, (fb_dtype)d, x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10]);
+                fb_cudnn_graph g;
+                fb_cudnn_graph_init(&g, NULL);
+                int st = fb_conv_fused_graph_ops(names[v], &b.call, &b.conv, &b.bn, &g);
+                if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
+                CHECK(st == FB_OK);
+                CHECK(g.n_io == 4);                   /* x, w, bias / D / b', y */
+                CHECK(g.n_ops == (v == RELU ? 3 : 2)); /* conv, add[, relu] */
+                st = fb_cudnn_graph_finalize(&g);
+                if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
+                CHECK(st == FB_OK);
+                fb_cudnn_graph_free(&g);
+            }
+    /* what supports() declines is never built */
+    conv_buf b;
+    make(&b, ADD, FB_F32, 2, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1);
+    b.in[2].shape = s1(32);
+    fb_cudnn_graph g;
+    fb_cudnn_graph_init(&g, NULL);
+    CHECK(fb_conv_fused_graph_ops(names[ADD], &b.call, &b.conv, &b.bn, &g) == FB_E_UNSUPPORTED);
+    CHECK(g.n_owned == 0);
+
+    /* and cuDNN does check the convolution: an output of the wrong size (8x8 with
+     * padding 1 stays 8x8, not 7x7) does not finalize. (It checks neither the pointwise
+     * ops' shapes nor the graph's wiring before a plan: those are the GPU's to verify.) */
+    fb_cudnn_graph_init(&g, NULL);
+    cudnnBackendDescriptor_t xd, wd, yd, acc;
+    CHECK(fb_cudnn_tensor_nhwc(&g, CUDNN_DATA_HALF, 2, 16, 8, 8, false, 16, &xd) == FB_OK);
+    CHECK(fb_cudnn_tensor_nhwc(&g, CUDNN_DATA_HALF, 32, 16, 3, 3, false, 16, &wd) == FB_OK);
+    CHECK(fb_cudnn_tensor_nhwc(&g, CUDNN_DATA_FLOAT, 2, 32, 7, 7, true, 16, &yd) == FB_OK);
+    const fb_cudnn_conv2d geom = {1, 1, 1};
+    CHECK(fb_cudnn_conv_fwd(&g, xd, wd, yd, &geom, CUDNN_DATA_FLOAT) != FB_OK);
+    CHECK(fb_cudnn_tensor_nhwc(&g, CUDNN_DATA_FLOAT, 2, 32, 8, 8, true, 16, &acc) == FB_OK);
+    CHECK(fb_cudnn_conv_fwd(&g, xd, wd, acc, &geom, CUDNN_DATA_FLOAT) == FB_OK);
+    CHECK(g.n_ops == 1);
+    /* groups come from x's C over w's: 16 channels do not split into groups of 5 */
+    cudnnBackendDescriptor_t w5;
+    CHECK(fb_cudnn_tensor_nhwc(&g, CUDNN_DATA_HALF, 32, 5, 3, 3, false, 16, &w5) == FB_OK);
+    CHECK(fb_cudnn_conv_fwd(&g, xd, w5, acc, &geom, CUDNN_DATA_FLOAT) != FB_OK);
+    fb_cudnn_graph_free(&g);
+}
+
 int main(void)
 {
     test_registered();
@@ -313,5 +372,6 @@ int main(void)
     test_declines();
     test_without_program();
     test_graph_helpers();
+    test_graph_ops();
     return fb_t_report("conv_fused");
 }
