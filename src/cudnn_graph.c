@@ -214,7 +214,10 @@ static fb_status engine_acceptable(const fb_cudnn_plan_opts *o, cudnnBackendDesc
         st = cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                                       (int64_t)(sizeof notes / sizeof notes[0]), &n_notes, notes);
     cudnnBackendDestroyDescriptor(eng);
-    DNN(st);
+    if (st != CUDNN_STATUS_SUCCESS) { /* an engine that cannot describe itself is not used */
+        r->no_finalize++;
+        return FB_OK;
+    }
     bool tensor_core = false, down_convert = false, reduced = false, nondet = false;
     for (int64_t i = 0; i < n_notes && i < (int64_t)(sizeof notes / sizeof notes[0]); i++) {
         tensor_core |= notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
