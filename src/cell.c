@@ -350,7 +350,8 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         /* unchecked stays "ok" (it ran), and check.unchecked says it is not known correct */
         bool wrong = (chk.mode != FB_CHECK_NONE && !chk.passed) || differs[0];
         if (wrong) *failed = true;
-        set_status(vj, wrong ? "fail" : "ok", differs[0] ? differs : wrong ? chk.why : NULL);
+        const char *note = fj.v && fj.v->note && fj.call.state ? fj.v->note(fj.call.state) : NULL;
+        set_status(vj, wrong ? "fail" : "ok", differs[0] ? differs : wrong ? chk.why : note);
         json_object_set_new(vj, "kernels", json_integer(kernels));
         if (isfinite(prepare_ms)) json_object_set_new(vj, "prepare_ms", fb_json_real(prepare_ms));
         json_t *samples = NULL;

@@ -84,8 +84,11 @@ static void report_cell(const fb_case *c, fb_dtype dt, const char *shape, json_t
             printf("UNCHK %-10s %-9s %-12s %-26s %s\n", c->name, fb_dtype_name(dt), shape, name, unchecked);
         } else if (st && !strcmp(st, "ok")) {
             t->ok++;
-            printf("ok    %-10s %-9s %-12s %-26s max_abs %.2e max_rel %.2e\n", c->name, fb_dtype_name(dt), shape, name,
-                   fb_json_number(chk, "max_abs"), fb_json_number(chk, "max_rel"));
+            /* an ok reason is the path the variant's prepare chose (a library fallback) */
+            const char *note = json_string_value(json_object_get(vj, "reason"));
+            printf("ok    %-10s %-9s %-12s %-26s max_abs %.2e max_rel %.2e%s%s\n", c->name, fb_dtype_name(dt), shape,
+                   name, fb_json_number(chk, "max_abs"), fb_json_number(chk, "max_rel"), note ? "  " : "",
+                   note ? note : "");
         } else if (st && !strcmp(st, "skipped")) {
             t->skipped++;
             printf("skip  %-10s %-9s %-12s %-26s %s\n", c->name, fb_dtype_name(dt), shape, name,

@@ -40,7 +40,8 @@
  *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5, "samples_us": SAMPLES},
  *            "variants": {
  *              "eager": {"status": "ok" | "oom" | "fail" | "error" | "skipped",
- *                        "reason": "...",                 (for anything but ok)
+ *                        "reason": "...",                 (why, for anything but ok;
+ *                                                          on ok, what prepare chose: a library fallback)
  *                        "time_ms": STATS, "gbps": .., "tflops": .., "sol_pct": ..,
  *                        "kernels": 5, "footprint_bytes": .., "peak_bytes": ..,
  *                        "prepare_ms": ..,  (host time of its prepare step: eager's

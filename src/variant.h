@@ -47,6 +47,9 @@ typedef struct fb_variant {
      * Both may be NULL. */
     int (*prepare)(const fb_call *call, void **state);
     void (*release)(void *state);
+    /* What prepare() chose that the result should say (a library's fallback path), or
+     * NULL; the cell writes it as an ok status's reason. May be NULL. */
+    const char *(*note)(const void *state);
 } fb_variant;
 
 const fb_variant *fb_variant_find(const char *name);

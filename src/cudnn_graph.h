@@ -1,0 +1,118 @@
+/* cudnn_graph.h — a small C layer over cuDNN's backend (graph) API, for variants and op
+ * kinds that describe a computation as a cuDNN operation graph: tensors (NCHW-ordered
+ * dims with any strides, NHWC included), a convolution forward, pointwise ops, the
+ * graph, an execution plan chosen from the engine heuristics, and its execution.
+ *
+ * One fb_cudnn_graph owns every backend descriptor it creates (fb_cudnn_graph_free
+ * destroys them all), so a caller builds a graph in a few calls and keeps the struct in
+ * its prepare() state. Every cuDNN status goes through fb_cudnn_status (device.h): a
+ * failure returns an fb_status with the call named in fb_error, never exits.
+ *
+ * The plan is the first engine config of the heuristics (mode A, then FALLBACK) that
+ * passes the numerical filter, finalizes and fits the workspace: the filter keeps what
+ * the reference means by a dtype — no TF32 for float32 unless asked, no down-converted
+ * inputs, no half-precision accumulation — and only deterministic engines, since the
+ * run may be repeated and compared bit for bit. */
+#ifndef FB_CUDNN_GRAPH_H
+#define FB_CUDNN_GRAPH_H
+
+#include <cudnn.h>
+
+#include "device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FB_CUDNN_MAX_DESC 48 /* descriptors one graph may own              */
+#define FB_CUDNN_MAX_OPS 8   /* operations in one graph                      */
+#define FB_CUDNN_MAX_IO 8    /* non-virtual tensors (the variant pack's slots) */
+
+/* ctx->cudnn, created on first use (as op_matmul.c does for cuBLASLt); fb_context_destroy
+ * destroys it. */
+fb_status fb_cudnn_handle(fb_context *ctx, cudnnHandle_t *out);
+
+/* FB_F32 -> CUDNN_DATA_FLOAT, FB_F16 -> HALF, FB_BF16 -> BFLOAT16, FB_F64 -> DOUBLE. */
+cudnnDataType_t fb_cudnn_dtype(fb_dtype d);
+
+/* The strides of a tensor stored NHWC, described to cuDNN in its NCHW dim order:
+ * dims {n, c, h, w} -> strides {h*w*c, 1, w*c, c}. */
+void fb_cudnn_nhwc_strides(const int64_t dims[4], int64_t strides[4]);
+
+/* The largest power of two, at most 16, that divides the address (a tensor's byte
+ * alignment as cuDNN's engines read it; 16 for NULL, which is a virtual tensor). */
+int64_t fb_cudnn_alignment(const void *p);
+
+/* 2-d convolution geometry (symmetric padding; cross-correlation, as frameworks mean). */
+typedef struct fb_cudnn_conv2d {
+    int64_t stride, pad, dilation;
+} fb_cudnn_conv2d;
+
+/* Engine filter and limits for fb_cudnn_graph_plan. */
+typedef struct fb_cudnn_plan_opts {
+    int64_t max_workspace; /* bytes the caller can give the plan                       */
+    bool allow_tf32;       /* float32 graph may use tensor cores (TF32); else IEEE only */
+    bool float32;          /* the graph's data is float32 (where the TF32 rule applies) */
+} fb_cudnn_plan_opts;
+
+typedef struct fb_cudnn_graph {
+    cudnnHandle_t handle;
+    cudnnBackendDescriptor_t owned[FB_CUDNN_MAX_DESC]; /* destroyed by fb_cudnn_graph_free */
+    int n_owned;
+    cudnnBackendDescriptor_t ops[FB_CUDNN_MAX_OPS];
+    int n_ops;
+    int64_t next_uid;
+    int64_t io_uid[FB_CUDNN_MAX_IO]; /* the non-virtual tensors, in creation order */
+    int n_io;
+    cudnnBackendDescriptor_t graph; /* after fb_cudnn_graph_plan */
+    cudnnBackendDescriptor_t plan;
+    int64_t workspace_bytes;        /* what the plan needs                          */
+    int64_t engine;                 /* the chosen engine's global index             */
+    /* the variant pack of the last execute, reused while the pointers stay the same */
+    cudnnBackendDescriptor_t pack;
+    void *pack_ptr[FB_CUDNN_MAX_IO];
+    void *pack_workspace;
+} fb_cudnn_graph;
+
+void fb_cudnn_graph_init(fb_cudnn_graph *g, cudnnHandle_t handle);
+void fb_cudnn_graph_free(fb_cudnn_graph *g);
+
+/* A 4-d tensor of `type`, dims in cuDNN's NCHW order, stored with `strides`. A virtual
+ * tensor is an intermediate the fused kernel keeps on chip (pass the compute type); a
+ * non-virtual one is a slot of the variant pack: slots are numbered in creation order,
+ * and fb_cudnn_graph_execute takes their pointers in that order. */
+fb_status fb_cudnn_tensor(fb_cudnn_graph *g, cudnnDataType_t type, const int64_t dims[4],
+                          const int64_t strides[4], bool is_virtual, int64_t alignment,
+                          cudnnBackendDescriptor_t *out);
+/* The same, stored NHWC (fb_cudnn_nhwc_strides). */
+fb_status fb_cudnn_tensor_nhwc(fb_cudnn_graph *g, cudnnDataType_t type, int64_t n, int64_t c, int64_t h,
+                               int64_t w, bool is_virtual, int64_t alignment, cudnnBackendDescriptor_t *out);
+
+/* y = conv2d(x, w), accumulated in `compute`. x {N,C,H,W}, w {K,C/groups,R,S}, y {N,K,P,Q}:
+ * cuDNN takes the group count from x's C over w's. */
+fb_status fb_cudnn_conv_fwd(fb_cudnn_graph *g, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t w,
+                            cudnnBackendDescriptor_t y, const fb_cudnn_conv2d *geom, cudnnDataType_t compute);
+/* y = mode(x) or y = mode(x, b) (b broadcast where its dims are 1), computed in float. */
+fb_status fb_cudnn_pointwise(fb_cudnn_graph *g, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
+                             cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y);
+
+/* The operation graph of the ops added so far, finalized (once): cuDNN checks that the
+ * ops connect (every virtual tensor made and consumed). Needs no GPU when g has no
+ * handle; fb_cudnn_graph_plan calls it with one. */
+fb_status fb_cudnn_graph_finalize(fb_cudnn_graph *g);
+
+/* Finalize the graph of the ops added so far and choose its plan (heuristics mode A,
+ * then FALLBACK; the first config that passes the filter, finalizes and fits).
+ * FB_E_UNSUPPORTED with the reason in `why` (what the heuristics offered and why each
+ * was refused) when none does: the caller may try another way or decline. */
+fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, char *why, size_t n);
+
+/* Run the plan on `stream`: ptr[i] is the device pointer of non-virtual tensor i.
+ * The variant pack is built on the first call and rebuilt only when a pointer or the
+ * workspace changes. */
+fb_status fb_cudnn_graph_execute(fb_cudnn_graph *g, void *const *ptr, void *workspace, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
