@@ -824,9 +824,11 @@ static void test_tolerances(void)
     for (int i = 0; i < 3; i++) {
         CHECK(fb_case_find(names[i], &c) == FB_OK);
         /* float32 is stated in every conv case (the default's rtol·M is ~4σ of a sequential
-         * fp32 sum at C·R·S = 4608); conv_relu states every dtype (its median is ~0) */
+         * fp32 sum at C·R·S = 4608); conv_relu states every dtype (its median is ~0),
+         * conv_bn bfloat16 (conv_bn.fused's weights folded and rounded to bfloat16 once
+         * more: worst 1.49 at median |want| 26 on the H100) */
         CHECK(c.tol[FB_F32].set);
-        CHECK(c.tol[FB_F16].set == (i == 0) && c.tol[FB_BF16].set == (i == 0));
+        CHECK(c.tol[FB_F16].set == (i == 0) && c.tol[FB_BF16].set == (i != 1));
         for (int d = 0; d < 3; d++)
             for (int C = 64; C <= 512; C *= 8) {
                 double worst;
