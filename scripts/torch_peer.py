@@ -190,12 +190,13 @@ def describe(v):
 
 
 def typical_magnitude(want):
-    """median |want| over at most 65536 evenly spaced finite elements: src/check.c's
-    fb_typical_magnitude, the scale a default tolerance widens with."""
+    """median |want| over at most 65536 evenly spaced finite, nonzero elements: src/check.c's
+    fb_typical_magnitude, the scale a default tolerance widens with (exact zeros, a relu's,
+    say nothing of the rounding in the rest)."""
     flat = want.reshape(-1)
     step = max(1, -(-flat.numel() // 65536))  # ceil, as check.c
     v = flat[::step].abs()
-    v = v[torch.isfinite(v)]
+    v = v[torch.isfinite(v) & (v != 0)]
     return float(v.median()) if v.numel() else 0.0
 
 

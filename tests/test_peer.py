@@ -1486,6 +1486,13 @@ class TestTorchOnCpu(unittest.TestCase):
     def tearDown(self):
         tp.DEVICE = self.device
 
+    def test_typical_magnitude_leaves_out_zeros(self):
+        """check.c's scale of a default tolerance: the median |want| of the finite, nonzero elements
+        (a relu output keeps the scale of its positive half); only zeros: 0, no widening."""
+        t = self.t
+        self.assertEqual(tp.typical_magnitude(t.tensor([0.0, 0, 0, 4, 0, 6, 0, 5], dtype=t.float64)), 5.0)
+        self.assertEqual(tp.typical_magnitude(t.zeros(3, dtype=t.float64)), 0.0)
+
     def conv_loop(self, x, w, stride, padding, dilation, groups):
         """A direct convolution, NHWC in and out, from the definition: out[n, p, q, k] = sum over the
         window and the group's channels of x[n, p·stride − padding + r·dilation, ...] · w[k, r, s, c]."""
