@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""epilogue_table.py — is the epilogue free? Issue 10's figure, from fusionbench result files.
+
+For every epilogue case (matmul_add, matmul_bias, matmul_relu, matmul_add_relu; conv_relu,
+conv_add, conv_bn) and dtype, each cell's fused time over the plain op's time at the same cell
+(the plain op: the `matmul` case's matmul.tuned, planned as the fused variants are, and its eager;
+the `conv` case's eager), and eager's extra cost beside it (t_eager(case) / t_eager(plain case)).
+Cells the clock watch marked throttled are counted apart.
+
+usage: epilogue_table.py RESULT.json [RESULT.json ...]
+"""
+import json
+import math
+import sys
+
+FAMILIES = {
+    "matmul": (["matmul_add", "matmul_bias", "matmul_relu", "matmul_add_relu"], ["matmul.tuned", "eager"]),
+    "conv": (["conv_relu", "conv_add", "conv_bn"], ["eager"]),
+}
+
+
+def load(paths):
+    times, throttled = {}, set()
+    for path in paths:
+        doc = json.load(open(path))
+        for case in doc["cases"]:
+            for dt in case["dtypes"]:
+                for cell in dt["cells"]:
+                    key = (dt["dtype"], tuple(sorted(cell["point"].items())))
+                    if cell.get("throttled"):
+                        throttled.add((case["name"],) + key)
+                    for name, v in cell["variants"].items():
+                        if v.get("status") == "ok" and "time_ms" in v:
+                            times[(case["name"], name) + key] = v["time_ms"]["median"]
+    return times, throttled
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    times, throttled = load(argv[1:])
+    print("case             dtype     vs plain       cells  fused/plain geomean  within 3%  > 10%  worst (cell)"
+          "                 eager/plain-eager geomean  max")
+    for plain_case, (cases, refs) in FAMILIES.items():
+        for case in cases:
+            for dtype in sorted({k[2] for k in times if k[0] == case}):
+                for ref in refs:
+                    ratio, extra, worst = [], [], (0, None)
+                    for k, t in times.items():
+                        if k[0] != case or k[2] != dtype or k[1] != case + ".fused":
+                            continue
+                        base = times.get((plain_case, ref) + k[2:])
+                        if base is None:
+                            continue
+                        x = t / base
+                        ratio.append(x)
+                        if x > worst[0]:
+                            worst = (x, dict(k[3]), (case,) + k[2:] in throttled)
+                        e, pe = times.get((case, "eager") + k[2:]), times.get((plain_case, "eager") + k[2:])
+                        if e and pe:
+                            extra.append(e / pe)
+                    if not ratio:
+                        continue
+                    w = ", ".join(f"{a}={b}" for a, b in worst[1].items()) + (" throttled" if worst[2] else "")
+                    print(f"{case:16s} {dtype:9s} {plain_case + '/' + ref:14s} {len(ratio):5d}  {geomean(ratio):19.3f}"
+                          f"  {sum(x <= 1.03 for x in ratio):9d}  {sum(x > 1.10 for x in ratio):5d}  {worst[0]:.3f} ({w})"
+                          f"  {geomean(extra):.3f}  {max(extra) if extra else float('nan'):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
