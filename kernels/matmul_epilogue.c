@@ -86,9 +86,9 @@ static fb_gemm_operands operands(const fb_call *call, const fb_gemm_shape *g)
 
 static size_t workspace(const fb_call *call) { return FB_GEMM_WORKSPACE; }
 
-/* How many of cuBLASLt's heuristic results prepare times (lt_gemm.h). Its first
- * is often not its fastest once an epilogue is attached; 8 covers the spread seen
- * on the H100 (kernels/NOTES.md) at a prepare cost of ~8 x 3 runs. */
+/* How many of cuBLASLt's heuristic results prepare times (lt_gemm.h), each over
+ * six runs from a swept L2. Its first is often not its fastest once an epilogue
+ * is attached (kernels/NOTES.md); prepare_ms shows what the tuning costs. */
 #define TUNE_CANDIDATES 8
 
 static int prepare(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const char *name, void **state)

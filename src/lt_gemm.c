@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "l2_sweep.h"
+
 struct fb_gemm_plan {
     cublasLtHandle_t h;
     cublasLtMatmulDesc_t desc;
@@ -74,48 +76,70 @@ static const char *epilogue_name(fb_gemm_epilogue e)
 
 #define MAX_CANDIDATES 16
 
-/* Time one algorithm: a warm-up launch, then enough launches for ~2 ms, with
- * events; the mean per launch in ms, or a negative number when it fails. */
+/* Time one algorithm as the timer's default does: each sample starts from an L2
+ * swept clean (kernels/l2_sweep.cu over a buffer of twice the L2), so the
+ * candidates are ranked on cold operands, not on back-to-back launches that
+ * find them in the L2 (which ranked small GEMMs' algorithms differently: the
+ * tuned plan measured 0.975x the heuristic's first under the timer). A warm-up
+ * launch, then TUNE_SAMPLES samples; their median in ms, or a negative number
+ * when a launch fails. */
+#define TUNE_SAMPLES 5
+
+typedef struct tune_scratch {
+    cudaEvent_t e0, e1;
+    void *sweep;        /* zeros, 2 x L2 */
+    size_t sweep_bytes;
+    unsigned *sink;
+} tune_scratch;
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
 static double time_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
-                        const cublasLtMatmulAlgo_t *algo, cudaEvent_t e0, cudaEvent_t e1)
+                        const cublasLtMatmulAlgo_t *algo, const tune_scratch *sc)
 {
     const float one_f = 1.0f, zero_f = 0.0f;
     const double one_d = 1.0, zero_d = 0.0;
     const void *alpha = p->scale_f64 ? (const void *)&one_d : (const void *)&one_f;
     const void *beta = p->add_d ? alpha : p->scale_f64 ? (const void *)&zero_d : (const void *)&zero_f;
     const void *cin = p->add_d ? o->d : o->c;
-    int reps = 1;
-    float ms = 0;
-    for (int round = 0; round < 2; round++) {
-        if (cudaEventRecord(e0, t->stream) != cudaSuccess) return -1;
-        for (int r = 0; r < reps; r++)
-            if (cublasLtMatmul(p->h, p->desc, alpha, o->b, p->la, o->a, p->lb, beta, cin, p->lc, o->c, p->lc, algo,
-                               t->workspace, p->workspace_bytes, t->stream) != CUBLAS_STATUS_SUCCESS)
-                return -1;
-        if (cudaEventRecord(e1, t->stream) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
-            cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+    float ms[TUNE_SAMPLES];
+    for (int i = -1; i < TUNE_SAMPLES; i++) {
+        if (fb_launch_l2_sweep(sc->sweep, sc->sweep_bytes, sc->sink, t->stream) != cudaSuccess ||
+            cudaEventRecord(sc->e0, t->stream) != cudaSuccess)
             return -1;
-        if (round == 0) { /* the first round warms up and sizes the second */
-            double per = ms > 0 ? ms : 1e-3;
-            reps = (int)(2.0 / per);
-            if (reps < 1) reps = 1;
-            if (reps > 50) reps = 50;
-        }
+        if (cublasLtMatmul(p->h, p->desc, alpha, o->b, p->la, o->a, p->lb, beta, cin, p->lc, o->c, p->lc, algo,
+                           t->workspace, p->workspace_bytes, t->stream) != CUBLAS_STATUS_SUCCESS)
+            return -1;
+        if (cudaEventRecord(sc->e1, t->stream) != cudaSuccess || cudaEventSynchronize(sc->e1) != cudaSuccess)
+            return -1;
+        if (i >= 0 && cudaEventElapsedTime(&ms[i], sc->e0, sc->e1) != cudaSuccess) return -1;
     }
-    return ms / reps;
+    qsort(ms, TUNE_SAMPLES, sizeof ms[0], cmp_float);
+    return ms[TUNE_SAMPLES / 2];
 }
 
 /* Run each candidate and keep the fastest in p->algo. A candidate that fails to
  * launch is passed over; none launching is an error. */
-static fb_status tune_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
+static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
                            const cublasLtMatmulHeuristicResult_t *res, int n, const char *what)
 {
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    fb_status s = fb_cuda_status(cudaEventCreate(&e0), what, __FILE__, __LINE__);
-    if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&e1), what, __FILE__, __LINE__);
+    /* scratch of prepare's own, allocated outside the tracked device memory: it is
+     * gone before the variant runs, and no part of the variant's footprint */
+    tune_scratch sc = {0};
+    sc.sweep_bytes = (2 * (ctx->dev.l2_bytes ? ctx->dev.l2_bytes : ((size_t)50 << 20)) + 15) / 16 * 16;
+    fb_status s = fb_cuda_status(cudaEventCreate(&sc.e0), what, __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&sc.e1), what, __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_cuda_status(cudaMalloc(&sc.sweep, sc.sweep_bytes), what, __FILE__, __LINE__);
+    if (s == FB_OK) s = fb_cuda_status(cudaMalloc((void **)&sc.sink, sizeof *sc.sink), what, __FILE__, __LINE__);
+    if (s == FB_OK)
+        s = fb_cuda_status(cudaMemsetAsync(sc.sweep, 0, sc.sweep_bytes, t->stream), what, __FILE__, __LINE__);
     double best = -1;
     for (int i = 0; i < n && s == FB_OK; i++) {
-        double ms = time_algo(p, o, t, &res[i].algo, e0, e1);
+        double ms = time_algo(p, o, t, &res[i].algo, &sc);
         if (ms < 0) {
             cudaGetLastError(); /* a candidate's launch failure is not sticky: pass it over */
             continue;
@@ -126,8 +150,11 @@ static fb_status tune_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_
             p->choice = i;
         }
     }
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
+    if (sc.e0) cudaEventDestroy(sc.e0);
+    if (sc.e1) cudaEventDestroy(sc.e1);
+    if (sc.sweep || sc.sink) cudaStreamSynchronize(t->stream);
+    if (sc.sweep) cudaFree(sc.sweep);
+    if (sc.sink) cudaFree(sc.sink);
     if (s == FB_OK && best < 0) {
         fb_error("%s: none of cuBLASLt's %d candidate algorithms ran", what, n);
         s = FB_E_UNSUPPORTED;
@@ -238,7 +265,7 @@ fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_
     }
     LT(hs);
     p->algo = res[0].algo;
-    if (found > 1 && (s = tune_algo(p, o, tune, res, found, what)) != FB_OK) goto fail;
+    if (found > 1 && (s = tune_algo(ctx, p, o, tune, res, found, what)) != FB_OK) goto fail;
     cublasLtMatmulPreferenceDestroy(pref);
     *out = p;
     return FB_OK;

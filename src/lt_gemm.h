@@ -45,9 +45,10 @@ typedef struct fb_gemm_plan fb_gemm_plan;
 
 /* How the algorithm is chosen. candidates <= 1: cuBLASLt's heuristic's first
  * (what torch does, and eager); more: that many of the heuristic's best are each
- * run on the operands and timed with events, and the fastest kept (a library
- * path's autotuning, paid once in prepare). Tuning runs the GEMM: it writes the
- * output (c) and needs the workspace. */
+ * run on the operands, timed with events from an L2 swept clean (as the timer's
+ * default flush), and the fastest median kept (a library path's autotuning, paid
+ * once in prepare). Tuning runs the GEMM: it writes the output (c) and needs the
+ * workspace. */
 typedef struct fb_gemm_tuning {
     int candidates;
     void *workspace; /* the one run() will get */
