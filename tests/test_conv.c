@@ -25,6 +25,7 @@
 #include "program.h"
 #include "rowcheck.h"
 #include "rowref.h"
+#include "shapes.h"
 #include "testing.h"
 
 #include <math.h>
@@ -58,37 +59,10 @@ static fb_node bn(int layout, double eps)
     return n;
 }
 
-static fb_shape shp(int rank, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
-{
-    fb_shape s = {rank, {d0, d1, d2, d3}};
-    return s;
-}
-
-static const char *str(const fb_shape *s)
-{
-    static char buf[4][96];
-    static int k;
-    k = (k + 1) % 4;
-    return fb_shape_str(s, buf[k], sizeof buf[k]);
-}
-
-/* The output shape as text, or "error N: MESSAGE". */
-static const char *shape_of(const fb_node *n, int n_in, const fb_shape *in)
-{
-    static char buf[512];
-    const fb_shape *p[5];
-    for (int i = 0; i < n_in; i++) p[i] = &in[i];
-    fb_shape out;
-    fb_status s = fb_node_kind(n)->shape(n, p, &out);
-    if (s == FB_OK) snprintf(buf, sizeof buf, "%s", str(&out));
-    else snprintf(buf, sizeof buf, "error %d: %s", (int)s, fb_last_error());
-    return buf;
-}
-
 static const char *conv_shape(fb_node n, fb_shape x, fb_shape w)
 {
     const fb_shape in[2] = {x, w};
-    return shape_of(&n, 2, in);
+    return t_node_shape(&n, 2, in);
 }
 
 /* ---- the kinds ------------------------------------------------------------------- */
@@ -100,7 +74,7 @@ static void test_kinds(void)
     const fb_op_kind *c = fb_op_kind_at(k);
     CHECK(c && c->n_in == 2 && !c->literals && c->eager && c->prepare && c->release && c->rows && c->workspace);
     fb_node n = conv(NHWC, 1, 1, 1, 1);
-    fb_shape x = shp(4, 1, 8, 8, 4), w = shp(4, 4, 3, 3, 4), y = shp(4, 1, 8, 8, 4);
+    fb_shape x = t_shape(4, 1, 8, 8, 4), w = t_shape(4, 4, 3, 3, 4), y = t_shape(4, 1, 8, 8, 4);
     const fb_shape *in[2] = {&x, &w};
     CHECK(c->workspace(&n, in, &y, FB_F16) == (size_t)64 << 20);
     c->release(NULL); /* a NULL plan is nothing to release */
@@ -212,59 +186,59 @@ static void test_parse(void)
 static void test_conv_shape(void)
 {
     /* NHWC: x [N, H, W, C], w [K, R, S, C/groups] -> [N, P, Q, K] */
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 1), shp(4, 2, 5, 5, 4), shp(4, 6, 3, 3, 4)), "[2, 3, 3, 6]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 1, 1), shp(4, 2, 5, 5, 4), shp(4, 6, 3, 3, 4)), "[2, 5, 5, 6]");
-    CHECK_STR(conv_shape(conv(NHWC, 2, 1, 1, 1), shp(4, 2, 5, 6, 4), shp(4, 6, 3, 3, 4)), "[2, 3, 3, 6]");
-    CHECK_STR(conv_shape(conv(NHWC, 2, 1, 1, 1), shp(4, 2, 56, 56, 64), shp(4, 128, 3, 3, 64)), "[2, 28, 28, 128]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 2, 1), shp(4, 1, 5, 7, 4), shp(4, 6, 3, 3, 4)), "[1, 1, 3, 6]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 2), shp(4, 1, 5, 5, 4), shp(4, 6, 3, 3, 2)), "[1, 3, 3, 6]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 4), shp(4, 1, 5, 5, 4), shp(4, 8, 1, 1, 1)), "[1, 5, 5, 8]");
-    CHECK_STR(conv_shape(conv(NHWC, 3, 0, 1, 1), shp(4, 1, 7, 8, 3), shp(4, 2, 1, 1, 3)), "[1, 3, 3, 2]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 2, 1, 1), shp(4, 1, 1, 1, 3), shp(4, 2, 1, 1, 3)), "[1, 5, 5, 2]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 1, 1), shp(4, 1, 2, 9, 3), shp(4, 2, 4, 1, 3)), "[1, 1, 11, 2]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 1), t_shape(4, 2, 5, 5, 4), t_shape(4, 6, 3, 3, 4)), "[2, 3, 3, 6]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 1, 1), t_shape(4, 2, 5, 5, 4), t_shape(4, 6, 3, 3, 4)), "[2, 5, 5, 6]");
+    CHECK_STR(conv_shape(conv(NHWC, 2, 1, 1, 1), t_shape(4, 2, 5, 6, 4), t_shape(4, 6, 3, 3, 4)), "[2, 3, 3, 6]");
+    CHECK_STR(conv_shape(conv(NHWC, 2, 1, 1, 1), t_shape(4, 2, 56, 56, 64), t_shape(4, 128, 3, 3, 64)), "[2, 28, 28, 128]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 2, 1), t_shape(4, 1, 5, 7, 4), t_shape(4, 6, 3, 3, 4)), "[1, 1, 3, 6]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 2), t_shape(4, 1, 5, 5, 4), t_shape(4, 6, 3, 3, 2)), "[1, 3, 3, 6]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 4), t_shape(4, 1, 5, 5, 4), t_shape(4, 8, 1, 1, 1)), "[1, 5, 5, 8]");
+    CHECK_STR(conv_shape(conv(NHWC, 3, 0, 1, 1), t_shape(4, 1, 7, 8, 3), t_shape(4, 2, 1, 1, 3)), "[1, 3, 3, 2]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 2, 1, 1), t_shape(4, 1, 1, 1, 3), t_shape(4, 2, 1, 1, 3)), "[1, 5, 5, 2]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 1, 1), t_shape(4, 1, 2, 9, 3), t_shape(4, 2, 4, 1, 3)), "[1, 1, 11, 2]");
     /* NCHW: x [N, C, H, W], w [K, C/groups, R, S] -> [N, K, P, Q] */
-    CHECK_STR(conv_shape(conv(NCHW, 2, 1, 1, 1), shp(4, 2, 4, 5, 7), shp(4, 6, 4, 3, 3)), "[2, 6, 3, 4]");
-    CHECK_STR(conv_shape(conv(NCHW, 2, 2, 2, 2), shp(4, 3, 6, 11, 9), shp(4, 10, 3, 3, 3)), "[3, 10, 6, 5]");
-    CHECK_STR(conv_shape(conv(NCHW, 1, 0, 1, 1), shp(4, 1, 3, 2, 2), shp(4, 5, 3, 1, 1)), "[1, 5, 2, 2]");
+    CHECK_STR(conv_shape(conv(NCHW, 2, 1, 1, 1), t_shape(4, 2, 4, 5, 7), t_shape(4, 6, 4, 3, 3)), "[2, 6, 3, 4]");
+    CHECK_STR(conv_shape(conv(NCHW, 2, 2, 2, 2), t_shape(4, 3, 6, 11, 9), t_shape(4, 10, 3, 3, 3)), "[3, 10, 6, 5]");
+    CHECK_STR(conv_shape(conv(NCHW, 1, 0, 1, 1), t_shape(4, 1, 3, 2, 2), t_shape(4, 5, 3, 1, 1)), "[1, 5, 2, 2]");
 
     /* errors */
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 1), shp(3, 5, 5, 4, 0), shp(4, 6, 3, 3, 4)),
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 1), t_shape(3, 5, 5, 4, 0), t_shape(4, 6, 3, 3, 4)),
               "error 2: in: conv2d needs operands of rank 4 (NHWC: x [N, H, W, C], w [K, R, S, C/groups]), operand 0 "
               "is [5, 5, 4]");
-    CHECK_STR(conv_shape(conv(NCHW, 1, 0, 1, 1), shp(4, 1, 4, 5, 5), shp(2, 6, 4, 0, 0)),
+    CHECK_STR(conv_shape(conv(NCHW, 1, 0, 1, 1), t_shape(4, 1, 4, 5, 5), t_shape(2, 6, 4, 0, 0)),
               "error 2: in: conv2d needs operands of rank 4 (NCHW: x [N, C, H, W], w [K, C/groups, R, S]), operand 1 "
               "is [6, 4]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 4), shp(4, 1, 5, 5, 6), shp(4, 8, 3, 3, 1)),
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 4), t_shape(4, 1, 5, 5, 6), t_shape(4, 8, 3, 3, 1)),
               "error 2: groups: groups 4 does not divide the 6 input channels of operand 0 [1, 5, 5, 6]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 4), shp(4, 1, 5, 5, 8), shp(4, 6, 3, 3, 2)),
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 4), t_shape(4, 1, 5, 5, 8), t_shape(4, 6, 3, 3, 2)),
               "error 2: groups: groups 4 does not divide the 6 output channels of operand 1 [6, 3, 3, 2]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 1), shp(4, 1, 5, 5, 64), shp(4, 8, 3, 3, 32)),
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 1, 1), t_shape(4, 1, 5, 5, 64), t_shape(4, 8, 3, 3, 32)),
               "error 2: in: operand 1 [8, 3, 3, 32] has 32 channels per group (dim 3), operand 0 [1, 5, 5, 64] has 64 "
               "/ groups 1 = 64");
-    CHECK_STR(conv_shape(conv(NCHW, 1, 0, 1, 2), shp(4, 1, 8, 5, 5), shp(4, 8, 8, 3, 3)),
+    CHECK_STR(conv_shape(conv(NCHW, 1, 0, 1, 2), t_shape(4, 1, 8, 5, 5), t_shape(4, 8, 8, 3, 3)),
               "error 2: in: operand 1 [8, 8, 3, 3] has 8 channels per group (dim 1), operand 0 [1, 8, 5, 5] has 8 / "
               "groups 2 = 4");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 2, 1), shp(4, 1, 4, 4, 1), shp(4, 1, 3, 3, 1)),
+    CHECK_STR(conv_shape(conv(NHWC, 1, 0, 2, 1), t_shape(4, 1, 4, 4, 1), t_shape(4, 1, 3, 3, 1)),
               "error 2: in: the 3x3 filter (dilation 2) does not fit the 4x4 input with padding 0: the output would "
               "be empty");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 1, 1), shp(4, 1, 9, 1, 1), shp(4, 1, 1, 5, 1)),
+    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 1, 1), t_shape(4, 1, 9, 1, 1), t_shape(4, 1, 1, 5, 1)),
               "error 2: in: the 1x5 filter (dilation 1) does not fit the 9x1 input with padding 1: the output would "
               "be empty");
     /* dilation 2, padding 1 just fits 3x3: 3 + 2 = 5 = 2·(3 - 1) + 1; one more row or column, one more output */
-    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 2, 1), shp(4, 1, 3, 3, 1), shp(4, 1, 3, 3, 1)), "[1, 1, 1, 1]");
-    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 2, 1), shp(4, 1, 4, 3, 1), shp(4, 1, 3, 3, 1)), "[1, 2, 1, 1]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 2, 1), t_shape(4, 1, 3, 3, 1), t_shape(4, 1, 3, 3, 1)), "[1, 1, 1, 1]");
+    CHECK_STR(conv_shape(conv(NHWC, 1, 1, 2, 1), t_shape(4, 1, 4, 3, 1), t_shape(4, 1, 3, 3, 1)), "[1, 2, 1, 1]");
     /* no overflow from huge sizes: the filter cannot fit */
-    CHECK(strncmp(conv_shape(conv(NHWC, 1, 1048576, 1048576, 1), shp(4, 1, 4, 4, 1), shp(4, 1, INT64_MAX / 2, 1, 1)),
+    CHECK(strncmp(conv_shape(conv(NHWC, 1, 1048576, 1048576, 1), t_shape(4, 1, 4, 4, 1), t_shape(4, 1, INT64_MAX / 2, 1, 1)),
                   "error 2: in: the ", 17) == 0);
 }
 
 static void test_costs(void)
 {
     fb_node n = conv(NHWC, 2, 1, 1, 2);
-    fb_shape x = shp(4, 3, 9, 8, 6), w = shp(4, 10, 3, 3, 3), y;
+    fb_shape x = t_shape(4, 3, 9, 8, 6), w = t_shape(4, 10, 3, 3, 3), y;
     const fb_shape *in[2] = {&x, &w};
     CHECK(fb_node_kind(&n)->shape(&n, in, &y) == FB_OK);
-    CHECK_STR(str(&y), "[3, 5, 4, 10]");
+    CHECK_STR(t_shape_str(&y), "[3, 5, 4, 10]");
     fb_node_cost cost;
     fb_node_kind(&n)->cost(&n, in, &y, 2, &cost);
     CHECK(cost.flops == 2.0 * 3 * 5 * 4 * 10 * 3 * 3 * 3);
@@ -273,14 +247,14 @@ static void test_costs(void)
     CHECK(cost.launches == 1);
     /* NCHW, the same problem: the same count */
     n = conv(NCHW, 2, 1, 1, 2);
-    x = shp(4, 3, 6, 9, 8), w = shp(4, 10, 3, 3, 3);
+    x = t_shape(4, 3, 6, 9, 8), w = t_shape(4, 10, 3, 3, 3);
     CHECK(fb_node_kind(&n)->shape(&n, in, &y) == FB_OK);
-    CHECK_STR(str(&y), "[3, 10, 5, 4]");
+    CHECK_STR(t_shape_str(&y), "[3, 10, 5, 4]");
     fb_node_kind(&n)->cost(&n, in, &y, 4, &cost);
     CHECK(cost.flops == 2.0 * 3 * 5 * 4 * 10 * 3 * 3 * 3);
 
     fb_node b = bn(NHWC, 1e-5);
-    fb_shape bx = shp(4, 2, 3, 4, 5), p = shp(1, 5, 0, 0, 0), by;
+    fb_shape bx = t_shape(4, 2, 3, 4, 5), p = t_shape(1, 5, 0, 0, 0), by;
     const fb_shape *bin[5] = {&bx, &p, &p, &p, &p};
     CHECK(fb_node_kind(&b)->shape(&b, bin, &by) == FB_OK);
     fb_node_kind(&b)->cost(&b, bin, &by, 4, &cost);
@@ -308,20 +282,20 @@ static void test_conv_reference(void)
     /* x = [[1, 2, 3], [4, 5, 6], [7, 8, 9]], one channel; a 2x2 filter [[1, 2], [3, 4]]:
      * y[p][q] = x[p][q] + 2 x[p][q+1] + 3 x[p+1][q] + 4 x[p+1][q+1] = [[37, 47], [67, 77]] */
     const double x33[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w22[4] = {1, 2, 3, 4};
-    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 1), shp(4, 1, 3, 3, 1), x33, shp(4, 1, 2, 2, 1), w22, y, &ys) == FB_OK);
-    CHECK_STR(str(&ys), "[1, 2, 2, 1]");
+    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 1), t_shape(4, 1, 3, 3, 1), x33, t_shape(4, 1, 2, 2, 1), w22, y, &ys) == FB_OK);
+    CHECK_STR(t_shape_str(&ys), "[1, 2, 2, 1]");
     CHECK(y[0] == 37 && y[1] == 47 && y[2] == 67 && y[3] == 77);
-    CHECK(conv_ref(conv(NCHW, 1, 0, 1, 1), shp(4, 1, 1, 3, 3), x33, shp(4, 1, 1, 2, 2), w22, y, &ys) == FB_OK);
+    CHECK(conv_ref(conv(NCHW, 1, 0, 1, 1), t_shape(4, 1, 1, 3, 3), x33, t_shape(4, 1, 1, 2, 2), w22, y, &ys) == FB_OK);
     CHECK(y[0] == 37 && y[1] == 47 && y[2] == 67 && y[3] == 77);
 
     /* stride 2, padding 1, a 3x3 filter of ones: each output sums the 2x2 corner of x its
      * window covers: [[1+2+4+5, 2+3+5+6], [4+5+7+8, 5+6+8+9]] = [[12, 16], [24, 28]] */
     const double ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-    CHECK(conv_ref(conv(NHWC, 2, 1, 1, 1), shp(4, 1, 3, 3, 1), x33, shp(4, 1, 3, 3, 1), ones, y, &ys) == FB_OK);
-    CHECK_STR(str(&ys), "[1, 2, 2, 1]");
+    CHECK(conv_ref(conv(NHWC, 2, 1, 1, 1), t_shape(4, 1, 3, 3, 1), x33, t_shape(4, 1, 3, 3, 1), ones, y, &ys) == FB_OK);
+    CHECK_STR(t_shape_str(&ys), "[1, 2, 2, 1]");
     CHECK(y[0] == 12 && y[1] == 16 && y[2] == 24 && y[3] == 28);
     /* padding 1, stride 1: the border sees the zeros, the centre all nine */
-    CHECK(conv_ref(conv(NHWC, 1, 1, 1, 1), shp(4, 1, 3, 3, 1), x33, shp(4, 1, 3, 3, 1), ones, y, &ys) == FB_OK);
+    CHECK(conv_ref(conv(NHWC, 1, 1, 1, 1), t_shape(4, 1, 3, 3, 1), x33, t_shape(4, 1, 3, 3, 1), ones, y, &ys) == FB_OK);
     CHECK(y[0] == 12 && y[1] == 21 && y[4] == 45 && y[8] == 28);
 
     /* dilation 2: x[h][w] = 5h + w on 5x5, the 2x2 filter [1, 10, 100, 1000] taps (0,0), (0,2),
@@ -329,35 +303,35 @@ static void test_conv_reference(void)
     double x55[25];
     for (int i = 0; i < 25; i++) x55[i] = i;
     const double wd[4] = {1, 10, 100, 1000};
-    CHECK(conv_ref(conv(NHWC, 1, 0, 2, 1), shp(4, 1, 5, 5, 1), x55, shp(4, 1, 2, 2, 1), wd, y, &ys) == FB_OK);
-    CHECK_STR(str(&ys), "[1, 3, 3, 1]");
+    CHECK(conv_ref(conv(NHWC, 1, 0, 2, 1), t_shape(4, 1, 5, 5, 1), x55, t_shape(4, 1, 2, 2, 1), wd, y, &ys) == FB_OK);
+    CHECK_STR(t_shape_str(&ys), "[1, 3, 3, 1]");
     for (int p = 0; p < 3; p++)
         for (int q = 0; q < 3; q++) CHECK(y[p * 3 + q] == 1111.0 * (5 * p + q) + 13020);
 
     /* 1x1, two pixels (a, b) = (1, 2) and (3, 4). groups 1, w [[1, 2], [3, 4]]: out channel
      * k = w[k]·(a, b): (5, 11), (11, 25). groups 2, w [5, 7]: channel 0 is 5a, channel 1 7b */
     const double px[4] = {1, 2, 3, 4}, wg1[4] = {1, 2, 3, 4}, wg2[2] = {5, 7};
-    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 1), shp(4, 1, 1, 2, 2), px, shp(4, 2, 1, 1, 2), wg1, y, &ys) == FB_OK);
+    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 1), t_shape(4, 1, 1, 2, 2), px, t_shape(4, 2, 1, 1, 2), wg1, y, &ys) == FB_OK);
     CHECK(y[0] == 5 && y[1] == 11 && y[2] == 11 && y[3] == 25);
-    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 2), shp(4, 1, 1, 2, 2), px, shp(4, 2, 1, 1, 1), wg2, y, &ys) == FB_OK);
+    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 2), t_shape(4, 1, 1, 2, 2), px, t_shape(4, 2, 1, 1, 1), wg2, y, &ys) == FB_OK);
     CHECK(y[0] == 5 && y[1] == 14 && y[2] == 15 && y[3] == 28);
     /* groups 2 with two filters per group: channels 0, 1 read a; 2, 3 read b */
     const double wg4[4] = {1, -1, 10, 100};
-    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 2), shp(4, 1, 1, 2, 2), px, shp(4, 4, 1, 1, 1), wg4, y, &ys) == FB_OK);
-    CHECK_STR(str(&ys), "[1, 1, 2, 4]");
+    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 2), t_shape(4, 1, 1, 2, 2), px, t_shape(4, 4, 1, 1, 1), wg4, y, &ys) == FB_OK);
+    CHECK_STR(t_shape_str(&ys), "[1, 1, 2, 4]");
     CHECK(y[0] == 1 && y[1] == -1 && y[2] == 20 && y[3] == 200 && y[4] == 3 && y[5] == -3 && y[6] == 40 &&
           y[7] == 400);
     /* the same in NCHW: x [1, 2, 1, 2] holds channel a = (1, 3), b = (2, 4) */
     const double pxc[4] = {1, 3, 2, 4};
-    CHECK(conv_ref(conv(NCHW, 1, 0, 1, 2), shp(4, 1, 2, 1, 2), pxc, shp(4, 4, 1, 1, 1), wg4, y, &ys) == FB_OK);
-    CHECK_STR(str(&ys), "[1, 4, 1, 2]");
+    CHECK(conv_ref(conv(NCHW, 1, 0, 1, 2), t_shape(4, 1, 2, 1, 2), pxc, t_shape(4, 4, 1, 1, 1), wg4, y, &ys) == FB_OK);
+    CHECK_STR(t_shape_str(&ys), "[1, 4, 1, 2]");
     CHECK(y[0] == 1 && y[1] == 3 && y[2] == -1 && y[3] == -3 && y[4] == 20 && y[5] == 40 && y[6] == 200 &&
           y[7] == 400);
 
     /* a batch of two images: the second is the first times -2 */
     double x2[18];
     for (int i = 0; i < 9; i++) x2[i] = x33[i], x2[9 + i] = -2 * x33[i];
-    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 1), shp(4, 2, 3, 3, 1), x2, shp(4, 1, 2, 2, 1), w22, y, &ys) == FB_OK);
+    CHECK(conv_ref(conv(NHWC, 1, 0, 1, 1), t_shape(4, 2, 3, 3, 1), x2, t_shape(4, 1, 2, 2, 1), w22, y, &ys) == FB_OK);
     CHECK(y[4] == -74 && y[5] == -94 && y[6] == -134 && y[7] == -154);
 }
 
@@ -416,8 +390,8 @@ static void test_conv_layouts(void)
         {1, 2, 3, 19, 3, 3, 5, 1, 4, 3, 1},  /* padding beyond the filter, dilation 3 */
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        const fb_shape xh = shp(4, t[i].n, t[i].h, t[i].w, t[i].c), wh = shp(4, t[i].k, t[i].r, t[i].s, t[i].c / t[i].g);
-        const fb_shape xc = shp(4, t[i].n, t[i].c, t[i].h, t[i].w), wc = shp(4, t[i].k, t[i].c / t[i].g, t[i].r, t[i].s);
+        const fb_shape xh = t_shape(4, t[i].n, t[i].h, t[i].w, t[i].c), wh = t_shape(4, t[i].k, t[i].r, t[i].s, t[i].c / t[i].g);
+        const fb_shape xc = t_shape(4, t[i].n, t[i].c, t[i].h, t[i].w), wc = t_shape(4, t[i].k, t[i].c / t[i].g, t[i].r, t[i].s);
         const int64_t nx = fb_shape_numel(&xh), nw = fb_shape_numel(&wh);
         double *x = malloc(sizeof(double) * (size_t)nx), *xt = malloc(sizeof(double) * (size_t)nx);
         double *w = malloc(sizeof(double) * (size_t)nw), *wt = malloc(sizeof(double) * (size_t)nw);
@@ -467,7 +441,7 @@ static void test_conv_layouts(void)
 
 static fb_status bn_ref(fb_node n, fb_shape xs, const double *x, const double *const *prm, double *y)
 {
-    const fb_shape ps = shp(1, xs.dim[fb_attr_int(&n.attrs, "layout", NHWC) == NHWC ? xs.rank - 1 : 1], 0, 0, 0);
+    const fb_shape ps = t_shape(1, xs.dim[fb_attr_int(&n.attrs, "layout", NHWC) == NHWC ? xs.rank - 1 : 1], 0, 0, 0);
     const fb_shape *in[5] = {&xs, &ps, &ps, &ps, &ps};
     fb_shape ys;
     fb_status s = fb_node_kind(&n)->shape(&n, in, &ys);
@@ -483,28 +457,28 @@ static void test_batchnorm(void)
 {
     /* shapes */
     const fb_node b = bn(NHWC, 1e-5), bc = bn(NCHW, 1e-5);
-    fb_shape in[5] = {shp(4, 2, 5, 5, 8), shp(1, 8, 0, 0, 0), shp(1, 8, 0, 0, 0), shp(1, 8, 0, 0, 0),
-                      shp(1, 8, 0, 0, 0)};
-    CHECK_STR(shape_of(&b, 5, in), "[2, 5, 5, 8]");
-    CHECK_STR(shape_of(&bc, 5, in),
+    fb_shape in[5] = {t_shape(4, 2, 5, 5, 8), t_shape(1, 8, 0, 0, 0), t_shape(1, 8, 0, 0, 0), t_shape(1, 8, 0, 0, 0),
+                      t_shape(1, 8, 0, 0, 0)};
+    CHECK_STR(t_node_shape(&b, 5, in), "[2, 5, 5, 8]");
+    CHECK_STR(t_node_shape(&bc, 5, in),
               "error 2: in: operand 1 (mean) is [8], expected [5]: one value per channel of operand 0 [2, 5, 5, 8] "
               "(NCHW: channels on dim 1)");
-    in[0] = shp(2, 3, 8, 0, 0); /* [N, C]: channels on dim 1 in both layouts */
-    CHECK_STR(shape_of(&b, 5, in), "[3, 8]");
-    CHECK_STR(shape_of(&bc, 5, in), "[3, 8]");
-    in[0] = shp(4, 2, 8, 5, 5);
-    CHECK_STR(shape_of(&bc, 5, in), "[2, 8, 5, 5]");
-    in[3] = shp(2, 1, 8, 0, 0);
-    CHECK_STR(shape_of(&bc, 5, in),
+    in[0] = t_shape(2, 3, 8, 0, 0); /* [N, C]: channels on dim 1 in both layouts */
+    CHECK_STR(t_node_shape(&b, 5, in), "[3, 8]");
+    CHECK_STR(t_node_shape(&bc, 5, in), "[3, 8]");
+    in[0] = t_shape(4, 2, 8, 5, 5);
+    CHECK_STR(t_node_shape(&bc, 5, in), "[2, 8, 5, 5]");
+    in[3] = t_shape(2, 1, 8, 0, 0);
+    CHECK_STR(t_node_shape(&bc, 5, in),
               "error 2: in: operand 3 (gamma) is [1, 8], expected [8]: one value per channel of operand 0 [2, 8, 5, "
               "5] (NCHW: channels on dim 1)");
-    in[3] = shp(1, 8, 0, 0, 0);
-    in[4] = shp(1, 7, 0, 0, 0);
-    CHECK_STR(shape_of(&bc, 5, in),
+    in[3] = t_shape(1, 8, 0, 0, 0);
+    in[4] = t_shape(1, 7, 0, 0, 0);
+    CHECK_STR(t_node_shape(&bc, 5, in),
               "error 2: in: operand 4 (beta) is [7], expected [8]: one value per channel of operand 0 [2, 8, 5, 5] "
               "(NCHW: channels on dim 1)");
-    in[0] = shp(1, 8, 0, 0, 0);
-    CHECK_STR(shape_of(&b, 5, in), "error 2: in: batchnorm needs x of rank 2 or more, operand 0 is [8]");
+    in[0] = t_shape(1, 8, 0, 0, 0);
+    CHECK_STR(t_node_shape(&b, 5, in), "error 2: in: batchnorm needs x of rank 2 or more, operand 0 is [8]");
 
     /* values, eps 0: mean (1, 2, 3), var (4, 1, 0.25) so rstd (0.5, 1, 2), gamma (1, 2, 3),
      * beta (0, 1, -1). x rows (3, 2, 3.5), (1, 0, 2):
@@ -513,17 +487,17 @@ static void test_batchnorm(void)
     const double *prm[4] = {mean, var, gamma, beta};
     const double x[6] = {3, 2, 3.5, 1, 0, 2}, want[6] = {1, 1, 2, 0, -3, -7};
     double y[6];
-    CHECK(bn_ref(bn(NHWC, 0.0), shp(2, 2, 3, 0, 0), x, prm, y) == FB_OK);
+    CHECK(bn_ref(bn(NHWC, 0.0), t_shape(2, 2, 3, 0, 0), x, prm, y) == FB_OK);
     for (int i = 0; i < 6; i++) CHECK(y[i] == want[i]);
     /* NHWC rank 4: [1, 1, 2, 3] is the same two pixels */
-    CHECK(bn_ref(bn(NHWC, 0.0), shp(4, 1, 1, 2, 3), x, prm, y) == FB_OK);
+    CHECK(bn_ref(bn(NHWC, 0.0), t_shape(4, 1, 1, 2, 3), x, prm, y) == FB_OK);
     for (int i = 0; i < 6; i++) CHECK(y[i] == want[i]);
     /* NCHW [1, 3, 1, 2]: the pixels' channels planar */
     const double xc[6] = {3, 1, 2, 0, 3.5, 2}, wantc[6] = {1, 0, 1, -3, 2, -7};
-    CHECK(bn_ref(bn(NCHW, 0.0), shp(4, 1, 3, 1, 2), xc, prm, y) == FB_OK);
+    CHECK(bn_ref(bn(NCHW, 0.0), t_shape(4, 1, 3, 1, 2), xc, prm, y) == FB_OK);
     for (int i = 0; i < 6; i++) CHECK(y[i] == wantc[i]);
     /* eps */
-    CHECK(bn_ref(bn(NHWC, 1e-5), shp(2, 2, 3, 0, 0), x, prm, y) == FB_OK);
+    CHECK(bn_ref(bn(NHWC, 1e-5), t_shape(2, 2, 3, 0, 0), x, prm, y) == FB_OK);
     CHECK_NEAR(y[0], 2.0 / sqrt(4 + 1e-5), 1e-15);
     CHECK_NEAR(y[5], -1 * 3 / sqrt(0.25 + 1e-5) - 1, 1e-14);
 }
@@ -580,9 +554,9 @@ static void test_rowplan_cases(void)
         fb_point p = at(&c, 3, 8, 5);
         CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
         const int x = value(&c, "x"), w = value(&c, "w"), y = value(&c, "y"), out = value(&c, "out");
-        CHECK_STR(str(&s[x]), "[3, 5, 5, 8]");
-        CHECK_STR(str(&s[y]), "[3, 5, 5, 8]");
-        CHECK_STR(str(&s[out]), "[3, 5, 5, 8]");
+        CHECK_STR(t_shape_str(&s[x]), "[3, 5, 5, 8]");
+        CHECK_STR(t_shape_str(&s[y]), "[3, 5, 5, 8]");
+        CHECK_STR(t_shape_str(&s[out]), "[3, 5, 5, 8]");
         fb_costs cost;
         CHECK(fb_program_costs(&c, s, FB_F16, &cost) == FB_OK);
         const double conv_flops = 2.0 * 3 * 5 * 5 * 8 * 8 * 9, elems = 3 * 5 * 5 * 8;
@@ -592,9 +566,9 @@ static void test_rowplan_cases(void)
         fb_rowplan rp;
         CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
         CHECK(rp.separable && rp.n_split == 1 && rp.n_rows == 3 && !rp.accumulates && rp.boxes);
-        CHECK_STR(str(&rp.row_shape[x]), "[1, 5, 5, 8]");
-        CHECK_STR(str(&rp.row_shape[w]), "[8, 3, 3, 8]"); /* read whole */
-        CHECK_STR(str(&rp.row_shape[out]), "[1, 5, 5, 8]");
+        CHECK_STR(t_shape_str(&rp.row_shape[x]), "[1, 5, 5, 8]");
+        CHECK_STR(t_shape_str(&rp.row_shape[w]), "[8, 3, 3, 8]"); /* read whole */
+        CHECK_STR(t_shape_str(&rp.row_shape[out]), "[1, 5, 5, 8]");
         CHECK(fb_rowplan_offset(&rp, x, 2) == 2 * 200 && fb_rowplan_offset(&rp, w, 2) == 0);
         rows_agree(&c, s, &rp);
         /* a single image: nothing to split, checked whole */
@@ -639,18 +613,18 @@ static void test_rowplan_odd(void)
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     const int x = value(&c, "x"), a = value(&c, "a"), b = value(&c, "b"), y = value(&c, "y"), w3 = value(&c, "w3"),
               mean = value(&c, "mean"), w2 = value(&c, "w2");
-    CHECK_STR(str(&s[a]), "[3, 6, 7, 6]");  /* NHWC: P = (11 + 2 - 3) / 2 + 1 = 6, Q = (13 + 2 - 3) / 2 + 1 = 7 */
+    CHECK_STR(t_shape_str(&s[a]), "[3, 6, 7, 6]");  /* NHWC: P = (11 + 2 - 3) / 2 + 1 = 6, Q = (13 + 2 - 3) / 2 + 1 = 7 */
     /* a read as NCHW [3, C 6, H 7, W 6]: P = (7 + 4 - 4 - 1) / 2 + 1 = 4, Q = (6 + 4 - 4 - 1) / 2 + 1 = 3 */
-    CHECK_STR(str(&s[b]), "[3, 10, 4, 3]");
-    CHECK_STR(str(&s[y]), "[3, 5, 4, 3]");
+    CHECK_STR(t_shape_str(&s[b]), "[3, 10, 4, 3]");
+    CHECK_STR(t_shape_str(&s[y]), "[3, 5, 4, 3]");
     fb_rowplan rp;
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_split == 2 && rp.n_rows == 15 && rp.boxes);
-    CHECK_STR(str(&rp.row_shape[x]), "[1, 11, 13, 4]");
-    CHECK_STR(str(&rp.row_shape[w2]), "[10, 3, 3, 3]");
-    CHECK_STR(str(&rp.row_shape[w3]), "[1, 10, 1, 1]");
-    CHECK_STR(str(&rp.row_shape[mean]), "[1]");
-    CHECK_STR(str(&rp.row_shape[y]), "[1, 1, 4, 3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[x]), "[1, 11, 13, 4]");
+    CHECK_STR(t_shape_str(&rp.row_shape[w2]), "[10, 3, 3, 3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[w3]), "[1, 10, 1, 1]");
+    CHECK_STR(t_shape_str(&rp.row_shape[mean]), "[1]");
+    CHECK_STR(t_shape_str(&rp.row_shape[y]), "[1, 1, 4, 3]");
     CHECK(fb_rowplan_offset(&rp, w3, 7) == 2 * 10 && fb_rowplan_offset(&rp, y, 7) == 7 * 12);
     CHECK(fb_rowplan_offset(&rp, x, 7) == 1 * 11 * 13 * 4 && fb_rowplan_offset(&rp, mean, 7) == 2);
     rows_agree(&c, s, &rp);
@@ -693,8 +667,8 @@ static void test_rowplan_odd(void)
     c.outputs[0] = b;
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_split == 1 && rp.n_rows == 3);
-    CHECK_STR(str(&rp.row_shape[b]), "[1, 10, 4, 3]");
-    CHECK_STR(str(&rp.row_shape[w2]), "[10, 3, 3, 3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[b]), "[1, 10, 4, 3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[w2]), "[10, 3, 3, 3]");
 }
 
 /* The bundled conv cases sample images on the conv's batch, which is also its
@@ -710,7 +684,7 @@ static void test_rowplan_residual(void)
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     const int x = value(&c, "x"), D = value(&c, "D");
     CHECK(rp.separable && rp.n_rows == 4);
-    CHECK_STR(str(&rp.row_shape[D]), "[1, 6, 6, 16]");
+    CHECK_STR(t_shape_str(&rp.row_shape[D]), "[1, 6, 6, 16]");
     CHECK(fb_rowplan_offset(&rp, D, 3) == fb_rowplan_offset(&rp, x, 3));
     rows_agree(&c, s, &rp);
 }

@@ -12,6 +12,7 @@
 #include "program.h"
 #include "rowref.h"
 #include "rowcheck.h"
+#include "shapes.h"
 #include "testing.h"
 
 #include <math.h>
@@ -28,31 +29,12 @@ static fb_node mm(bool ta, bool tb)
     return n;
 }
 
-static fb_shape shp(int rank, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
-{
-    fb_shape s = {rank, {d0, d1, d2, d3}};
-    return s;
-}
-
-static const char *str(const fb_shape *s)
-{
-    static char buf[4][96];
-    static int k;
-    k = (k + 1) % 4;
-    return fb_shape_str(s, buf[k], sizeof buf[k]);
-}
-
-/* The output shape as text, or "error: MESSAGE". */
+/* The output shape as text, or "error N: MESSAGE". */
 static const char *shape_of(bool ta, bool tb, fb_shape a, fb_shape b)
 {
-    static char buf[512];
     fb_node n = mm(ta, tb);
-    const fb_shape *in[2] = {&a, &b};
-    fb_shape out;
-    fb_status s = fb_node_kind(&n)->shape(&n, in, &out);
-    if (s == FB_OK) snprintf(buf, sizeof buf, "%s", str(&out));
-    else snprintf(buf, sizeof buf, "error %d: %s", (int)s, fb_last_error());
-    return buf;
+    const fb_shape in[2] = {a, b};
+    return t_node_shape(&n, 2, in);
 }
 
 static void test_kind(void)
@@ -62,50 +44,50 @@ static void test_kind(void)
     const fb_op_kind *kind = fb_op_kind_at(k);
     CHECK(kind && kind->n_in == 2 && !kind->literals && kind->eager && kind->rows && kind->workspace);
     fb_node n = mm(false, false);
-    fb_shape a = shp(2, 8, 4, 0, 0), b = shp(2, 4, 16, 0, 0), c = shp(2, 8, 16, 0, 0);
+    fb_shape a = t_shape(2, 8, 4, 0, 0), b = t_shape(2, 4, 16, 0, 0), c = t_shape(2, 8, 16, 0, 0);
     const fb_shape *in[2] = {&a, &b};
     CHECK(kind->workspace(&n, in, &c, FB_F32) == (size_t)32 << 20);
 }
 
 static void test_shape(void)
 {
-    CHECK_STR(shape_of(false, false, shp(2, 2, 3, 0, 0), shp(2, 3, 5, 0, 0)), "[2, 5]");
-    CHECK_STR(shape_of(false, false, shp(2, 2, 3, 0, 0), shp(2, 4, 5, 0, 0)),
+    CHECK_STR(shape_of(false, false, t_shape(2, 2, 3, 0, 0), t_shape(2, 3, 5, 0, 0)), "[2, 5]");
+    CHECK_STR(shape_of(false, false, t_shape(2, 2, 3, 0, 0), t_shape(2, 4, 5, 0, 0)),
               "error 2: in: K differs: operand 0 [2, 3] has K = 3 (dim 1), operand 1 [4, 5] has K = 4 (dim 0)");
     /* transposes: A stored [K, M], B stored [N, K] */
-    CHECK_STR(shape_of(true, false, shp(2, 3, 2, 0, 0), shp(2, 3, 5, 0, 0)), "[2, 5]");
-    CHECK_STR(shape_of(false, true, shp(2, 2, 3, 0, 0), shp(2, 5, 3, 0, 0)), "[2, 5]");
-    CHECK_STR(shape_of(true, true, shp(2, 3, 2, 0, 0), shp(2, 5, 3, 0, 0)), "[2, 5]");
-    CHECK_STR(shape_of(false, true, shp(2, 2, 3, 0, 0), shp(2, 3, 5, 0, 0)),
+    CHECK_STR(shape_of(true, false, t_shape(2, 3, 2, 0, 0), t_shape(2, 3, 5, 0, 0)), "[2, 5]");
+    CHECK_STR(shape_of(false, true, t_shape(2, 2, 3, 0, 0), t_shape(2, 5, 3, 0, 0)), "[2, 5]");
+    CHECK_STR(shape_of(true, true, t_shape(2, 3, 2, 0, 0), t_shape(2, 5, 3, 0, 0)), "[2, 5]");
+    CHECK_STR(shape_of(false, true, t_shape(2, 2, 3, 0, 0), t_shape(2, 3, 5, 0, 0)),
               "error 2: in: K differs: operand 0 [2, 3] has K = 3 (dim 1), operand 1 [3, 5] has K = 5 (dim 1, "
               "transpose_b)");
-    CHECK_STR(shape_of(true, false, shp(2, 2, 3, 0, 0), shp(2, 3, 5, 0, 0)),
+    CHECK_STR(shape_of(true, false, t_shape(2, 2, 3, 0, 0), t_shape(2, 3, 5, 0, 0)),
               "error 2: in: K differs: operand 0 [2, 3] has K = 2 (dim 0, transpose_a), operand 1 [3, 5] has K = 3 "
               "(dim 0)");
     /* batches: equal leading dims, or a rank-2 B shared by the batch */
-    CHECK_STR(shape_of(false, false, shp(3, 4, 2, 3, 0), shp(3, 4, 3, 5, 0)), "[4, 2, 5]");
-    CHECK_STR(shape_of(false, false, shp(4, 6, 4, 2, 3), shp(4, 6, 4, 3, 5)), "[6, 4, 2, 5]");
-    CHECK_STR(shape_of(false, false, shp(3, 4, 2, 3, 0), shp(2, 3, 5, 0, 0)), "[4, 2, 5]");
-    CHECK_STR(shape_of(true, true, shp(3, 4, 3, 2, 0), shp(2, 5, 3, 0, 0)), "[4, 2, 5]");
-    CHECK_STR(shape_of(false, false, shp(3, 4, 2, 3, 0), shp(3, 5, 3, 5, 0)),
+    CHECK_STR(shape_of(false, false, t_shape(3, 4, 2, 3, 0), t_shape(3, 4, 3, 5, 0)), "[4, 2, 5]");
+    CHECK_STR(shape_of(false, false, t_shape(4, 6, 4, 2, 3), t_shape(4, 6, 4, 3, 5)), "[6, 4, 2, 5]");
+    CHECK_STR(shape_of(false, false, t_shape(3, 4, 2, 3, 0), t_shape(2, 3, 5, 0, 0)), "[4, 2, 5]");
+    CHECK_STR(shape_of(true, true, t_shape(3, 4, 3, 2, 0), t_shape(2, 5, 3, 0, 0)), "[4, 2, 5]");
+    CHECK_STR(shape_of(false, false, t_shape(3, 4, 2, 3, 0), t_shape(3, 5, 3, 5, 0)),
               "error 2: in: batch dims differ: operand 0 [4, 2, 3], operand 1 [5, 3, 5] (matmul batches over equal "
               "leading dims, or shares a rank-2 operand 1 over the batch)");
-    CHECK_STR(shape_of(false, false, shp(2, 2, 3, 0, 0), shp(3, 4, 3, 5, 0)),
+    CHECK_STR(shape_of(false, false, t_shape(2, 2, 3, 0, 0), t_shape(3, 4, 3, 5, 0)),
               "error 2: in: batch dims differ: operand 0 [2, 3], operand 1 [4, 3, 5] (matmul batches over equal "
               "leading dims, or shares a rank-2 operand 1 over the batch)");
-    CHECK_STR(shape_of(false, false, shp(4, 2, 4, 2, 3), shp(3, 4, 3, 5, 0)),
+    CHECK_STR(shape_of(false, false, t_shape(4, 2, 4, 2, 3), t_shape(3, 4, 3, 5, 0)),
               "error 2: in: batch dims differ: operand 0 [2, 4, 2, 3], operand 1 [4, 3, 5] (matmul batches over "
               "equal leading dims, or shares a rank-2 operand 1 over the batch)");
-    CHECK_STR(shape_of(false, false, shp(1, 3, 0, 0, 0), shp(2, 3, 5, 0, 0)),
+    CHECK_STR(shape_of(false, false, t_shape(1, 3, 0, 0, 0), t_shape(2, 3, 5, 0, 0)),
               "error 2: in: matmul needs operands of rank 2 or more, operand 0 is [3]");
-    CHECK_STR(shape_of(false, false, shp(2, 2, 3, 0, 0), shp(1, 3, 0, 0, 0)),
+    CHECK_STR(shape_of(false, false, t_shape(2, 2, 3, 0, 0), t_shape(1, 3, 0, 0, 0)),
               "error 2: in: matmul needs operands of rank 2 or more, operand 1 is [3]");
 }
 
 static void test_cost(void)
 {
     fb_node n = mm(false, false);
-    fb_shape a = shp(3, 4, 2, 3, 0), b = shp(2, 3, 5, 0, 0), c = shp(3, 4, 2, 5, 0);
+    fb_shape a = t_shape(3, 4, 2, 3, 0), b = t_shape(2, 3, 5, 0, 0), c = t_shape(3, 4, 2, 5, 0);
     const fb_shape *in[2] = {&a, &b};
     fb_node_cost cost;
     fb_node_kind(&n)->cost(&n, in, &c, 4, &cost);
@@ -115,7 +97,7 @@ static void test_cost(void)
     CHECK(cost.launches == 1);
     /* transposed: the same problem, the same count */
     n = mm(true, true);
-    a = shp(3, 4, 3, 2, 0), b = shp(2, 5, 3, 0, 0);
+    a = t_shape(3, 4, 3, 2, 0), b = t_shape(2, 5, 3, 0, 0);
     fb_node_kind(&n)->cost(&n, in, &c, 2, &cost);
     CHECK(cost.flops == 240 && cost.bytes_read == 39 * 2.0 && cost.bytes_written == 80);
 }
@@ -139,34 +121,34 @@ static void test_reference(void)
     const double B[6] = {7, 8, 9, 10, 11, 12}, Bt[6] = {7, 9, 11, 8, 10, 12};
     const double want[4] = {58, 64, 139, 154};
     double y[16];
-    CHECK(ref(false, false, shp(2, 2, 3, 0, 0), A, shp(2, 3, 2, 0, 0), B, y) == FB_OK);
+    CHECK(ref(false, false, t_shape(2, 2, 3, 0, 0), A, t_shape(2, 3, 2, 0, 0), B, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == want[i]);
-    CHECK(ref(true, false, shp(2, 3, 2, 0, 0), At, shp(2, 3, 2, 0, 0), B, y) == FB_OK);
+    CHECK(ref(true, false, t_shape(2, 3, 2, 0, 0), At, t_shape(2, 3, 2, 0, 0), B, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == want[i]);
-    CHECK(ref(false, true, shp(2, 2, 3, 0, 0), A, shp(2, 2, 3, 0, 0), Bt, y) == FB_OK);
+    CHECK(ref(false, true, t_shape(2, 2, 3, 0, 0), A, t_shape(2, 2, 3, 0, 0), Bt, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == want[i]);
-    CHECK(ref(true, true, shp(2, 3, 2, 0, 0), At, shp(2, 2, 3, 0, 0), Bt, y) == FB_OK);
+    CHECK(ref(true, true, t_shape(2, 3, 2, 0, 0), At, t_shape(2, 2, 3, 0, 0), Bt, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == want[i]);
 
     /* the other order: [3, 2] . [2, 3] (B . A) = [[39, 54, 69], [49, 68, 87], [59, 82, 105]] */
     const double want2[9] = {39, 54, 69, 49, 68, 87, 59, 82, 105};
-    CHECK(ref(false, false, shp(2, 3, 2, 0, 0), B, shp(2, 2, 3, 0, 0), A, y) == FB_OK);
+    CHECK(ref(false, false, t_shape(2, 3, 2, 0, 0), B, t_shape(2, 2, 3, 0, 0), A, y) == FB_OK);
     for (int i = 0; i < 9; i++) CHECK(y[i] == want2[i]);
 
     /* a batch of two: A and 2·A against B and -B; then against one shared B */
     double A2[12], B2[12];
     for (int i = 0; i < 6; i++) A2[i] = A[i], A2[6 + i] = 2 * A[i], B2[i] = B[i], B2[6 + i] = -B[i];
-    CHECK(ref(false, false, shp(3, 2, 2, 3, 0), A2, shp(3, 2, 3, 2, 0), B2, y) == FB_OK);
+    CHECK(ref(false, false, t_shape(3, 2, 2, 3, 0), A2, t_shape(3, 2, 3, 2, 0), B2, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == want[i] && y[4 + i] == -2 * want[i]);
-    CHECK(ref(false, false, shp(3, 2, 2, 3, 0), A2, shp(2, 3, 2, 0, 0), B, y) == FB_OK);
+    CHECK(ref(false, false, t_shape(3, 2, 2, 3, 0), A2, t_shape(2, 3, 2, 0, 0), B, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == want[i] && y[4 + i] == 2 * want[i]);
     /* batched and transposed, B shared: A stored [2, K, M] */
     double At2[12];
     for (int i = 0; i < 6; i++) At2[i] = At[i], At2[6 + i] = 2 * At[i];
-    CHECK(ref(true, true, shp(3, 2, 3, 2, 0), At2, shp(2, 2, 3, 0, 0), Bt, y) == FB_OK);
+    CHECK(ref(true, true, t_shape(3, 2, 3, 2, 0), At2, t_shape(2, 2, 3, 0, 0), Bt, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == want[i] && y[4 + i] == 2 * want[i]);
     /* K = 0: an empty sum */
-    CHECK(ref(false, false, shp(2, 2, 0, 0, 0), A, shp(2, 0, 2, 0, 0), B, y) == FB_OK);
+    CHECK(ref(false, false, t_shape(2, 2, 0, 0, 0), A, t_shape(2, 0, 2, 0, 0), B, y) == FB_OK);
     for (int i = 0; i < 4; i++) CHECK(y[i] == 0.0);
 }
 
@@ -209,7 +191,7 @@ static void test_rowplan(void)
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     const int A = value(&c, "A"), B = value(&c, "B"), bias = value(&c, "bias"), C = value(&c, "C"),
               D = value(&c, "D");
-    CHECK_STR(str(&s[C]), "[128, 128]");
+    CHECK_STR(t_shape_str(&s[C]), "[128, 128]");
     fb_costs cost;
     CHECK(fb_program_costs(&c, s, FB_F32, &cost) == FB_OK);
     CHECK(cost.flops == 2.0 * 128 * 128 * 64 + 128 * 128);
@@ -217,11 +199,11 @@ static void test_rowplan(void)
 
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_split == 1 && rp.n_rows == 128 && !rp.accumulates);
-    CHECK_STR(str(&rp.row_shape[A]), "[1, 64]");
-    CHECK_STR(str(&rp.row_shape[B]), "[64, 128]"); /* read whole */
-    CHECK_STR(str(&rp.row_shape[bias]), "[128]");
-    CHECK_STR(str(&rp.row_shape[C]), "[1, 128]");
-    CHECK_STR(str(&rp.row_shape[D]), "[1, 128]");
+    CHECK_STR(t_shape_str(&rp.row_shape[A]), "[1, 64]");
+    CHECK_STR(t_shape_str(&rp.row_shape[B]), "[64, 128]"); /* read whole */
+    CHECK_STR(t_shape_str(&rp.row_shape[bias]), "[128]");
+    CHECK_STR(t_shape_str(&rp.row_shape[C]), "[1, 128]");
+    CHECK_STR(t_shape_str(&rp.row_shape[D]), "[1, 128]");
     for (int r = 0; r < 128; r += 37) {
         CHECK(fb_rowplan_offset(&rp, A, r) == r * 64);
         CHECK(fb_rowplan_offset(&rp, B, r) == 0);
@@ -231,41 +213,41 @@ static void test_rowplan(void)
 
     /* B transposed (stored [N, K]): still M rows, B still whole */
     fb_attrs_set_bool(&c.nodes[0].attrs, "transpose_b", true);
-    s[B] = shp(2, 128, 64, 0, 0);
+    s[B] = t_shape(2, 128, 64, 0, 0);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_rows == 128);
-    CHECK_STR(str(&rp.row_shape[A]), "[1, 64]");
-    CHECK_STR(str(&rp.row_shape[B]), "[128, 64]");
+    CHECK_STR(t_shape_str(&rp.row_shape[A]), "[1, 64]");
+    CHECK_STR(t_shape_str(&rp.row_shape[B]), "[128, 64]");
     rows_agree(&c, s, &rp);
 
     /* A transposed (stored [K, M]): a row of M is not a contiguous slice of A,
      * and K is combined along, so nothing splits */
     fb_attrs_set_bool(&c.nodes[0].attrs, "transpose_b", false);
     fb_attrs_set_bool(&c.nodes[0].attrs, "transpose_a", true);
-    s[A] = shp(2, 64, 128, 0, 0);
-    s[B] = shp(2, 64, 128, 0, 0);
+    s[A] = t_shape(2, 64, 128, 0, 0);
+    s[B] = t_shape(2, 64, 128, 0, 0);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(!rp.separable);
     CHECK_STR(rp.why, "'A' does not lead with dim 0 of output 'D', so a row of it is not one contiguous slice");
 
     /* batched, B shared: [2, 8, 16] @ [16, 8] + [8] splits on the batch and M */
     fb_attrs_set_bool(&c.nodes[0].attrs, "transpose_a", false);
-    s[A] = shp(3, 2, 8, 16, 0);
-    s[B] = shp(2, 16, 8, 0, 0);
-    s[bias] = shp(1, 8, 0, 0, 0);
-    s[C] = s[D] = shp(3, 2, 8, 8, 0);
+    s[A] = t_shape(3, 2, 8, 16, 0);
+    s[B] = t_shape(2, 16, 8, 0, 0);
+    s[bias] = t_shape(1, 8, 0, 0, 0);
+    s[C] = s[D] = t_shape(3, 2, 8, 8, 0);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_split == 2 && rp.n_rows == 16);
-    CHECK_STR(str(&rp.row_shape[A]), "[1, 1, 16]");
-    CHECK_STR(str(&rp.row_shape[B]), "[16, 8]");
+    CHECK_STR(t_shape_str(&rp.row_shape[A]), "[1, 1, 16]");
+    CHECK_STR(t_shape_str(&rp.row_shape[B]), "[16, 8]");
     CHECK(fb_rowplan_offset(&rp, A, 9) == 9 * 16 && fb_rowplan_offset(&rp, B, 9) == 0);
     rows_agree(&c, s, &rp);
 
     /* batched B: one B per batch entry, read whole within its entry */
-    s[B] = shp(3, 2, 16, 8, 0);
+    s[B] = t_shape(3, 2, 16, 8, 0);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_split == 2 && rp.n_rows == 16);
-    CHECK_STR(str(&rp.row_shape[B]), "[1, 16, 8]");
+    CHECK_STR(t_shape_str(&rp.row_shape[B]), "[1, 16, 8]");
     CHECK(fb_rowplan_offset(&rp, B, 9) == 128 && fb_rowplan_offset(&rp, B, 7) == 0);
     rows_agree(&c, s, &rp);
 }
@@ -327,7 +309,7 @@ static void test_rowref(void)
     /* the grid's largest cell (M = N = 8192): sampled rows of D, not unchecked */
     fb_case_point(&c, fb_case_n_points(&c) - 1, &p);
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
-    CHECK_STR(str(&s[value(&c, "D")]), "[8192, 8192]");
+    CHECK_STR(t_shape_str(&s[value(&c, "D")]), "[8192, 8192]");
     fb_check_plan *plan = malloc(sizeof *plan);
     CHECK(fb_check_plan_cell(&c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
     CHECK(plan->mode == FB_CHECK_SAMPLED && plan->by_rows && plan->rp.n_rows == 8192);

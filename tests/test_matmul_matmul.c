@@ -17,6 +17,7 @@
 #include "check.h"
 #include "matmul_matmul.h"
 #include "rowcheck.h"
+#include "shapes.h"
 #include "testing.h"
 #include "variant.h"
 
@@ -27,14 +28,6 @@ static int value(const fb_case *c, const char *name)
     for (int v = 0; v < c->n_values; v++)
         if (strcmp(c->values[v].name, name) == 0) return v;
     return -1;
-}
-
-static const char *str(const fb_shape *s)
-{
-    static char buf[4][96];
-    static int k;
-    k = (k + 1) % 4;
-    return fb_shape_str(s, buf[k], sizeof buf[k]);
 }
 
 static fb_point point(const fb_case *c, int64_t M, int64_t N, int64_t K)
@@ -76,8 +69,8 @@ static void test_costs(void)
     fb_point p = point(c, M, N, K);
     fb_shape s[FB_MAX_VALUES];
     CHECK(fb_program_shapes(c, &p, s) == FB_OK);
-    CHECK_STR(str(&s[value(c, "S")]), "[512, 2048]");
-    CHECK_STR(str(&s[value(c, "E")]), "[512, 64]");
+    CHECK_STR(t_shape_str(&s[value(c, "S")]), "[512, 2048]");
+    CHECK_STR(t_shape_str(&s[value(c, "E")]), "[512, 64]");
     fb_costs k;
     CHECK(fb_program_costs(c, s, FB_F16, &k) == FB_OK);
     CHECK(k.flops == 4.0 * M * N * K);
@@ -123,11 +116,11 @@ static void test_reference(void)
     fb_rowplan rp;
     CHECK(fb_program_rowplan(c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_split == 1 && rp.n_rows == M && !rp.accumulates && rp.boxes);
-    CHECK_STR(str(&rp.row_shape[value(c, "A")]), "[1, 3]");
-    CHECK_STR(str(&rp.row_shape[value(c, "B")]), "[3, 7]");
-    CHECK_STR(str(&rp.row_shape[value(c, "C")]), "[7, 3]");
-    CHECK_STR(str(&rp.row_shape[value(c, "S")]), "[1, 7]");
-    CHECK_STR(str(&rp.row_shape[value(c, "E")]), "[1, 3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[value(c, "A")]), "[1, 3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[value(c, "B")]), "[3, 7]");
+    CHECK_STR(t_shape_str(&rp.row_shape[value(c, "C")]), "[7, 3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[value(c, "S")]), "[1, 7]");
+    CHECK_STR(t_shape_str(&rp.row_shape[value(c, "E")]), "[1, 3]");
     CHECK(fb_t_rows_match_full(c, &rp, in, out) == 0);
 }
 
@@ -140,8 +133,8 @@ static void test_largest_cell_sampled(void)
     fb_case_point(c, fb_case_n_points(c) - 1, &p);
     fb_shape s[FB_MAX_VALUES];
     CHECK(fb_program_shapes(c, &p, s) == FB_OK);
-    CHECK_STR(str(&s[value(c, "S")]), "[16384, 16384]");
-    CHECK_STR(str(&s[value(c, "E")]), "[16384, 128]");
+    CHECK_STR(t_shape_str(&s[value(c, "S")]), "[16384, 16384]");
+    CHECK_STR(t_shape_str(&s[value(c, "E")]), "[16384, 128]");
     fb_check_plan *plan = malloc(sizeof *plan);
     CHECK(fb_check_plan_cell(c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
     CHECK(plan->mode == FB_CHECK_SAMPLED && plan->by_rows && plan->rp.n_rows == 16384);

@@ -6,6 +6,7 @@
 #include "ops/op_table.h"
 #include "program.h"
 #include "rowcheck.h"
+#include "shapes.h"
 #include "testing.h"
 
 #include <stdlib.h>
@@ -93,26 +94,12 @@ static void make_softmax(fb_case *c, int dim)
     output(c, "y");
 }
 
-static fb_shape shp(int rank, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
-{
-    fb_shape s = {rank, {d0, d1, d2, d3}};
-    return s;
-}
-
 static bool same_shape(const fb_shape *a, const fb_shape *b)
 {
     if (a->rank != b->rank) return false;
     for (int j = 0; j < a->rank; j++)
         if (a->dim[j] != b->dim[j]) return false;
     return true;
-}
-
-static const char *str(const fb_shape *s)
-{
-    static char buf[4][96];
-    static int k;
-    k = (k + 1) % 4;
-    return fb_shape_str(s, buf[k], sizeof buf[k]);
 }
 
 static fb_point point2(int64_t a, int64_t b) { return (fb_point){{a, b}}; }
@@ -177,11 +164,11 @@ static void test_ops(void)
 
 static void check_bc(fb_shape a, fb_shape b, int ok, fb_shape want)
 {
-    fb_shape out = shp(1, 99, 0, 0, 0);
+    fb_shape out = t_shape(1, 99, 0, 0, 0);
     int rc = fb_broadcast(&a, &b, &out);
     CHECK(rc == (ok ? 0 : -1));
     if (ok && !same_shape(&out, &want))
-        fprintf(stderr, "broadcast %s %s: got %s want %s\n", str(&a), str(&b), str(&out), str(&want));
+        fprintf(stderr, "broadcast %s %s: got %s want %s\n", t_shape_str(&a), t_shape_str(&b), t_shape_str(&out), t_shape_str(&want));
     if (ok) CHECK(same_shape(&out, &want));
     if (!ok) CHECK(out.rank == 1 && out.dim[0] == 99); /* untouched on failure */
 }
@@ -189,20 +176,20 @@ static void check_bc(fb_shape a, fb_shape b, int ok, fb_shape want)
 static void test_broadcast(void)
 {
     fb_shape none = {0, {0}};
-    check_bc(shp(2, 4, 8, 0, 0), shp(1, 8, 0, 0, 0), 1, shp(2, 4, 8, 0, 0));
-    check_bc(shp(1, 8, 0, 0, 0), shp(2, 4, 8, 0, 0), 1, shp(2, 4, 8, 0, 0));
-    check_bc(shp(2, 4, 1, 0, 0), shp(2, 1, 8, 0, 0), 1, shp(2, 4, 8, 0, 0));
-    check_bc(shp(2, 4, 8, 0, 0), shp(2, 4, 1, 0, 0), 1, shp(2, 4, 8, 0, 0));
-    check_bc(shp(3, 2, 1, 3, 0), shp(2, 5, 1, 0, 0), 1, shp(3, 2, 5, 3, 0));
-    check_bc(shp(4, 2, 3, 4, 5), shp(1, 5, 0, 0, 0), 1, shp(4, 2, 3, 4, 5));
-    check_bc(shp(4, 1, 1, 1, 1), shp(2, 6, 7, 0, 0), 1, shp(4, 1, 1, 6, 7));
-    check_bc(none, shp(1, 3, 0, 0, 0), 1, shp(1, 3, 0, 0, 0));
+    check_bc(t_shape(2, 4, 8, 0, 0), t_shape(1, 8, 0, 0, 0), 1, t_shape(2, 4, 8, 0, 0));
+    check_bc(t_shape(1, 8, 0, 0, 0), t_shape(2, 4, 8, 0, 0), 1, t_shape(2, 4, 8, 0, 0));
+    check_bc(t_shape(2, 4, 1, 0, 0), t_shape(2, 1, 8, 0, 0), 1, t_shape(2, 4, 8, 0, 0));
+    check_bc(t_shape(2, 4, 8, 0, 0), t_shape(2, 4, 1, 0, 0), 1, t_shape(2, 4, 8, 0, 0));
+    check_bc(t_shape(3, 2, 1, 3, 0), t_shape(2, 5, 1, 0, 0), 1, t_shape(3, 2, 5, 3, 0));
+    check_bc(t_shape(4, 2, 3, 4, 5), t_shape(1, 5, 0, 0, 0), 1, t_shape(4, 2, 3, 4, 5));
+    check_bc(t_shape(4, 1, 1, 1, 1), t_shape(2, 6, 7, 0, 0), 1, t_shape(4, 1, 1, 6, 7));
+    check_bc(none, t_shape(1, 3, 0, 0, 0), 1, t_shape(1, 3, 0, 0, 0));
     check_bc(none, none, 1, none);
-    check_bc(shp(1, 1, 0, 0, 0), shp(1, 1, 0, 0, 0), 1, shp(1, 1, 0, 0, 0));
-    check_bc(shp(2, 4, 8, 0, 0), shp(1, 3, 0, 0, 0), 0, none);
-    check_bc(shp(2, 2, 3, 0, 0), shp(2, 3, 3, 0, 0), 0, none);
-    check_bc(shp(3, 2, 3, 4, 0), shp(2, 2, 4, 0, 0), 0, none);
-    check_bc(shp(2, 4, 1, 0, 0), shp(2, 3, 1, 0, 0), 0, none);
+    check_bc(t_shape(1, 1, 0, 0, 0), t_shape(1, 1, 0, 0, 0), 1, t_shape(1, 1, 0, 0, 0));
+    check_bc(t_shape(2, 4, 8, 0, 0), t_shape(1, 3, 0, 0, 0), 0, none);
+    check_bc(t_shape(2, 2, 3, 0, 0), t_shape(2, 3, 3, 0, 0), 0, none);
+    check_bc(t_shape(3, 2, 3, 4, 0), t_shape(2, 2, 4, 0, 0), 0, none);
+    check_bc(t_shape(2, 4, 1, 0, 0), t_shape(2, 3, 1, 0, 0), 0, none);
 }
 
 /* ---- shapes and their errors ------------------------------------------------- */
@@ -214,17 +201,17 @@ static void test_shapes(void)
     fb_shape s[FB_MAX_VALUES];
     fb_point p = point2(128, 256);
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
-    CHECK_STR(str(&s[find_value(&c, "x")]), "[128, 256]");
-    CHECK_STR(str(&s[find_value(&c, "m")]), "[128, 1]");
-    CHECK_STR(str(&s[find_value(&c, "t")]), "[128, 256]");
-    CHECK_STR(str(&s[find_value(&c, "e")]), "[128, 256]");
-    CHECK_STR(str(&s[find_value(&c, "s")]), "[128, 1]");
-    CHECK_STR(str(&s[find_value(&c, "y")]), "[128, 256]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "x")]), "[128, 256]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "m")]), "[128, 1]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "t")]), "[128, 256]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "e")]), "[128, 256]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "s")]), "[128, 1]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "y")]), "[128, 256]");
 
     make_softmax(&c, 0);
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
-    CHECK_STR(str(&s[find_value(&c, "m")]), "[1, 256]");
-    CHECK_STR(str(&s[find_value(&c, "y")]), "[128, 256]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "m")]), "[1, 256]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "y")]), "[128, 256]");
 
     /* literals are scalars; literal sizes mix with symbols; rank 3 reductions */
     memset(&c, 0, sizeof c);
@@ -237,11 +224,11 @@ static void test_shapes(void)
     output(&c, "k");
     fb_point q = {{3}};
     CHECK(fb_program_shapes(&c, &q, s) == FB_OK);
-    CHECK_STR(str(&s[find_value(&c, "x")]), "[2, 3, 4]");
-    CHECK_STR(str(&s[find_value(&c, "h")]), "[2, 3, 4]");
-    CHECK_STR(str(&s[find_value(&c, "z")]), "[2, 3, 4]");
-    CHECK_STR(str(&s[find_value(&c, "r")]), "[2, 1, 4]");
-    CHECK_STR(str(&s[find_value(&c, "k")]), "[2, 1, 4]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "x")]), "[2, 3, 4]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "h")]), "[2, 3, 4]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "z")]), "[2, 3, 4]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "r")]), "[2, 1, 4]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "k")]), "[2, 1, 4]");
 
     /* the exact messages the loader prefixes with "PATH: " */
     memset(&c, 0, sizeof c);
@@ -262,7 +249,7 @@ static void test_shapes(void)
     CHECK_STR(fb_last_error(), "program[0].dim: dim -3 is out of range for a rank-2 tensor");
     make_softmax(&c, -2); /* -2 is dim 0: fine */
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
-    CHECK_STR(str(&s[find_value(&c, "m")]), "[1, 256]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "m")]), "[1, 256]");
 
     make_softmax(&c, -1);
     p = point2(0, 256);
@@ -419,7 +406,7 @@ static void test_reference(void)
     {
         fb_shape s[FB_MAX_VALUES];
         CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
-        CHECK_STR(str(&s[find_value(&c, "z")]), "[2, 4, 3]");
+        CHECK_STR(t_shape_str(&s[find_value(&c, "z")]), "[2, 4, 3]");
         const double av[6] = {1, 2, 3, 4, 5, 6}, bv[4] = {10, 20, 30, 40};
         const double *ins[2] = {av, bv};
         double zv[24], mv[6], nv[6], qv[8];
@@ -534,7 +521,7 @@ static void test_reference(void)
         make_softmax(&c, -1);
         fb_shape s[FB_MAX_VALUES];
         CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
-        s[find_value(&c, "t")] = shp(2, 2, 4, 0, 0);
+        s[find_value(&c, "t")] = t_shape(2, 2, 4, 0, 0);
         double *outs[1] = {y};
         CHECK(fb_reference_eval(&c, s, in, outs) == FB_E_CASE);
     }
@@ -560,9 +547,9 @@ static void test_rowplan(void)
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable);
     CHECK(rp.n_rows == 5);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "x")]), "[1, 7]");
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "m")]), "[1, 1]");
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "y")]), "[1, 7]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "x")]), "[1, 7]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "m")]), "[1, 1]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "y")]), "[1, 7]");
     for (int r = 0; r < 5; r++) {
         CHECK(fb_rowplan_offset(&rp, find_value(&c, "x"), r) == r * 7);
         CHECK(fb_rowplan_offset(&rp, find_value(&c, "m"), r) == r);
@@ -597,8 +584,8 @@ static void test_rowplan(void)
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable);
     CHECK(rp.n_rows == 6);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "g")]), "[10]");
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "bias")]), "[1, 10]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "g")]), "[10]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "bias")]), "[1, 10]");
     for (int r = 0; r < 6; r++) {
         CHECK(fb_rowplan_offset(&rp, find_value(&c, "bias"), r) == 0);
         CHECK(fb_rowplan_offset(&rp, find_value(&c, "g"), r) == 0);
@@ -627,7 +614,7 @@ static void test_rowplan(void)
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_rows == 6);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "w")]), "[1, 4]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "w")]), "[1, 4]");
     for (int r = 0; r < 6; r++) {
         CHECK(fb_rowplan_offset(&rp, find_value(&c, "x"), r) == r * 4);
         CHECK(fb_rowplan_offset(&rp, find_value(&c, "w"), r) == (r % 3) * 4);
@@ -688,7 +675,7 @@ static void test_rowplan(void)
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_rows == 4);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "k")]), "[]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "k")]), "[]");
     {
         const double xv[4] = {1, 2, 3, 4};
         const double *in[1] = {xv};
@@ -709,8 +696,8 @@ static void test_rowplan(void)
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_rows == 3 && rp.n_split == 1);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "x")]), "[1, 4, 5]");
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "s")]), "[1, 1, 5]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "x")]), "[1, 4, 5]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "s")]), "[1, 1, 5]");
     CHECK(fb_rowplan_offset(&rp, find_value(&c, "x"), 2) == 40);
     CHECK(fb_rowplan_offset(&rp, find_value(&c, "s"), 2) == 10);
     {
@@ -730,11 +717,11 @@ static void test_rowplan(void)
     node(&c, "neg", "y", 0, "m", NULL);
     output(&c, "y");
     CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
-    CHECK_STR(str(&s[find_value(&c, "y")]), "[6]");
+    CHECK_STR(t_shape_str(&s[find_value(&c, "y")]), "[6]");
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_rows == 6);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "x")]), "[1, 5]");
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "y")]), "[1]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "x")]), "[1, 5]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "y")]), "[1]");
     {
         double x[30], y[6];
         fill(x, 30, 0.8);
@@ -758,7 +745,7 @@ static void test_rowplan(void)
     /* outputs[0] gives no rows; 't' does (o = x * 2 is the same in every row) */
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_rows == 5 && !rp.accumulates);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "o")]), "[3]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "o")]), "[3]");
     {
         double u[5], x[3], o[3], t[15];
         fill(u, 5, 0.6);
@@ -866,8 +853,8 @@ static void test_rowplan_sums(void)
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.accumulates && rp.n_rows == 6 && rp.partial[find_value(&c, "cs")]);
     CHECK(!rp.partial[find_value(&c, "x")]);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "x")]), "[1, 5]");
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "cs")]), "[5]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "x")]), "[1, 5]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "cs")]), "[5]");
     eval_rows_sum(&c, &p, 6, (int64_t[]){30}, 1);
     /* ... and summed again over its last dim, into a scalar: still plain sums */
     node(&c, "sum", "total", 0, "cs", NULL);
@@ -892,7 +879,7 @@ static void test_rowplan_sums(void)
     CHECK(fb_program_rowplan(&c, s, &rp) == FB_OK);
     CHECK(rp.separable && rp.n_split == 2 && rp.n_rows == 6);
     CHECK(!rp.partial[find_value(&c, "y")] && rp.partial[find_value(&c, "t")] && rp.partial[find_value(&c, "u")]);
-    CHECK_STR(str(&rp.row_shape[find_value(&c, "t")]), "[1, 4]");
+    CHECK_STR(t_shape_str(&rp.row_shape[find_value(&c, "t")]), "[1, 4]");
     CHECK(fb_rowplan_offset(&rp, find_value(&c, "t"), 5) == 2 * 4); /* row (1, 2) */
     CHECK(fb_rowplan_offset(&rp, find_value(&c, "u"), 5) == 0);
     CHECK(rp.split_dim[find_value(&c, "t")][0] == 1 && rp.split_dim[find_value(&c, "t")][1] == -1);
