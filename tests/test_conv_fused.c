@@ -8,6 +8,7 @@
  * order, the alignment of a pointer, the dtype mapping. */
 #include <string.h>
 
+#include "case.h"
 #include "conv_fused.h"
 #include "cudnn_graph.h"
 #include "ops/attrs.h"
@@ -123,6 +124,39 @@ static void test_accepts(void)
     CHECK(accepts(BN, &b));
     fb_attrs_set_int(&b.bn, "eps", 0);
     CHECK(accepts(BN, &b));
+}
+
+/* The case files themselves: each bundled conv case and its odd test case, read by the
+ * loader, every grid point, through the program (call->program, as cell.c calls it):
+ * the variant the case lists accepts it in every dtype the case lists. */
+static void test_case_files(void)
+{
+    static const char *const files[] = {"conv_relu", "conv_add", "conv_bn", "../tests/cases/conv_relu_odd.json",
+                                        "../tests/cases/conv_add_odd.json", "../tests/cases/conv_bn_odd.json"};
+    static fb_case c;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        CHECK(fb_case_find(files[f], &c) == FB_OK);
+        CHECK(c.n_fused == 1);
+        const fb_variant *v = c.n_fused == 1 ? fb_variant_find(c.fused[0]) : NULL;
+        CHECK(v != NULL);
+        if (!v) continue;
+        for (int i = 0, n = fb_case_n_points(&c); i < n; i++) {
+            fb_point p;
+            fb_case_point(&c, i, &p);
+            fb_shape shapes[FB_MAX_VALUES];
+            CHECK(fb_program_shapes(&c, &p, shapes) == FB_OK);
+            for (int d = 0; d < c.n_dtypes; d++) {
+                fb_tensor in[FB_MAX_VALUES], out[1];
+                for (int k = 0; k < c.n_inputs; k++) in[k] = (fb_tensor){NULL, c.dtypes[d], shapes[k]};
+                out[0] = (fb_tensor){NULL, c.dtypes[d], shapes[c.outputs[0]]};
+                fb_call call = {in, c.n_inputs, out, 1, NULL, 0, NULL, NULL, &c, NULL};
+                char why[256] = "";
+                int st = v->supports(&call, why, sizeof why);
+                if (st != FB_OK) fprintf(stderr, "  %s (%s): declined: %s\n", c.name, files[f], why);
+                CHECK(st == FB_OK);
+            }
+        }
+    }
 }
 
 static void test_declines(void)
@@ -369,6 +403,7 @@ int main(void)
 {
     test_registered();
     test_accepts();
+    test_case_files();
     test_declines();
     test_without_program();
     test_graph_helpers();
