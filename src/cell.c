@@ -68,6 +68,12 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+static int sync_stream(void *stream)
+{
+    return fb_cuda_status(cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize (prepare)", __FILE__,
+                          __LINE__);
+}
+
 typedef struct copy_job {
     void *dst;
     const void *src;
@@ -316,17 +322,8 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         fj.call.workspace_bytes = ws;
         kernels = v->launches > 0 ? v->launches : 1;
         r = (fb_runnable){run_fused, &fj, kernels};
-        if (s == FB_OK && v->prepare) {
-            /* twice, the second timed, as eager's above */
-            s = (fb_status)v->prepare(&fj.call, &fj.call.state);
-            if (fj.call.state && v->release) v->release(fj.call.state);
-            fj.call.state = NULL;
-            double t0 = now_ms();
-            if (s == FB_OK) s = (fb_status)v->prepare(&fj.call, &fj.call.state);
-            if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (prepare)",
-                                               __FILE__, __LINE__);
-            prepare_ms = now_ms() - t0;
-        }
+        /* twice, the second timed, as eager's above (variant.h) */
+        if (s == FB_OK) s = (fb_status)fb_variant_prepare(v, &fj.call, sync_stream, stream, &prepare_ms);
     }
 
     if (s == FB_OK) {
@@ -383,7 +380,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         if (s == FB_E_OOM || s == FB_E_UNSUPPORTED) s = FB_OK;
     }
     if (ej.e) fb_eager_destroy(ej.e);
-    if (fj.call.state && fj.v->release) fj.v->release(fj.call.state);
+    if (fj.v) fb_variant_release(fj.v, &fj.call);
     fb_dfree(workspace);
     return s;
 }

@@ -2,7 +2,9 @@
  * adding a kernel file means adding its table here. */
 #include "variant.h"
 
+#include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "ops/op_table.h"
 
@@ -85,4 +87,31 @@ const struct fb_attrs *fb_call_op_attrs(const fb_call *call, const char *op)
     for (int k = 0; k < call->program->n_nodes; k++)
         if (strcmp(fb_node_op_name(&call->program->nodes[k]), op) == 0) return &call->program->nodes[k].attrs;
     return NULL;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+void fb_variant_release(const fb_variant *v, fb_call *call)
+{
+    if (call->state && v->release) v->release(call->state);
+    call->state = NULL;
+}
+
+int fb_variant_prepare(const fb_variant *v, fb_call *call, int (*sync)(void *arg), void *arg, double *ms)
+{
+    *ms = NAN;
+    if (!v->prepare) return FB_OK;
+    int s = v->prepare(call, &call->state);
+    fb_variant_release(v, call);
+    if (s != FB_OK) return s;
+    const double t0 = now_ms();
+    s = v->prepare(call, &call->state);
+    if (s == FB_OK && sync) s = sync(arg);
+    *ms = now_ms() - t0;
+    return s;
 }

@@ -52,6 +52,17 @@ typedef struct fb_variant {
     const char *(*note)(const void *state);
 } fb_variant;
 
+/* The life cycle's prepare step, as a cell runs it: prepare(), release() what it
+ * built, prepare() again, the second timed with `sync(arg)` (the wait for the GPU
+ * work prepare queued) inside it; the first pays a process's one-time costs
+ * (library handles, kernel loading), which are no property of the call. *ms is the
+ * second's wall time in ms, NaN for a variant without prepare (FB_OK, nothing
+ * done). On failure, the failed step's status; call->state then holds whatever
+ * fb_variant_release must still free. */
+int fb_variant_prepare(const fb_variant *v, fb_call *call, int (*sync)(void *arg), void *arg, double *ms);
+/* release(call->state) when there is one and the variant has release; clears it. */
+void fb_variant_release(const fb_variant *v, fb_call *call);
+
 const fb_variant *fb_variant_find(const char *name);
 int fb_variant_count(void);
 const fb_variant *fb_variant_at(int i);

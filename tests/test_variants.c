@@ -2,7 +2,9 @@
  * each is registered under its name, supports() accepts the case program's operands in
  * case-file order (x; x, bias; x, bias, residual; a -> b, c) and rejects, with a reason, calls
  * that would make the kernel read or write out of bounds; run() on an empty tensor launches
- * nothing. */
+ * nothing; and the prepare/release life cycle (fb_variant_prepare) with a fake variant. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "case.h"
@@ -199,6 +201,73 @@ static void test_matmul_epilogue(void)
     }
 }
 
+/* The prepare/release life cycle (variant.h's fb_variant_prepare / fb_variant_release)
+ * with a fake variant that counts what it builds and frees: prepare twice, the first's
+ * state released before the second, the second kept for run and released once at the
+ * end; the sync inside the timed prepare; a failing first or second prepare leaves
+ * nothing behind but what release frees; a variant without prepare is left alone. */
+static int g_built, g_freed, g_fail_on, g_prepares, g_syncs;
+static int fake_prepare(const fb_call *call, void **state)
+{
+    if (++g_prepares == g_fail_on) return FB_E_UNSUPPORTED;
+    *state = (void *)(intptr_t)(++g_built); /* a distinct token per plan */
+    return FB_OK;
+}
+static void fake_release(void *state) { g_freed += state != NULL; }
+static int fake_sync(void *arg)
+{
+    g_syncs++;
+    return *(int *)arg;
+}
+
+static void test_lifecycle(void)
+{
+    fb_variant v = {.name = "fake.fused", .prepare = fake_prepare, .release = fake_release};
+    fb_call call;
+    double ms;
+    int sync_status = FB_OK;
+
+    memset(&call, 0, sizeof call);
+    g_built = g_freed = g_fail_on = g_prepares = g_syncs = 0;
+    CHECK(fb_variant_prepare(&v, &call, fake_sync, &sync_status, &ms) == FB_OK);
+    CHECK(g_prepares == 2 && g_built == 2 && g_freed == 1 && g_syncs == 1);
+    CHECK(call.state == (void *)(intptr_t)2); /* the second plan is the one run gets */
+    CHECK(ms >= 0 && isfinite(ms));
+    fb_variant_release(&v, &call);
+    CHECK(g_freed == 2 && call.state == NULL);
+    fb_variant_release(&v, &call); /* nothing left: no second free */
+    CHECK(g_freed == 2);
+
+    /* the first prepare fails: its status, nothing built is kept, no time */
+    memset(&call, 0, sizeof call);
+    g_built = g_freed = g_prepares = g_syncs = 0;
+    g_fail_on = 1;
+    CHECK(fb_variant_prepare(&v, &call, fake_sync, &sync_status, &ms) == FB_E_UNSUPPORTED);
+    CHECK(g_prepares == 1 && g_syncs == 0 && call.state == NULL && isnan(ms));
+    /* the second fails: the first's plan was freed, nothing left to free */
+    g_built = g_freed = g_prepares = 0;
+    g_fail_on = 2;
+    CHECK(fb_variant_prepare(&v, &call, fake_sync, &sync_status, &ms) == FB_E_UNSUPPORTED);
+    CHECK(g_prepares == 2 && g_built == 1 && g_freed == 1 && call.state == NULL);
+    /* the sync fails (a CUDA error in the work prepare queued): its status, the plan
+     * still held for the caller's release */
+    g_built = g_freed = g_prepares = g_syncs = 0;
+    g_fail_on = 0;
+    sync_status = FB_E_CUDA;
+    CHECK(fb_variant_prepare(&v, &call, fake_sync, &sync_status, &ms) == FB_E_CUDA);
+    CHECK(call.state != NULL && g_freed == 1);
+    fb_variant_release(&v, &call);
+    CHECK(g_freed == 2 && g_built == 2);
+
+    /* without prepare: nothing done, no time */
+    fb_variant plain = {.name = "plain.fused"};
+    memset(&call, 0, sizeof call);
+    g_syncs = 0;
+    CHECK(fb_variant_prepare(&plain, &call, fake_sync, &sync_status, &ms) == FB_OK);
+    CHECK(isnan(ms) && call.state == NULL && g_syncs == 0);
+    fb_variant_release(&plain, &call);
+}
+
 /* Zero elements: nothing to launch, so run() succeeds without a device. */
 static void test_empty(void)
 {
@@ -280,6 +349,7 @@ int main(void)
     test_registered();
     test_supports();
     test_matmul_epilogue();
+    test_lifecycle();
     test_empty();
     test_horizontal();
     return fb_t_report("variants");
