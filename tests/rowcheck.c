@@ -1,8 +1,10 @@
 /* rowcheck.c — a row plan checked against the whole evaluation, for the tests of the
- * row rules (test_program.c, test_matmul.c). */
+ * row rules (test_program.c, test_matmul.c, test_conv.c, test_cases.c), and the host
+ * fetch their rowref jobs read inputs with. */
 #include "rowcheck.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Evaluate every row alone (row shapes, inputs sliced by fb_rowplan_offset) and
  * compare with the full evaluation: the number of mismatching elements. */
@@ -26,4 +28,11 @@ int fb_t_rows_match_full(const fb_case *c, const fb_rowplan *rp, const double *c
         }
     }
     return bad;
+}
+
+fb_status fb_t_fetch_doubles(void *ctx, int input, int64_t offset, int64_t n, double *dst)
+{
+    double *const *in = ctx;
+    memcpy(dst, in[input] + offset, (size_t)n * sizeof(double));
+    return FB_OK;
 }

@@ -7,4 +7,7 @@
 
 int fb_t_rows_match_full(const fb_case *c, const fb_rowplan *rp, const double *const *in, double *const *full);
 
+/* rowref.h's fetch over host arrays: ctx is `double *const *`, one dense array per input. */
+fb_status fb_t_fetch_doubles(void *ctx, int input, int64_t offset, int64_t n, double *dst);
+
 #endif

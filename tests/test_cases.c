@@ -23,6 +23,7 @@
 #include "check.h"
 #include "fb_random.h"
 #include "ops/op_table.h"
+#include "rowcheck.h"
 #include "testing.h"
 
 static fb_case g_c;
@@ -219,29 +220,6 @@ static int64_t compare(const double *got, const double *want, int64_t n)
     return bad;
 }
 
-/* Evaluates every row of the plan alone (slices at the plan's offsets) and counts
- * elements that differ from the whole evaluation. */
-static int64_t rows_vs_whole(const fb_case *c, const fb_rowplan *rp, const double *const *in, double *const *whole)
-{
-    int64_t bad = 0;
-    for (int64_t r = 0; r < rp->n_rows; r++) {
-        int64_t base[FB_MAX_VALUES];
-        const double *rin[FB_MAX_VALUES];
-        double *rout[FB_MAX_VALUES];
-        for (int v = 0; v < c->n_values; v++) base[v] = fb_rowplan_offset(rp, v, r);
-        for (int v = 0; v < c->n_inputs; v++) rin[v] = in[v] + base[v];
-        for (int o = 0; o < c->n_outputs; o++)
-            rout[o] = malloc(sizeof(double) * (size_t)fb_shape_numel(&rp->row_shape[c->outputs[o]]));
-        if (fb_reference_eval_at(c, rp->row_shape, base, rin, rout, NULL) != FB_OK) bad++;
-        for (int o = 0; o < c->n_outputs; o++) {
-            int v = c->outputs[o];
-            for (int64_t e = 0; e < fb_shape_numel(&rp->row_shape[v]); e++) bad += rout[o][e] != whole[o][base[v] + e];
-            free(rout[o]);
-        }
-    }
-    return bad;
-}
-
 static void test_reference(void)
 {
     static const int64_t shapes[][2] = {{3, 5}, {4, 16}, {2, 37}};
@@ -275,7 +253,7 @@ static void test_reference(void)
             fb_rowplan rp;
             CHECK(fb_program_rowplan(c, s, &rp) == FB_OK);
             CHECK(rp.separable && rp.n_rows == m);
-            CHECK(rows_vs_whole(c, &rp, (const double *const *)in, got) == 0);
+            CHECK(fb_t_rows_match_full(c, &rp, (const double *const *)in, got) == 0);
             for (int v = 0; v < FB_MAX_VALUES; v++) {
                 free(in[v]);
                 free(got[v]);
@@ -590,7 +568,7 @@ static void test_rmsnorm(void)
             CHECK(fb_program_rowplan(c, s, &rp) == FB_OK);
             CHECK(rp.separable && rp.n_rows == R && rp.accumulates == (backward == 1));
             if (backward) CHECK(rp.partial[c->outputs[1]] && !rp.partial[c->outputs[0]]);
-            else CHECK(rows_vs_whole(c, &rp, (const double *const *)in, got) == 0);
+            else CHECK(fb_t_rows_match_full(c, &rp, (const double *const *)in, got) == 0);
             for (int v = 0; v < FB_MAX_VALUES; v++) {
                 free(in[v]);
                 free(got[v]);

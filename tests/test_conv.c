@@ -591,13 +591,6 @@ static void test_rowplan_cases(void)
     }
 }
 
-static fb_status host_fetch(void *ctx, int input, int64_t offset, int64_t n, double *dst)
-{
-    double *const *in = ctx;
-    memcpy(dst, in[input] + offset, (size_t)n * sizeof(double));
-    return FB_OK;
-}
-
 /* The NCHW chain of tests/cases/conv_odd.json: rows split on N and on the 1x1 conv's
  * K (groups 1: an output channel is its filter alone), never through the grouped conv;
  * rows, chunks of rows on 1 and 3 threads and kept rows all equal the whole. */
@@ -643,7 +636,7 @@ static void test_rowplan_odd(void)
     CHECK(fb_reference_eval(&c, s, (const double *const *)in, outs) == FB_OK);
     for (int threads = 1; threads <= 3; threads += 2) {
         for (int i = 0; i < ny; i++) got[i] = NAN;
-        fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = host_fetch, .fetch_ctx = in,
+        fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = fb_t_fetch_doubles, .fetch_ctx = in,
                              .out = {got}, .threads = threads, .chunk_elems = 4000};
         int64_t rows_per_chunk, chunks;
         fb_rowref_chunking(&c, s, &rp, job.chunk_elems, &rows_per_chunk, &chunks);
@@ -654,7 +647,7 @@ static void test_rowplan_odd(void)
         CHECK(bad == 0);
     }
     const int64_t keep[] = {0, 7, 14};
-    fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = host_fetch, .fetch_ctx = in,
+    fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = fb_t_fetch_doubles, .fetch_ctx = in,
                          .keep = keep, .n_keep = 3, .out = {got}, .threads = 2};
     CHECK(fb_rowref_eval(&job) == FB_OK);
     int bad = 0;

@@ -252,13 +252,6 @@ static void test_rowplan(void)
     rows_agree(&c, s, &rp);
 }
 
-static fb_status host_fetch(void *ctx, int input, int64_t offset, int64_t n, double *dst)
-{
-    double *const *in = ctx;
-    memcpy(dst, in[input] + offset, (size_t)n * sizeof(double));
-    return FB_OK;
-}
-
 /* The check's path: rowref over chunks of M rows (each chunk evaluates A
  * [rows, K] against the whole B), and kept rows alone; the check's plan. */
 static void test_rowref(void)
@@ -285,7 +278,7 @@ static void test_rowref(void)
     /* every row, in chunks of about 5 rows (per row: A 64, C and D 24 each), on 1 and 3 threads */
     for (int threads = 1; threads <= 3; threads += 2) {
         for (int i = 0; i < M * N; i++) got[i] = NAN;
-        fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = host_fetch, .fetch_ctx = in,
+        fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = fb_t_fetch_doubles, .fetch_ctx = in,
                              .out = {got}, .threads = threads, .chunk_elems = 5 * (64 + 2 * 24) + 64 * 24 + 24};
         int64_t rows_per_chunk, chunks;
         fb_rowref_chunking(&c, s, &rp, job.chunk_elems, &rows_per_chunk, &chunks);
@@ -297,7 +290,7 @@ static void test_rowref(void)
     }
     /* kept rows: the first, one inside, the last */
     const int64_t keep[] = {0, 17, M - 1};
-    fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = host_fetch, .fetch_ctx = in,
+    fb_rowref_job job = {.c = &c, .shapes = s, .rp = &rp, .fetch = fb_t_fetch_doubles, .fetch_ctx = in,
                          .keep = keep, .n_keep = 3, .out = {got}, .threads = 2};
     CHECK(fb_rowref_eval(&job) == FB_OK);
     int bad = 0;
