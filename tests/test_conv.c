@@ -26,6 +26,7 @@
 #include "rowcheck.h"
 #include "rowref.h"
 #include "shapes.h"
+#include "emulate.h"
 #include "testing.h"
 
 #include <math.h>
@@ -684,15 +685,6 @@ static void test_rowplan_residual(void)
 
 /* ---- the stated tolerances against an emulation of eager ------------------------------ */
 
-static uint64_t g_state;
-static uint64_t next_u64(void)
-{
-    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double uniform01(void) { return ((double)(next_u64() >> 11) + 0.5) / 9007199254740992.0; }
 /* N(0, 1) from a pool drawn once: the emulation needs many cheap draws, not fresh ones */
 enum { POOL = 1 << 16 };
 static double g_pool[POOL];
@@ -700,22 +692,8 @@ static double gauss(void)
 {
     if (g_pool[0] == 0)
         for (int i = 0; i < POOL; i++)
-            g_pool[i] = sqrt(-2 * log(uniform01())) * cos(6.283185307179586 * uniform01());
-    return g_pool[next_u64() & (POOL - 1)];
-}
-
-/* Round to `bits` significant bits, smallest normal exponent emin, half to even. */
-static double round_to(double v, int bits, int emin)
-{
-    if (v == 0 || !isfinite(v)) return v;
-    int e = ilogb(v);
-    if (e < emin) e = emin;
-    const double q = ldexp(1.0, e - (bits - 1));
-    return nearbyint(v / q) * q;
-}
-static double stored(fb_dtype dt, double v)
-{
-    return dt == FB_F32 ? (double)(float)v : dt == FB_F16 ? round_to(v, 11, -14) : round_to(v, 8, -126);
+            g_pool[i] = sqrt(-2 * log(t_rng_uniform01())) * cos(6.283185307179586 * t_rng_uniform01());
+    return g_pool[t_rng_u64() & (POOL - 1)];
 }
 
 /* One conv output of n terms: the reference in double, eager as one sequential fp32 FMA
@@ -726,9 +704,9 @@ static void conv_output(fb_dtype dt, int n, bool tf32, double *want, float *acc)
     double r = 0;
     float a = 0;
     for (int i = 0; i < n; i++) {
-        const double x = stored(dt, gauss()), w = stored(dt, gauss());
+        const double x = t_stored(dt, gauss()), w = t_stored(dt, gauss());
         r += x * w;
-        const float xf = (float)(tf32 ? round_to(x, 11, -126) : x), wf = (float)(tf32 ? round_to(w, 11, -126) : w);
+        const float xf = (float)(tf32 ? t_round_to(x, 11, -126) : x), wf = (float)(tf32 ? t_round_to(w, 11, -126) : w);
         a = fmaf(xf, wf, a);
     }
     *want = r;
@@ -750,24 +728,24 @@ static int emulate(const fb_case *c, fb_dtype dt, int n, bool tf32, double *wors
         double yr;
         float acc;
         conv_output(dt, n, tf32, &yr, &acc);
-        const float y = (float)stored(dt, acc); /* eager stores the conv's output */
+        const float y = (float)t_stored(dt, acc); /* eager stores the conv's output */
         const bool cancel = o % 3 == 0 && fabs(yr) < 4;
         if (relu) {
-            const double bias = stored(dt, cancel ? -yr + 0.01 * gauss() : gauss());
-            const double z = stored(dt, (float)(y + (float)bias)), zr = yr + bias;
+            const double bias = t_stored(dt, cancel ? -yr + 0.01 * gauss() : gauss());
+            const double z = t_stored(dt, (float)(y + (float)bias)), zr = yr + bias;
             got[o] = z > 0 ? z : 0;
             want[o] = zr > 0 ? zr : 0;
         } else if (bn) {
-            const double m = stored(dt, gauss()), v = stored(dt, 0.5 + uniform01()), beta = stored(dt, gauss());
+            const double m = t_stored(dt, gauss()), v = t_stored(dt, 0.5 + t_rng_uniform01()), beta = t_stored(dt, gauss());
             const double rstd = 1.0 / sqrt(v + 1e-5);
-            const double g = stored(dt, o % 3 == 0 && fabs(yr - m) > 1 ? -beta / ((yr - m) * rstd) * (1 + 0.01 * gauss())
+            const double g = t_stored(dt, o % 3 == 0 && fabs(yr - m) > 1 ? -beta / ((yr - m) * rstd) * (1 + 0.01 * gauss())
                                                                        : gauss());
             const float rf = 1.0f / sqrtf((float)v + 1e-5f);
-            got[o] = stored(dt, ((y - (float)m) * rf * (float)g + (float)beta));
+            got[o] = t_stored(dt, ((y - (float)m) * rf * (float)g + (float)beta));
             want[o] = (yr - m) * rstd * g + beta;
         } else {
-            const double D = stored(dt, gauss());
-            got[o] = stored(dt, (float)(y + (float)D));
+            const double D = t_stored(dt, gauss());
+            got[o] = t_stored(dt, (float)(y + (float)D));
             want[o] = yr + D;
         }
     }
@@ -787,7 +765,7 @@ static void test_tolerances(void)
     static fb_case c;
     static const char *const names[] = {"conv_relu", "conv_add", "conv_bn"};
     static const fb_dtype dts[] = {FB_F32, FB_F16, FB_BF16};
-    g_state = 12345;
+    t_rng_seed(12345);
     for (int i = 0; i < 3; i++) {
         CHECK(fb_case_find(names[i], &c) == FB_OK);
         /* float32 is stated in every conv case (the default's rtol·M is ~4σ of a sequential

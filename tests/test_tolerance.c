@@ -18,19 +18,11 @@
 
 #include "case.h"
 #include "check.h"
+#include "emulate.h"
 #include "testing.h"
 
 /* ---- deterministic N(0, 1) ------------------------------------------------------ */
 
-static uint64_t g_state;
-static uint64_t next_u64(void)
-{
-    uint64_t z = (g_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double uniform01(void) { return ((double)(next_u64() >> 11) + 0.5) / 9007199254740992.0; }
 static double gauss(void)
 {
     static int have;
@@ -39,24 +31,11 @@ static double gauss(void)
         have = 0;
         return spare;
     }
-    double r = sqrt(-2 * log(uniform01())), a = 6.283185307179586 * uniform01();
+    double r = sqrt(-2 * log(t_rng_uniform01())), a = 6.283185307179586 * t_rng_uniform01();
     spare = r * sin(a);
     have = 1;
     return r * cos(a);
 }
-
-/* Round to a storage type with `bits` significant bits and smallest normal
- * exponent `emin` (float16: 11, -14; bfloat16: 8, -126), round-half-even. */
-static double round_to(double v, int bits, int emin)
-{
-    if (v == 0 || !isfinite(v)) return v;
-    int e = ilogb(v);
-    if (e < emin) e = emin; /* subnormal: a fixed spacing */
-    double q = ldexp(1.0, e - (bits - 1));
-    return nearbyint(v / q) * q;
-}
-static double to_f16(double v) { return round_to(v, 11, -14); }
-static double to_bf16(double v) { return round_to(v, 8, -126); }
 
 /* ---- eager's fp32 row sum ------------------------------------------------------------
  * rows_block_kernel for a long row: 512 threads, each over 16-byte chunks (4 floats)
@@ -171,7 +150,7 @@ static void test_float32_long_rows(void)
     float *x = malloc(sizeof(float) * R);
     double *got = malloc(sizeof(double) * ROWS), *want = malloc(sizeof(double) * ROWS);
     double *dropped = malloc(sizeof(double) * ROWS), max_err = 0;
-    g_state = 12345;
+    t_rng_seed(12345);
     for (int r = 0; r < ROWS; r++) {
         for (int i = 0; i < R; i++) x[i] = (float)gauss();
         double ref = 0;
@@ -208,21 +187,21 @@ static void test_half_sums_of_products(void)
     float *t16 = malloc(sizeof(float) * R), *tbf = malloc(sizeof(float) * R);
     double *want16 = malloc(sizeof(double) * ROWS), *got16 = malloc(sizeof(double) * ROWS);
     double *wantbf = malloc(sizeof(double) * ROWS), *gotbf = malloc(sizeof(double) * ROWS);
-    g_state = 777;
+    t_rng_seed(777);
     for (int r = 0; r < ROWS; r++) {
         double ref16 = 0, refbf = 0;
         for (int i = 0; i < R; i++) {
             double g1 = gauss(), g2 = gauss();
-            double a16 = to_f16(g1), b16 = to_f16(g2), abf = to_bf16(g1), bbf = to_bf16(g2);
+            double a16 = t_to_f16(g1), b16 = t_to_f16(g2), abf = t_to_bf16(g1), bbf = t_to_bf16(g2);
             ref16 += a16 * b16;
             refbf += abf * bbf;
-            t16[i] = (float)to_f16((float)a16 * (float)b16);
-            tbf[i] = (float)to_bf16((float)abf * (float)bbf);
+            t16[i] = (float)t_to_f16((float)a16 * (float)b16);
+            tbf[i] = (float)t_to_bf16((float)abf * (float)bbf);
         }
         want16[r] = ref16;
         wantbf[r] = refbf;
-        got16[r] = to_f16(eager_row_sum(t16, R));
-        gotbf[r] = to_bf16(eager_row_sum(tbf, R));
+        got16[r] = t_to_f16(eager_row_sum(t16, R));
+        gotbf[r] = t_to_bf16(eager_row_sum(tbf, R));
     }
     struct { const char *name; fb_dtype d; double *got, *want; } k[] = {
         {"float16", FB_F16, got16, want16},
@@ -261,7 +240,7 @@ static void test_normalised_output_stays_tight(void)
 {
     enum { R = 65536 };
     double *x = malloc(sizeof(double) * R), *y = malloc(sizeof(double) * R), *zero = calloc(R, sizeof(double));
-    g_state = 99;
+    t_rng_seed(99);
     double m = -INFINITY, s = 0;
     for (int i = 0; i < R; i++) {
         x[i] = (float)gauss();
@@ -295,7 +274,7 @@ static void test_normalised_output_stays_tight(void)
  * misses one of the 4 leading rows' parts, or one slice of T, must fail. */
 static double store(fb_dtype d, double v)
 {
-    return d == FB_F16 ? to_f16(v) : d == FB_BF16 ? to_bf16(v) : (double)(float)v;
+    return d == FB_F16 ? t_to_f16(v) : d == FB_BF16 ? t_to_bf16(v) : (double)(float)v;
 }
 
 static void test_rmsnorm_backward_dw(void)
@@ -308,7 +287,7 @@ static void test_rmsnorm_backward_dw(void)
     double x[N], dy[N];
     for (int di = 0; di < 3; di++) {
         const fb_dtype d = dts[di];
-        g_state = 4242;
+        t_rng_seed(4242);
         memset(want, 0, sizeof(double) * N);
         memset(dw_t, 0, sizeof(float) * T * N);
         memset(dw_t3, 0, sizeof(float) * T * N);
@@ -414,7 +393,7 @@ static void test_matmul_matmul(void)
     double a[K];
     for (int di = 0; di < 3; di++) {
         const fb_dtype d = dts[di];
-        g_state = 2024 + (uint64_t)di;
+        t_rng_seed(2024 + (uint64_t)di);
         for (int i = 0; i < K * N; i++) B[i] = store(d, gauss()), C[i] = store(d, gauss());
         for (int r = 0; r < ROWS; r++) {
             for (int k = 0; k < K; k++) a[k] = store(d, gauss());
