@@ -30,7 +30,6 @@ struct fb_gemm_plan {
     size_t workspace_bytes;
     bool scale_f64, add_d, bias;
     const void *bias_ptr; /* the bias address the descriptor holds */
-    int choice;           /* index of algo among the heuristic's results */
     uint32_t align[5]; /* planned alignment of a, b, c, d, bias (our names) */
 };
 
@@ -76,6 +75,19 @@ static const char *epilogue_name(fb_gemm_epilogue e)
 
 #define MAX_CANDIDATES 16
 
+/* One cublasLtMatmul of the plan with `algo`. cuBLASLt's A is our B, its B our A;
+ * its C is our D (beta = 1) or our C (unread at beta 0); its D is our C. */
+static cublasStatus_t launch(const fb_gemm_plan *p, const fb_gemm_operands *o, const cublasLtMatmulAlgo_t *algo,
+                             void *workspace, cudaStream_t stream)
+{
+    const float one_f = 1.0f, zero_f = 0.0f;
+    const double one_d = 1.0, zero_d = 0.0;
+    const void *alpha = p->scale_f64 ? (const void *)&one_d : (const void *)&one_f;
+    const void *beta = p->add_d ? alpha : p->scale_f64 ? (const void *)&zero_d : (const void *)&zero_f;
+    return cublasLtMatmul(p->h, p->desc, alpha, o->b, p->la, o->a, p->lb, beta, p->add_d ? o->d : o->c, p->lc, o->c,
+                          p->lc, algo, workspace, p->workspace_bytes, stream);
+}
+
 /* Time one algorithm as the timer's default does: each sample starts from an L2
  * swept clean (kernels/l2_sweep.cu over a buffer of twice the L2), so the
  * candidates are ranked on cold operands, not on back-to-back launches that
@@ -101,19 +113,12 @@ static int cmp_float(const void *a, const void *b)
 static double time_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
                         const cublasLtMatmulAlgo_t *algo, const tune_scratch *sc)
 {
-    const float one_f = 1.0f, zero_f = 0.0f;
-    const double one_d = 1.0, zero_d = 0.0;
-    const void *alpha = p->scale_f64 ? (const void *)&one_d : (const void *)&one_f;
-    const void *beta = p->add_d ? alpha : p->scale_f64 ? (const void *)&zero_d : (const void *)&zero_f;
-    const void *cin = p->add_d ? o->d : o->c;
     float ms[TUNE_SAMPLES];
     for (int i = -1; i < TUNE_SAMPLES; i++) {
         if (fb_launch_l2_sweep(sc->sweep, sc->sweep_bytes, sc->sink, t->stream) != cudaSuccess ||
             cudaEventRecord(sc->e0, t->stream) != cudaSuccess)
             return -1;
-        if (cublasLtMatmul(p->h, p->desc, alpha, o->b, p->la, o->a, p->lb, beta, cin, p->lc, o->c, p->lc, algo,
-                           t->workspace, p->workspace_bytes, t->stream) != CUBLAS_STATUS_SUCCESS)
-            return -1;
+        if (launch(p, o, algo, t->workspace, t->stream) != CUBLAS_STATUS_SUCCESS) return -1;
         if (cudaEventRecord(sc->e1, t->stream) != cudaSuccess || cudaEventSynchronize(sc->e1) != cudaSuccess)
             return -1;
         if (i >= 0 && cudaEventElapsedTime(&ms[i], sc->e0, sc->e1) != cudaSuccess) return -1;
@@ -147,7 +152,6 @@ static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_opera
         if (best < 0 || ms < best) {
             best = ms;
             p->algo = res[i].algo;
-            p->choice = i;
         }
     }
     if (sc.e0) cudaEventDestroy(sc.e0);
@@ -292,19 +296,11 @@ fb_status fb_gemm_run(fb_gemm_plan *p, const fb_gemm_operands *o, void *workspac
         LT(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &o->bias, sizeof o->bias));
         p->bias_ptr = o->bias;
     }
-    const float one_f = 1.0f, zero_f = 0.0f;
-    const double one_d = 1.0, zero_d = 0.0;
-    const void *alpha = p->scale_f64 ? (const void *)&one_d : (const void *)&one_f;
-    const void *beta = p->add_d ? alpha : p->scale_f64 ? (const void *)&zero_d : (const void *)&zero_f;
-    /* cuBLASLt's A is our B, its B our A; its C is our D (or our C, unread at beta 0) */
-    LT(cublasLtMatmul(p->h, p->desc, alpha, o->b, p->la, o->a, p->lb, beta, p->add_d ? o->d : o->c, p->lc, o->c,
-                      p->lc, &p->algo, workspace, p->workspace_bytes, stream));
+    LT(launch(p, o, &p->algo, workspace, stream));
     return FB_OK;
 fail:
     return s;
 }
-
-int fb_gemm_plan_choice(const fb_gemm_plan *p) { return p ? p->choice : -1; }
 
 void fb_gemm_plan_destroy(fb_gemm_plan *p)
 {

@@ -63,8 +63,6 @@ typedef struct fb_gemm_tuning {
 fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_gemm_operands *o,
                               size_t workspace_bytes, const fb_gemm_tuning *tune, const char *what,
                               fb_gemm_plan **out);
-/* The algorithm's index among the heuristic's results (0: its first), for reports. */
-int fb_gemm_plan_choice(const fb_gemm_plan *p);
 /* Launch on `stream`. The operands must be at least as aligned as the planned
  * ones (FB_E_USAGE otherwise: the algorithm could fault). */
 fb_status fb_gemm_run(fb_gemm_plan *p, const fb_gemm_operands *o, void *workspace, cudaStream_t stream,
