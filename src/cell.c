@@ -12,7 +12,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,12 +40,20 @@ typedef struct eager_job {
     fb_eager *e;
     const fb_tensor *in;
     fb_tensor *out;
+    cudaStream_t stream; /* the cell's, for the prepare step */
 } eager_job;
 
 static fb_status run_eager(void *self, cudaStream_t stream)
 {
     eager_job *j = self;
     return fb_eager_run(j->e, j->in, j->out, stream);
+}
+
+/* fb_eager_prepare rebuilds every node's plan on each call */
+static int eager_prepare_step(void *self)
+{
+    eager_job *j = self;
+    return fb_eager_prepare(j->e, j->in, j->out, j->stream);
 }
 
 typedef struct fused_job {
@@ -59,13 +66,6 @@ static fb_status run_fused(void *self, cudaStream_t stream)
     fused_job *j = self;
     j->call.stream = stream;
     return (fb_status)j->v->run(&j->call);
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 static int sync_stream(void *stream)
@@ -287,15 +287,9 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
             ej.out = st->out;
             r = (fb_runnable){run_eager, &ej, fb_eager_launches(ej.e)};
             kernels = fb_eager_launches(ej.e);
-            /* twice, the second timed: the first pays the process's one-time costs
-             * (a library handle's creation, its kernels' loading), which are no
-             * property of this cell's plan */
-            s = fb_eager_prepare(ej.e, ej.in, ej.out, stream);
-            double t0 = now_ms();
-            if (s == FB_OK) s = fb_eager_prepare(ej.e, ej.in, ej.out, stream);
-            if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (prepare)",
-                                               __FILE__, __LINE__);
-            prepare_ms = now_ms() - t0;
+            /* twice, the second timed (variant.h's fb_prepare_twice) */
+            ej.stream = stream;
+            s = (fb_status)fb_prepare_twice(eager_prepare_step, &ej, sync_stream, stream, &prepare_ms);
         }
     } else {
         const fb_variant *v = fb_variant_find(name);
@@ -322,7 +316,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         fj.call.workspace_bytes = ws;
         kernels = v->launches > 0 ? v->launches : 1;
         r = (fb_runnable){run_fused, &fj, kernels};
-        /* twice, the second timed, as eager's above (variant.h) */
+        /* twice, the second timed, as eager's above */
         if (s == FB_OK) s = (fb_status)fb_variant_prepare(v, &fj.call, sync_stream, stream, &prepare_ms);
     }
 

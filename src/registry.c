@@ -102,16 +102,35 @@ void fb_variant_release(const fb_variant *v, fb_call *call)
     call->state = NULL;
 }
 
+int fb_prepare_twice(int (*step)(void *arg), void *arg, int (*sync)(void *sync_arg), void *sync_arg, double *ms)
+{
+    *ms = NAN;
+    int s = step(arg);
+    if (s != FB_OK) return s;
+    const double t0 = now_ms();
+    s = step(arg);
+    if (s == FB_OK && sync) s = sync(sync_arg);
+    *ms = now_ms() - t0;
+    return s;
+}
+
+typedef struct variant_step_arg {
+    const fb_variant *v;
+    fb_call *call;
+} variant_step_arg;
+
+/* release what the last prepare built (nothing, the first time), then prepare */
+static int variant_step(void *arg)
+{
+    variant_step_arg *a = arg;
+    fb_variant_release(a->v, a->call);
+    return a->v->prepare(a->call, &a->call->state);
+}
+
 int fb_variant_prepare(const fb_variant *v, fb_call *call, int (*sync)(void *arg), void *arg, double *ms)
 {
     *ms = NAN;
     if (!v->prepare) return FB_OK;
-    int s = v->prepare(call, &call->state);
-    fb_variant_release(v, call);
-    if (s != FB_OK) return s;
-    const double t0 = now_ms();
-    s = v->prepare(call, &call->state);
-    if (s == FB_OK && sync) s = sync(arg);
-    *ms = now_ms() - t0;
-    return s;
+    variant_step_arg a = {v, call};
+    return fb_prepare_twice(variant_step, &a, sync, arg, ms);
 }

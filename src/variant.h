@@ -52,13 +52,17 @@ typedef struct fb_variant {
     const char *(*note)(const void *state);
 } fb_variant;
 
-/* The life cycle's prepare step, as a cell runs it: prepare(), release() what it
- * built, prepare() again, the second timed with `sync(arg)` (the wait for the GPU
- * work prepare queued) inside it; the first pays a process's one-time costs
- * (library handles, kernel loading), which are no property of the call. *ms is the
- * second's wall time in ms, NaN for a variant without prepare (FB_OK, nothing
- * done). On failure, the failed step's status; call->state then holds whatever
- * fb_variant_release must still free. */
+/* A prepare step as a cell runs it: step(arg) twice, the second timed with
+ * `sync(sync_arg)` (the wait for the GPU work the step queued) inside it; the
+ * first pays a process's one-time costs (library handles, kernel loading), which
+ * are no property of the cell. step rebuilds what it built before. *ms is the
+ * second's wall time in ms (NaN when the first fails). Returns the first failing
+ * status. eager's plans and fb_variant_prepare both go through it. */
+int fb_prepare_twice(int (*step)(void *arg), void *arg, int (*sync)(void *sync_arg), void *sync_arg, double *ms);
+/* A variant's prepare step through fb_prepare_twice: prepare(), release() what it
+ * built, prepare() again, timed. *ms is NaN for a variant without prepare (FB_OK,
+ * nothing done). On failure call->state holds whatever fb_variant_release must
+ * still free. */
 int fb_variant_prepare(const fb_variant *v, fb_call *call, int (*sync)(void *arg), void *arg, double *ms);
 /* release(call->state) when there is one and the variant has release; clears it. */
 void fb_variant_release(const fb_variant *v, fb_call *call);
