@@ -371,7 +371,7 @@ __device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)
 // scalars. Rows past the end run the program on no values (reductions are collective).
 template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R>
 __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long rows, long W, int G) {
-    using U = Unit<T, VEC>;
+    using U = Unit<T, VEC, true>;  // plain loads: see Unit
     constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
     const int lane = threadIdx.x & (G - 1);
     const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -475,7 +475,7 @@ __device__ __forceinline__ void store_slice(const Op &op, const V &v, const Args
 // [rank * chunk, (rank + 1) * chunk) of the row; thread t holds units t + u * blockDim.
 template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
-    using U = Unit<T, VEC>;
+    using U = Unit<T, VEC, true>;  // plain loads: see Unit
     constexpr int N = U::N, NIN = Op::NIN;
     __shared__ float2 part[66];
 
@@ -558,7 +558,12 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
 #pragma unroll
         for (int u = 0; u < UPT; ++u) {
             v.reg.ok[u] = threadIdx.x + (long)u * T_ < nunits;
-            if (v.reg.ok[u]) load_inputs<U, NIN>(at, 0, 0, v.reg.v[u]);
+            // Plain loads only while nothing is in shared memory (see Unit: the shared part
+            // takes L1's room, and default-policy loads then thrash it).
+            if (v.reg.ok[u]) {
+                if (K == 0) load_inputs<Unit<T, true, true>, NIN>(at, 0, 0, v.reg.v[u]);
+                else load_inputs<U, NIN>(at, 0, 0, v.reg.v[u]);
+            }
 #pragma unroll
             for (int j = 0; j < NIN; ++j) at.in[j] += (long)T_ * N;
         }

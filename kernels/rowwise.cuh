@@ -41,11 +41,16 @@ __device__ __forceinline__ float ex2(float x) {
 
 // A "unit" is what one access moves: a 16-byte vector, or one element when rows are not
 // 16-byte aligned. Values are converted to fp32 on load and back on store.
-template <typename T, bool VEC> struct Unit;
-template <typename T> struct Unit<T, true> {
+// PLAIN (16-byte units): loads take the default cache policy, not evict-first (.cs). Stores stay
+// evict-first. Measured (NOTES.md, "round 4: load policy"): plain loads are 1-3% faster for
+// the register-resident kernels (softmax 65536 x 1024 float32 188.7 -> 183.4 us, the copy
+// 181.3), but 6-12% slower in row_smem CTAs whose shared part takes most of L1 (layernorm
+// W = 65536 float32), so each kernel picks.
+template <typename T, bool VEC, bool PLAIN = false> struct Unit;
+template <typename T, bool PLAIN> struct Unit<T, true, PLAIN> {
     static constexpr int N = 16 / (int)sizeof(T);
     static __device__ __forceinline__ void load(const T *p, long i, float (&v)[N]) {
-        const fb::vec<T> t = fb::load_vec_stream(p + i * N);
+        const fb::vec<T> t = PLAIN ? fb::load_vec(p + i * N) : fb::load_vec_stream(p + i * N);
 #pragma unroll
         for (int k = 0; k < N; ++k) v[k] = fb::to_acc(t.v[k]);
     }
@@ -56,10 +61,10 @@ template <typename T> struct Unit<T, true> {
         fb::store_vec_stream(p + i * N, t);
     }
 };
-template <typename T> struct Unit<T, false> {
+template <typename T, bool PLAIN> struct Unit<T, false, PLAIN> {
     static constexpr int N = 1;
     static __device__ __forceinline__ void load(const T *p, long i, float (&v)[1]) {
-        v[0] = fb::to_acc(__ldcs(p + i));
+        v[0] = fb::to_acc(__ldcs(p + i));  // PLAIN not measured on the scalar path: kept evict-first
     }
     static __device__ __forceinline__ void store(T *p, long i, const float (&v)[1]) {
         __stcs(p + i, fb::from_acc<T>(v[0]));

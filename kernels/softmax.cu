@@ -103,7 +103,7 @@ using namespace fb::rowwise;
 template <typename T, bool VEC, bool PEEL, int UPT, int R>
 __global__ void __launch_bounds__(256) softmax_group_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                             long rows, long W, int G) {
-    using U = Unit<T, VEC>;
+    using U = Unit<T, VEC, true>;  // plain loads: see Unit
     constexpr int N = U::N;
     const int lane = threadIdx.x & (G - 1);
     const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(256) softmax_group_kernel(const T *__restrict_
 template <typename T, bool VEC, int UPT, bool CLUSTER>
 __global__ void __launch_bounds__(1024) softmax_cta_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                           long W, int C, long chunk) {
-    using U = Unit<T, VEC>;
+    using U = Unit<T, VEC, true>;  // plain loads: see Unit
     constexpr int N = U::N;
     __shared__ float2 part[32];
 
@@ -434,7 +434,9 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
     for (int u = 0; u < REG; ++u) {
         const long i = tid + (long)u * blockDim.x;
         if (i < nunits) {
-            U::load(xr, i, v[u]);
+            // plain loads only while nothing is in shared memory (see Unit)
+            if (K == 0) Unit<T, true, true>::load(xr, i, v[u]);
+            else U::load(xr, i, v[u]);
         } else {
 #pragma unroll
             for (int k = 0; k < N; ++k) v[u][k] = -INFINITY;
