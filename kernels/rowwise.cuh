@@ -359,7 +359,21 @@ inline void choose_plan(const Shape &s, Plan *p) {
     // make 64-row tiles too small to keep enough bytes in flight (not measured).
     if (!vec_ok(s) && s.W * s.esz >= kSmemMinRowBytes && s.W * s.esz <= kSmemMaxRowBytes && plan_smem(s, p))
         return;
-    if (plan_group(s, p)) return;
+    if (plan_group(s, p)) {
+        // Many vector rows of >= 2 KB: as many rows per group as bring a lane to 32 values in
+        // flight (within the instantiated units x rows), in 64-thread CTAs. Measured (NOTES.md,
+        // round 4), float32 against 16 values in 256-thread CTAs: with a written L2 (the torch
+        // peer's flush) 16384 x 512 27.7 -> 26.9 us, 65536 x 1024 183.3 -> 182.8 (the copy
+        // ~181); with a clean L2 within +-1.5% on those rows, but 2-4% slower on 8192 x 1024 and
+        // on shorter rows (32768 x 256, 65536 x 128) and 5-10% on L2-sized tensors, so only here.
+        if (p->vec && !p->peel && s.nin == 1 && s.W * s.esz >= 2048 && s.rows >= 16384) {
+            const int vals = p->upt * (16 / s.esz);
+            const int cap = p->upt == 1 ? 4 : p->upt <= 4 ? 2 : 1;
+            p->r = std::min(cap, std::max(1, 32 / vals));
+            p->threads = 64;
+        }
+        return;
+    }
     // Few long rows (one per SM, at least half the SMs busy): one wave of row_smem CTAs beats
     // ~2 waves of clusters while the shared part stays small (NOTES.md, v6: 128 x 32768
     // float32 92% vs 84%, bfloat16 128 x 65536 87% vs 75%; float32 rows of 256 KB lose).

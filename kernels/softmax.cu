@@ -16,6 +16,9 @@
 //   softmax.warp_rows    A group of G = 2..32 lanes per row (G sized to the row), each lane
 //                        holding up to 32 values; R rows per group in flight for short rows.
 //                        Reductions are G-lane shuffles, no shared memory, no barriers.
+//                        For >= 16384 rows of >= 2 KB softmax.fused runs it in 64-thread CTAs
+//                        with enough rows per group for 32 values per lane in flight
+//                        (softmax.warp_rows: 256 threads, 16 values).
 //                        Wins for W <= 1024 with many rows (96-98% of SOL on the grid), and
 //                        for odd W <= ~1030 through the peeled path below.
 //   softmax.block_row    One CTA per row, the row in the CTA's registers (32 values per
