@@ -593,11 +593,13 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
 // K_SMEM: tiles of TR consecutive rows — for each input one contiguous span of TR * W
 // elements, 16-byte aligned when TR * W * sizeof(T) is a multiple of 16 — copied into shared
 // memory with 16-byte cp.async (a scalar remainder only at the tensor's end), so odd widths
-// need no per-row head/tail. Persistent and double-buffered: tile i+1 is in flight while warp w
-// computes rows w, w + nwarps, ... of tile i from shared memory (32 lanes per row, scalar
+// need no per-row head/tail. Persistent and double-buffered: tile i+1 is in flight while each
+// warp computes 32 / G rows of tile i at a time from shared memory (G lanes per row, scalar
 // shared reads, UPT per lane) and writes the output over input 0; the CTA then stores the tile
-// with 16-byte stores.
-template <class Op, typename T, int UPT>
+// with 16-byte stores. G = 16, not 32: a row of 24..128 elements leaves half a warp's lanes
+// idle, and each of an op's reductions is a chain of log2(G) dependent shuffles that nothing
+// else hides (NOTES.md, round 4: norm_chain W = 61 took 19.1 us against a 12.2 us copy).
+template <class Op, typename T, int UPT, int G>
 __global__ void __launch_bounds__(256) row_tile_kernel(const Args<T> a, long rows, long W, int TR) {
     extern __shared__ int4 tile_sm[];
     constexpr int N = 16 / (int)sizeof(T), NIN = Op::NIN, NP = Op::NPARAM;
@@ -631,27 +633,29 @@ __global__ void __launch_bounds__(256) row_tile_kernel(const Args<T> a, long row
 #pragma unroll
         for (int j = 0; j < NIN; ++j) in_sm[j] = reinterpret_cast<const T *>(tile_sm + (b * NIN + j) * stride);
         T *out_sm = reinterpret_cast<T *>(tile_sm + b * NIN * stride);
-        for (int r0 = 0; r0 < nr; r0 += nwarps) {  // warp-uniform trip count
-            const int row = r0 + warp;
+        constexpr int RPW = 32 / G;  // rows per warp at a time
+        const int gl = lane % G;
+        for (int r0 = 0; r0 < nr; r0 += nwarps * RPW) {  // warp-uniform trip count
+            const int row = r0 + warp * RPW + lane / G;
             const bool in = row < nr;
             RegVals<NIN, UPT, 1, false> v;
 #pragma unroll
             for (int u = 0; u < UPT; ++u) {
-                const int i = lane + 32 * u;
+                const int i = gl + G * u;
                 v.ok[u] = in && i < W;
                 if (v.ok[u]) {
 #pragma unroll
                     for (int j = 0; j < NIN; ++j) v.v[u][0][j] = fb::to_acc(in_sm[j][row * W + i]);
                 }
             }
-            GroupReducer red{32};
+            GroupReducer red{G};
             Op op;
             Row<RegVals<NIN, UPT, 1, false>, GroupReducer> rr{v, red, W};
             op.row(rr);
 #pragma unroll
             for (int u = 0; u < UPT; ++u) {
                 if (!v.ok[u]) continue;
-                const int i = lane + 32 * u;
+                const int i = gl + G * u;
                 float p[1][np_slots(NP)];
                 if constexpr (NP > 0) load_params<NP, 1, false>(a, i, p);
                 out_sm[row * W + i] = fb::from_acc<T>(op.out(v.v[u][0], p[0]));
@@ -698,7 +702,7 @@ __global__ void __launch_bounds__(1024) row_stream_kernel(const Args<T> a, long 
 // Scalar CTA rows (unaligned tensors, odd rows past group rows) hold 8 values per thread, not
 // softmax's 16: with an op's extra state and parameter loads 16 spilled (layernorm, half types).
 constexpr int kScalarCtaVals = 8;
-constexpr int kTileRows = 64, kTileThreads = 256, kTileCtasPerSm = 4;
+constexpr int kTileRows = 64, kTileThreads = 256, kTileCtasPerSm = 4, kTileLanes = 16;
 constexpr long kTileSmemBudget = 200 * 1024;  // per SM, for the persistent tile grid
 
 inline size_t tile_smem_bytes(const Shape &s, int TR) {
@@ -757,8 +761,8 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         p->peel = false;
         p->threads = kTileThreads;
         p->r = kTileRows;
-        p->upt = (int)cdiv(s.W, 32);
-        p->g = 32;
+        p->upt = (int)cdiv(s.W, kTileLanes);
+        p->g = kTileLanes;
         p->c = 1;
         return true;
     }
@@ -870,7 +874,7 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         const int per_sm = (int)std::max<long>(1, std::min<long>(kTileCtasPerSm, kTileSmemBudget / (long)smem));
         const long tiles = cdiv(s.rows, p.r);
         const long blocks = std::min<long>(tiles, (long)per_sm * sm_count());
-        if (p.upt * 32 < s.W) return cudaErrorInvalidConfiguration;
+        if (p.upt * kTileLanes < s.W) return cudaErrorInvalidConfiguration;
         auto launch = [&](auto kernel) {
             if (dry) return cudaSuccess;
             if (smem > 48 * 1024) {
@@ -880,13 +884,14 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
             kernel<<<(unsigned)blocks, p.threads, smem, st>>>(a, s.rows, s.W, p.r);
             return cudaGetLastError();
         };
-        // rows of 96..256 bytes: float32 24..64 elements (1..2 per lane), half types 48..128 (2..4)
+        // rows of 96..256 bytes: float32 24..64 elements (2..4 per lane of 16), half types
+        // 48..128 (3..8)
         if constexpr (N == 4) {
-            if (p.upt <= 1) return launch(row_tile_kernel<Op, T, 1>);
-            if (p.upt <= 2) return launch(row_tile_kernel<Op, T, 2>);
+            if (p.upt <= 2) return launch(row_tile_kernel<Op, T, 2, kTileLanes>);
+            if (p.upt <= 4) return launch(row_tile_kernel<Op, T, 4, kTileLanes>);
         } else {
-            if (p.upt <= 2) return launch(row_tile_kernel<Op, T, 2>);
-            if (p.upt <= 4) return launch(row_tile_kernel<Op, T, 4>);
+            if (p.upt <= 4) return launch(row_tile_kernel<Op, T, 4, kTileLanes>);
+            if (p.upt <= 8) return launch(row_tile_kernel<Op, T, 8, kTileLanes>);
         }
         return cudaErrorInvalidConfiguration;
     }
