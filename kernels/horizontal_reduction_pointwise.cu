@@ -34,7 +34,8 @@
 //   horizontal_reduction_pointwise.persistent (the measured alternative), except for short odd rows
 //       (W not a multiple of the vector width, <= 1 KB: 61 and 130 float32), where the persistent
 //       evict-first launch measured faster (W = 61: 70.9% vs 44.6% of SOL; rowstream.cuh's
-//       flags_by_shape).
+//       flags_by_shape); and odd rows of <= 256 bytes (float32 W = 61) go one element per access,
+//       as .scalar, which measured faster still (kScalarShortOdd).
 //   horizontal_reduction_pointwise.scalar   .fused with one element per access: the fallback for
 //                                           tensors that are not 16-byte aligned, registered so
 //                                           that selftest covers it.
@@ -117,7 +118,7 @@ constexpr unsigned kDtypes = FB_DTYPES_HALF_AND_F32;
 
 extern "C" const fb_variant fb_horizontal_reduction_pointwise_variants[] = {
     {"horizontal_reduction_pointwise.fused", "b = sum(a, -1) and c = cos(a) in one pass over a: team per row by shape",
-     kDtypes, supports, nullptr, run<-1, true, kByShape>, 1},
+     kDtypes, supports, nullptr, run<-1, true, kByShape | kScalarShortOdd>, 1},
     {"horizontal_reduction_pointwise.persistent", "horizontal_reduction_pointwise.fused's team in a persistent grid with evict-first loads and stores (the slower launch, kept to measure against)",
      kDtypes, supports, nullptr, run<-1, true>, 1},
     {"horizontal_reduction_pointwise.group", "horizontal_reduction_pointwise, 1..32 lanes per row (any shape)", kDtypes,

@@ -244,7 +244,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
 // Launch options (a variant's FLAGS): kOneShot = a grid covering every row once (each team
 // streams its row and retires) instead of a persistent grid of the resident capacity;
 // kPlain = default-policy loads and stores instead of evict-first (.cs) ones.
-enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4 };
+// kScalarShortOdd (with kByShape): odd rows of <= 256 bytes go one element per access, one-shot
+// and plain, as the .scalar variant: horizontal_reduction_pointwise 65536 x 61 float32 % of SOL,
+// clean L2 67.6 -> 70.1, written L2 69.6 -> 78.1; 2048 x 61 69.9 -> 84.3 (NOTES.md, round 4).
+enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4, kScalarShortOdd = 8 };
 
 // kByShape: one-shot + plain, except for short rows that are not a multiple of the vector width
 // (head/tail scalars in every row), where the persistent evict-first launch measured faster:
@@ -334,6 +337,11 @@ template <typename T, class Op>
 inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bool allow_vec, int force,
                      cudaStream_t st, const char *what, int flags = 0) {
     if (rows == 0 || W == 0) return FB_OK;
+    if ((flags & kByShape) && (flags & kScalarShortOdd) && W % (16 / (int64_t)sizeof(T)) != 0 &&
+        W * (int64_t)sizeof(T) <= 256) {
+        allow_vec = false;
+        flags = kOneShot | kPlain;
+    }
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
     if (flags & kByShape) flags = flags_by_shape(W, (int)sizeof(T));
