@@ -22,6 +22,8 @@
 //       evict-first (.cs) on every cell of >= 16 MB (NOTES.md, issue 6 round 2), and one 16-byte pack
 //       per thread when U packs per thread would not fill one wave.
 //   pointwise_chain.stream  .fused with evict-first (.cs) loads and stores: the measured alternative.
+//   pointwise_chain.tile    .fused in Inductor's launch shape (ew::Grid::tile), as bias_dropout_add.fused:
+//                           measured mixed against .fused in round 3; kept to measure against.
 //   pointwise_chain.persistent  The same kernel as a persistent grid-stride loop over the resident
 //       capacity: kept as the measured alternative.
 //   pointwise_chain.scalar    One element per access: what .fused falls back to when a tensor is
@@ -59,6 +61,8 @@ extern "C" const fb_variant fb_pointwise_chain_variants[] = {
     {"pointwise_chain.stream", "pointwise_chain.fused with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
      kDtypes, fb::ew::supports<ChainOp, kDtypes>, nullptr,
      fb::ew::run<ChainOp, kDtypes, Grid::one_shot, true, fb::ew::Hint::stream>, 1},
+    {"pointwise_chain.tile", "pointwise_chain.fused in Inductor's pointwise launch shape (ew::Grid::tile: 128-thread CTAs, 2 x 128 packs each), the shape bias_dropout_add.fused uses",
+     kDtypes, fb::ew::supports<ChainOp, kDtypes>, nullptr, fb::ew::run<ChainOp, kDtypes, Grid::tile, true>, 1},
 };
 extern "C" const int fb_pointwise_chain_variant_count =
     (int)(sizeof fb_pointwise_chain_variants / sizeof fb_pointwise_chain_variants[0]);
