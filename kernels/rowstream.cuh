@@ -337,14 +337,16 @@ template <typename T, class Op>
 inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bool allow_vec, int force,
                      cudaStream_t st, const char *what, int flags = 0) {
     if (rows == 0 || W == 0) return FB_OK;
-    if ((flags & kByShape) && (flags & kScalarShortOdd) && W % (16 / (int64_t)sizeof(T)) != 0 &&
-        W * (int64_t)sizeof(T) <= 256) {
-        allow_vec = false;
-        flags = kOneShot | kPlain;
+    if (flags & kByShape) {
+        if ((flags & kScalarShortOdd) && W % (16 / (int64_t)sizeof(T)) != 0 && W * (int64_t)sizeof(T) <= 256) {
+            allow_vec = false;
+            flags = kOneShot | kPlain;
+        } else {
+            flags = flags_by_shape(W, (int)sizeof(T));
+        }
     }
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
-    if (flags & kByShape) flags = flags_by_shape(W, (int)sizeof(T));
     Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
     p.flags = flags;
     cudaError_t e;

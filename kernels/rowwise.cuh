@@ -364,8 +364,9 @@ inline void choose_plan(const Shape &s, Plan *p) {
         // flight (within the instantiated units x rows), in 64-thread CTAs. Measured (NOTES.md,
         // round 4), float32 against 16 values in 256-thread CTAs: with a written L2 (the torch
         // peer's flush) 16384 x 512 27.7 -> 26.9 us, 65536 x 1024 183.3 -> 182.8 (the copy
-        // ~181); with a clean L2 within +-1.5% on those rows, but 2-4% slower on 8192 x 1024 and
-        // on shorter rows (32768 x 256, 65536 x 128) and 5-10% on L2-sized tensors, so only here.
+        // ~181); with a clean L2 within +-1.5% on those rows. Applied to every vector row it cost
+        // L2-sized tensors 5-10% (and 64 MB cells of shorter rows 2-4%, inside the 3.5% two runs
+        // of one binary differ there), so only here.
         if (p->vec && !p->peel && s.nin == 1 && s.W * s.esz >= 2048 && s.rows >= 16384) {
             const int vals = p->upt * (16 / s.esz);
             const int cap = p->upt == 1 ? 4 : p->upt <= 4 ? 2 : 1;
