@@ -44,6 +44,20 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
     __shared__ A scratch[64];
     const int l = threadIdx.x & (G - 1), g = threadIdx.x / G, rpc = blockDim.x / G;
     const A inv_n = A(1) / (A)N;
+    // w's units, loaded before the first row's x and kept: a lane touches the same columns in
+    // every row, so w is read once per group instead of once per row, and the output loop no
+    // longer waits on an L1/L2 round trip after the row's barriers (Liger loads w with x).
+    // U x 4 more registers: only while U <= 4 (U = 8 would pass the 64 registers a
+    // 1024-thread CTA allows); U = 8 loads w per row, after the sum, as before.
+    constexpr bool kEarlyW = U <= 4;
+    typename IO::Raw wraw[kEarlyW ? U : 1];
+    if constexpr (kEarlyW) {
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < units) wraw[j] = IO::load_raw(w, k);
+        }
+    }
     for (long row = (long)blockIdx.x * rpc + g; row < rows; row += (long)gridDim.x * rpc) {
         const T *xr = x + row * N;
         T *yr = y + row * N;
@@ -67,7 +81,8 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
             if (k < units) {
                 A v[NV], wv[NV];
                 IO::widen(raw[j], v);
-                IO::load(w, k, wv);
+                if constexpr (kEarlyW) IO::widen(wraw[j], wv);
+                else IO::load(w, k, wv);
 #pragma unroll
                 for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
                 IO::store_stream(yr, k, v);
