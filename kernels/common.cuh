@@ -90,6 +90,17 @@ template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_str
     else *reinterpret_cast<int4 *>(&r) = __ldcs(reinterpret_cast<const int4 *>(p));
     return r;
 }
+// Makes a held pack opaque to the optimiser at this point (an empty asm volatile that "changes"
+// its words): work on it cannot be hoisted out of the loop that calls this. For a pack held raw
+// across a loop because it is the same every iteration (rmsnorm's w): without this the compiler
+// widens it once before the loop, which doubles its registers (bfloat16 spilled 96 bytes and ran
+// 10-25% slower, NOTES.md, issue 9).
+template <typename T, int N> __device__ __forceinline__ void opaque(pack<T, N> &p) {
+    if constexpr (sizeof(pack<T, N>) == 16) {
+        int4 &w = *reinterpret_cast<int4 *>(&p);
+        asm volatile("" : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w));
+    }
+}
 // Plain (cached, default-policy) pack access: what Triton/Inductor emit for elementwise loads and
 // stores without an eviction hint.
 template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_plain(const T *p) {

@@ -43,7 +43,12 @@ namespace ew {
 
 constexpr int kThreads = 256;
 
-enum class Grid { persistent, one_shot, tile };
+enum class Grid { persistent, one_shot, tile, by_size };
+// Grid::by_size: tile from this many bytes of x up, one_shot below. pointwise_chain float32,
+// tile against one_shot (NOTES.md, issue 6 round 5): 1-8% faster from 8 MB (2M elements) up,
+// 1-6% slower on tensors of <= 4 MB, where one_shot's one pack per thread spreads the few
+// packs over more SMs.
+constexpr int64_t kTileMinBytes = 8 << 20;
 // Cache hints of the tensor accesses: plain = default-policy loads and stores, as Triton emits
 // (the default: measured 2-5% faster than stream on every cell of >= 16 MB, H100 float32,
 // NOTES.md); stream = .cs loads and stores (evict-first: nothing is read twice), NAME.stream.
@@ -213,6 +218,7 @@ static int launch(const Operands<T> &o, const Op &op, Grid grid, cudaStream_t st
     constexpr int UMAX = Op::kRes ? 2 : 4;
     const int64_t np = o.n / P;
     const bool bvec = Op::kBias && P > 1 && o.W % P == 0 && aligned16(o.bias);
+    if (grid == Grid::by_size) grid = o.n * (int64_t)sizeof(T) >= kTileMinBytes ? Grid::tile : Grid::one_shot;
     if (grid == Grid::tile) {
         const int64_t ctas = std::max<int64_t>(1, cdiv64(np, kTileThreads * kTilePacks));
         if (ctas > INT32_MAX) {

@@ -13,11 +13,11 @@
 // elements per byte, ~3.2 per clock per SM: about 60-80% of the issue rate, cosf being most of it).
 //
 // Variants (the machinery is kernels/elementwise.cuh: flat 16-byte packs):
-//   pointwise_chain.fused  Inductor's pointwise launch shape (ew::Grid::tile: 128-thread CTAs, two
-//       rounds of 128 16-byte packs each), default-policy loads and stores, as bias_dropout_add.fused.
-//       Round 4 measured it 1-9% faster than the one-shot launch on 2048..32768 x 256..8192 and
-//       level with torch.compile at 1024 x 8192, where one-shot was 3.3-3.5% behind (NOTES.md);
-//       round 5 measured the whole grid before adopting it (NOTES.md, "Issue 6, round 5").
+//   pointwise_chain.fused  From 8 MB of x: Inductor's pointwise launch shape (ew::Grid::tile:
+//       128-thread CTAs, two rounds of 128 16-byte packs each); below: .one_shot (Grid::by_size).
+//       Default-policy loads and stores. The full float32 grid, tile against one_shot in one run
+//       (NOTES.md, issue 6 round 5): +0.8-8% on every cell from 8 MB up with either flush, -1 to
+//       -6% on the tensors of <= 4 MB, hence the split.
 //   pointwise_chain.one_shot  The previous .fused: each thread loads its 16-byte packs (several in
 //       flight, one pack per thread when that would not fill one wave), computes, stores and
 //       retires: Triton's launch shape. It beat the persistent grid by ~8 points on every large
@@ -52,8 +52,8 @@ constexpr unsigned kDtypes = FB_DTYPES_ALL;
 }  // namespace
 
 extern "C" const fb_variant fb_pointwise_chain_variants[] = {
-    {"pointwise_chain.fused", "cos, mul, max, add in one pass, 16-byte packs, in Inductor's pointwise launch shape (128-thread CTAs, 2 x 128 packs each)", kDtypes,
-     fb::ew::supports<ChainOp, kDtypes>, nullptr, fb::ew::run<ChainOp, kDtypes, Grid::tile, true>, 1},
+    {"pointwise_chain.fused", "cos, mul, max, add in one pass, 16-byte packs: Inductor's pointwise launch shape (128-thread CTAs, 2 x 128 packs each) from 8 MB of x, the one-shot launch below", kDtypes,
+     fb::ew::supports<ChainOp, kDtypes>, nullptr, fb::ew::run<ChainOp, kDtypes, Grid::by_size, true>, 1},
     {"pointwise_chain.one_shot", "pointwise_chain.fused's math in Triton's one-shot launch: one 16-byte pack group per thread (the previous .fused)", kDtypes,
      fb::ew::supports<ChainOp, kDtypes>, nullptr, fb::ew::run<ChainOp, kDtypes, Grid::one_shot, true>, 1},
     {"pointwise_chain.persistent", "pointwise_chain.one_shot's kernel, as a persistent grid-stride loop over the resident capacity (the slower launch shape, kept to measure against)",

@@ -47,9 +47,12 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
     // w's units, loaded before the first row's x and kept: a lane touches the same columns in
     // every row, so w is read once per group instead of once per row, and the output loop no
     // longer waits on an L1/L2 round trip after the row's barriers (Liger loads w with x).
-    // U x 4 more registers: only while U <= 4 (U = 8 would pass the 64 registers a
-    // 1024-thread CTA allows); U = 8 loads w per row, after the sum, as before.
-    constexpr bool kEarlyW = U <= 4;
+    // U x 4 more registers: only float32 with U <= 4 (U = 8 would pass the 64 registers a
+    // 1024-thread CTA allows). Measured (NOTES.md, issue 9 round 2, --flush write, old -> new):
+    // float32 geomean 1.007x, its >= 16M-element cells 96.7-100.2% -> 98.4-100.7% of SOL; the
+    // half types lost 4% (float16) and 11% (bfloat16) in geomean even with w widened per row
+    // (opaque below): 60-64 registers where they had ~32, half the resident threads.
+    constexpr bool kEarlyW = U <= 4 && sizeof(T) == 4;
     typename IO::Raw wraw[kEarlyW ? U : 1];
     if constexpr (kEarlyW) {
 #pragma unroll
@@ -80,9 +83,15 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
             const long k = l + (long)j * G;
             if (k < units) {
                 A v[NV], wv[NV];
+                if constexpr (kEarlyW) opaque(raw[j]);  // widened again here, not kept widened from the sum
                 IO::widen(raw[j], v);
-                if constexpr (kEarlyW) IO::widen(wraw[j], wv);
-                else IO::load(w, k, wv);
+                if constexpr (kEarlyW) {
+                    typename IO::Raw wr = wraw[j];
+                    opaque(wr);  // widened here, per row: hoisted, half types' w doubles and spills
+                    IO::widen(wr, wv);
+                } else {
+                    IO::load(w, k, wv);
+                }
 #pragma unroll
                 for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
                 IO::store_stream(yr, k, v);
