@@ -83,7 +83,10 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
             const long k = l + (long)j * G;
             if (k < units) {
                 A v[NV], wv[NV];
-                if constexpr (kEarlyW) opaque(raw[j]);  // widened again here, not kept widened from the sum
+                // Widened again here from the raw unit, not kept widened from the sum: left to
+                // itself the compiler keeps all U x NV widened values across the barrier (half
+                // types: 64 registers, half the threads resident; NOTES.md, issue 9 round 2).
+                opaque(raw[j]);
                 IO::widen(raw[j], v);
                 if constexpr (kEarlyW) {
                     typename IO::Raw wr = wraw[j];
@@ -100,8 +103,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
     }
 }
 
-// Reload: nothing held; the output pass reads x again (plain loads in the first pass so that the
-// second finds the row in L1/L2).
+// Reload: nothing held; the output pass reads x again. Inductor's looped reduction does the same
+// with evict_last loads in the first pass and evict_first in the second (its kernel, dumped on the
+// H100 by dev/rmsnorm_inductor_probe.py); so do these loads (NOTES.md, issue 9 round 2).
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                               T *__restrict__ y, long rows, long N, long units,
@@ -119,7 +123,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restric
 #pragma unroll 4
         for (long k = l; k < units; k += G) {
             A v[NV];
-            IO::load(xr, k, v);
+            IO::load_keep(xr, k, v);  // L2 evict_last: the output pass reads it again
 #pragma unroll
             for (int i = 0; i < NV; ++i) ss = fma(v[i], v[i], ss);
         }
@@ -127,7 +131,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restric
 #pragma unroll 4
         for (long k = l; k < units; k += G) {
             A v[NV], wv[NV];
-            IO::load(xr, k, v);
+            IO::load_last_use(xr, k, v);  // evict-first: x's last read
             IO::load(w, k, wv);
 #pragma unroll
             for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
@@ -186,12 +190,14 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 //     float64 static_persistent is 0-12% ahead of cached (the per-row CTA start-up is a larger
 //     share of a short scalar row); in the half types multi_wave_reload is 4-10% ahead of both
 //     (2048 x 1027: reload 32.4 us, persistent 34.7, cached 37.3 in bfloat16);
-//   - half-type rows of >= 32 KB (N = 16384): multi_wave_reload is 5-8% ahead of cached;
-//     float64 rows of 128 KB are the opposite (reload 20% behind: its loop spills).
+//   - half-type rows of >= 32 KB (N = 16384) went to multi_wave_reload while cached held 4 units
+//     per thread (reload 5-8% ahead). With 2 units per thread (32 bytes, problem() below) cached
+//     is ahead there: float16 and bfloat16 2048 x 16384 200 us against reload's 205 in two runs
+//     (issue 9 round 2), so the rule is gone. float64 rows of 128 KB: reload 20% behind (its
+//     loop spills).
 Mode pick_mode(const Geom &g, int esz) {
     if (g.U > 8) return MULTI_WAVE_RELOAD;
     if (!g.vec && g.rows >= 2048) return esz == 2 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
-    if (esz == 2 && g.N * esz >= 32 * 1024) return MULTI_WAVE_RELOAD;
     return MULTI_WAVE_CACHED;
 }
 
@@ -234,7 +240,11 @@ Problem problem(const fb_call *c) {
     for (int d = 0; d + 1 < y->shape.rank; ++d) rows *= y->shape.dim[d];
     const bool aligned = aligned16(p.x) && aligned16(p.w) && aligned16(p.y);
     const int esz = (int)fb_dtype_size(p.dt);
-    plan_geom_latency(rows, N, esz, aligned, 64 / esz, sm_count(), &p.g);  // 64 bytes of x per thread in flight
+    // x in flight per thread: 64 bytes for float32/float64, 32 for the half types. A half-type
+    // thread holding 4 units took 48-64 registers (half the threads resident) where 2 units take
+    // 32; Inductor's kernel holds 16 bytes at 30 registers. Measured (NOTES.md, issue 9 round 2,
+    // --flush write, bfloat16): 2048 x 4096 88 -> 97% of SOL, 2048 x 8192 86 -> 98%.
+    plan_geom_latency(rows, N, esz, aligned, (esz == 2 ? 32 : 64) / esz, sm_count(), &p.g);
     return p;
 }
 
