@@ -109,28 +109,6 @@ template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_pla
     else *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(p);
     return r;
 }
-// A load that asks L2 to keep the line (createpolicy evict_last + L2::cache_hint): for a first
-// pass whose data a second pass re-reads, as Inductor's looped reductions do (evict_last in the
-// first loop, evict_first in the second). 16-byte packs only; scalar packs load plainly.
-template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_keep(const T *p) {
-    pack<T, N> r;
-    if constexpr (N == 1) {
-        r.v[0] = *p;
-    } else {
-        uint64_t pol;
-        asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-        int4 v;
-        asm volatile("ld.global.L2::cache_hint.v4.s32 {%0, %1, %2, %3}, [%4], %5;"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                     : "l"(p), "l"(pol));
-        *reinterpret_cast<int4 *>(&r) = v;
-    }
-    return r;
-}
-// The second pass over such data: evict-first (.cs), the line is not needed again.
-template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_last_use(const T *p) {
-    return load_pack_stream<T, N>(p);
-}
 template <typename T, int N> __device__ __forceinline__ void store_pack_plain(T *p, const pack<T, N> &x) {
     if constexpr (N == 1) *p = x.v[0];
     else *reinterpret_cast<int4 *>(p) = *reinterpret_cast<const int4 *>(&x);

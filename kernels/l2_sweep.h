@@ -9,16 +9,23 @@
 extern "C" {
 #endif
 
-/* Reads every byte of buf[0, bytes) once (bytes a positive multiple of 16, buf
- * 16-byte aligned; else cudaErrorInvalidValue) with ordinary L2-allocating
- * loads, and writes nothing: the buffer must hold zeros (the loads are folded
- * into one word that is stored to *sink only if it equals a nonzero constant,
- * which a zeroed buffer's fold never does). Every line that was in the L2 is
- * evicted (dirty ones written back) and only clean lines of buf are left. The
- * grid is fixed for a device (8 blocks of 256 threads per SM, fewer for a small
- * buffer), so its instruction count depends on `bytes` alone. Returns a
- * cudaError_t. */
+/* Reads every byte of buf[0, bytes) once (bytes a positive multiple of 128,
+ * buf 128-byte aligned; else cudaErrorInvalidValue) with L2-allocating loads
+ * marked evict_last, then demotes every line of buf to evict_normal (a second,
+ * small kernel), and writes nothing to buf: the buffer must hold zeros (the
+ * loads are folded into one word that is stored to *sink only if it equals a
+ * nonzero constant, which a zeroed buffer's fold never does). Every line that
+ * was in the L2 is evicted (dirty ones written back), lines another kernel
+ * marked evict_last included, and only clean, evict_normal lines of buf are
+ * left. The grid is fixed for a device (8 blocks of 256 threads per SM, fewer
+ * for a small buffer), so its instruction count depends on `bytes` alone.
+ * Returns a cudaError_t. */
 int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned *sink, cudaStream_t stream);
+
+/* The same with stores of zeros: the L2 is left full of dirty, evict_normal
+ * lines of buf, as a memset leaves it, but without the evict_last lines of
+ * earlier kernels that a memset leaves in place (`--flush write`). */
+int fb_launch_l2_fill(void *buf, size_t bytes, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -103,9 +103,11 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
     }
 }
 
-// Reload: nothing held; the output pass reads x again. Inductor's looped reduction does the same
-// with evict_last loads in the first pass and evict_first in the second (its kernel, dumped on the
-// H100 by dev/rmsnorm_inductor_probe.py); so do these loads (NOTES.md, issue 9 round 2).
+// Reload: nothing held; the output pass reads x again (plain loads in the first pass so that the
+// second finds the row in L1/L2). Inductor's looped reduction marks its first pass evict_last
+// instead; such lines outlive the timer's flush and make the next sample's read of x partly an
+// L2 hit (dev/evict_last_dev.cu: 13% on a 32 MB read), so this kernel does not (NOTES.md, issue
+// 9 round 2).
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                               T *__restrict__ y, long rows, long N, long units,
@@ -123,7 +125,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restric
 #pragma unroll 4
         for (long k = l; k < units; k += G) {
             A v[NV];
-            IO::load_keep(xr, k, v);  // L2 evict_last: the output pass reads it again
+            IO::load(xr, k, v);
 #pragma unroll
             for (int i = 0; i < NV; ++i) ss = fma(v[i], v[i], ss);
         }
@@ -131,7 +133,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restric
 #pragma unroll 4
         for (long k = l; k < units; k += G) {
             A v[NV], wv[NV];
-            IO::load_last_use(xr, k, v);  // evict-first: x's last read
+            IO::load(xr, k, v);
             IO::load(w, k, wv);
 #pragma unroll
             for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];

@@ -27,13 +27,6 @@ template <typename T, bool VEC> struct Io {
         for (int i = 0; i < NV; ++i) v[i] = to_acc(t.v[i]);
     }
     static __device__ __forceinline__ void load(const T *p, long k, A (&v)[NV]) { widen(load_raw(p, k), v); }
-    // for two-pass rows: the first pass keeps the line in L2, the second reads it a last time
-    static __device__ __forceinline__ void load_keep(const T *p, long k, A (&v)[NV]) {
-        widen(load_pack_keep<T, NV>(p + k * NV), v);
-    }
-    static __device__ __forceinline__ void load_last_use(const T *p, long k, A (&v)[NV]) {
-        widen(load_pack_last_use<T, NV>(p + k * NV), v);
-    }
     static __device__ __forceinline__ void store_stream(T *p, long k, const A (&v)[NV]) {
         pack<T, NV> t;
 #pragma unroll

@@ -3,10 +3,16 @@
  * One SAMPLE is, on the timer's stream:
  *     flush(flush buffer)       per opts.flush; the buffer is >= 2x L2 (256 MiB at
  *                               least), so every sample starts with a cold L2:
- *                               write = cudaMemsetAsync over it (do_bench's; leaves
- *                               L2 full of dirty lines the sample then writes back),
- *                               clean = a read-only sweep kernel over it (leaves
- *                               clean lines, as ncu's cache control), none = nothing
+ *                               write = a store sweep of zeros over it (do_bench's
+ *                               memset, in effect: leaves L2 full of dirty lines the
+ *                               sample then writes back), clean = a read-only sweep
+ *                               kernel over it (leaves clean lines, as ncu's cache
+ *                               control), none = nothing. Both sweeps mark their
+ *                               lines evict_last and then demote them, so lines an
+ *                               earlier kernel marked evict_last (Inductor's
+ *                               reductions do) are evicted too: a memset leaves
+ *                               them, and the next sample reads them from L2
+ *                               (kernels/l2_sweep.cu)
  *     record(start[i])
  *     run(self, stream)         the variant: one or many kernel launches
  *     record(end[i])
@@ -181,7 +187,7 @@ static double now_s(void)
 /* One flush of L2, as `mode` does it (nothing for FB_FLUSH_NONE). */
 static fb_status enqueue_flush(fb_timer *t, fb_flush_mode mode)
 {
-    if (mode == FB_FLUSH_WRITE) FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
+    if (mode == FB_FLUSH_WRITE) FB_CUDA(fb_launch_l2_fill(t->flush_buf, t->flush_bytes, t->stream));
     else if (mode == FB_FLUSH_CLEAN)
         FB_CUDA(fb_launch_l2_sweep(t->flush_buf, t->flush_bytes, t->sweep_sink, t->stream));
     return FB_OK;
@@ -191,7 +197,7 @@ static fb_status enqueue_flush(fb_timer *t, fb_flush_mode mode)
 static fb_status timer_init(fb_timer *t)
 {
     size_t fb = 2 * t->dev.l2_bytes;
-    t->flush_bytes = (fb > MIN_FLUSH_BYTES ? fb : MIN_FLUSH_BYTES) & ~(size_t)15; /* the sweep reads 16 B at a time */
+    t->flush_bytes = (fb > MIN_FLUSH_BYTES ? fb : MIN_FLUSH_BYTES) & ~(size_t)127; /* the sweep demotes 128-byte lines */
     FB_TRY(fb_dmalloc(&t->flush_buf, t->flush_bytes));
     FB_TRY(fb_dmalloc((void **)&t->sweep_sink, 16));
     for (; t->n_events < EV_PAIRS; t->n_events++) {
