@@ -1,6 +1,6 @@
 /* l2_sweep.h — the read-only L2 sweep (kernels/l2_sweep.cu): the `--flush clean`
- * flush (src/bench.c) and the end of every range of the metrics pass
- * (src/metrics.c). */
+ * flush and the first half of `--flush write` (src/bench.c), and the end of
+ * every range of the metrics pass (src/metrics.c). */
 #ifndef FB_L2_SWEEP_H
 #define FB_L2_SWEEP_H
 #include <cuda_runtime_api.h>
@@ -22,10 +22,6 @@ extern "C" {
  * Returns a cudaError_t. */
 int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned *sink, cudaStream_t stream);
 
-/* The same with stores of zeros: the L2 is left full of dirty, evict_normal
- * lines of buf, as a memset leaves it, but without the evict_last lines of
- * earlier kernels that a memset leaves in place (`--flush write`). */
-int fb_launch_l2_fill(void *buf, size_t bytes, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -3,15 +3,15 @@
  * One SAMPLE is, on the timer's stream:
  *     flush(flush buffer)       per opts.flush; the buffer is >= 2x L2 (256 MiB at
  *                               least), so every sample starts with a cold L2:
- *                               write = a store sweep of zeros over it (do_bench's
- *                               memset, in effect: leaves L2 full of dirty lines the
- *                               sample then writes back), clean = a read-only sweep
- *                               kernel over it (leaves clean lines, as ncu's cache
- *                               control), none = nothing. Both sweeps mark their
- *                               lines evict_last and then demote them, so lines an
+ *                               clean = a read-only sweep kernel over it (leaves
+ *                               clean lines, as ncu's cache control), write = the
+ *                               sweep, then cudaMemsetAsync over it (do_bench's;
+ *                               leaves L2 full of dirty lines the sample then writes
+ *                               back), none = nothing. The sweep marks its lines
+ *                               evict_last and then demotes them, so lines an
  *                               earlier kernel marked evict_last (Inductor's
- *                               reductions do) are evicted too: a memset leaves
- *                               them, and the next sample reads them from L2
+ *                               reductions do) are evicted too: a memset alone
+ *                               leaves them, and the next sample reads them from L2
  *                               (kernels/l2_sweep.cu)
  *     record(start[i])
  *     run(self, stream)         the variant: one or many kernel launches
@@ -187,9 +187,11 @@ static double now_s(void)
 /* One flush of L2, as `mode` does it (nothing for FB_FLUSH_NONE). */
 static fb_status enqueue_flush(fb_timer *t, fb_flush_mode mode)
 {
-    if (mode == FB_FLUSH_WRITE) FB_CUDA(fb_launch_l2_fill(t->flush_buf, t->flush_bytes, t->stream));
-    else if (mode == FB_FLUSH_CLEAN)
+    /* Both start with the sweep: it also evicts lines marked evict_last, which a memset
+     * leaves in place (kernels/l2_sweep.cu). write then dirties the L2 as do_bench does. */
+    if (mode == FB_FLUSH_WRITE || mode == FB_FLUSH_CLEAN)
         FB_CUDA(fb_launch_l2_sweep(t->flush_buf, t->flush_bytes, t->sweep_sink, t->stream));
+    if (mode == FB_FLUSH_WRITE) FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
     return FB_OK;
 }
 

@@ -17,11 +17,12 @@ int fb_timer_mode_from_name(const char *s, fb_timer_mode *out);
  * `if (opts.flush)` still reads "flushes at all". */
 typedef enum fb_flush_mode {
     FB_FLUSH_NONE = 0,  /* no flush: the sample sees what the previous one left in L2       */
-    FB_FLUSH_WRITE = 1, /* zeros stored over the flush buffer (do_bench's memset): L2 left
-                           full of dirty lines the measured kernel must write back         */
+    FB_FLUSH_WRITE = 1, /* the clean sweep, then cudaMemsetAsync over the flush buffer
+                           (do_bench's): L2 left full of dirty lines the measured kernel
+                           must write back                                                 */
     FB_FLUSH_CLEAN = 2, /* a read-only sweep over the same buffer: L2 left full of clean
-                           lines (Nsight Compute's --cache-control all). Both sweeps also
-                           evict lines marked evict_last (kernels/l2_sweep.cu)             */
+                           lines (Nsight Compute's --cache-control all). The sweep also
+                           evicts lines marked evict_last (kernels/l2_sweep.cu)            */
 } fb_flush_mode;
 const char *fb_flush_mode_name(fb_flush_mode m);                /* "none", "write", "clean" */
 int fb_flush_mode_from_name(const char *s, fb_flush_mode *out); /* 0, or -1 when unknown   */
