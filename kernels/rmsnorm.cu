@@ -246,10 +246,7 @@ Problem problem(const fb_call *c) {
     // thread holding 4 units took 48-64 registers (half the threads resident) where 2 units take
     // 32; Inductor's kernel holds 16 bytes at 30 registers. Measured (NOTES.md, issue 9 round 2,
     // --flush write, bfloat16): 2048 x 4096 88 -> 97% of SOL, 2048 x 8192 86 -> 98%.
-    // One unit per thread up to 2048 units per SM (a full SM of threads), not rowgroup's 1024:
-    // the 1-8 MB cells are latency-bound, and torch.compile ran them 10-30% faster than 4 units
-    // per thread did (NOTES.md, issue 9 round 2).
-    plan_geom_latency(rows, N, esz, aligned, (esz == 2 ? 32 : 64) / esz, sm_count(), &p.g, 2048);
+    plan_geom_latency(rows, N, esz, aligned, (esz == 2 ? 32 : 64) / esz, sm_count(), &p.g);
     return p;
 }
 

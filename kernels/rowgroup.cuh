@@ -130,12 +130,9 @@ inline bool plan_geom(long rows, long N, int esz, bool aligned, int values, Geom
 // unit (U = 1: no serial loads), and CTAs of short rows shrink to 64 threads until the grid has
 // 2 CTAs per SM, so the few bytes are spread over every SM's load pipes instead of a handful.
 // (H100, rmsnorm float32 512 x 32: 4 CTAs of 256 threads x 4 units ran 1.3x torch.compile's time.)
-// small_per_sm: the most units per SM that still count as small (1024 unless the caller measured
-// better: rmsnorm's forward uses 2048, a full SM of threads with one unit each).
-inline bool plan_geom_latency(long rows, long N, int esz, bool aligned, int values, int sms, Geom *g,
-                              long small_per_sm = 1024) {
+inline bool plan_geom_latency(long rows, long N, int esz, bool aligned, int values, int sms, Geom *g) {
     if (!plan_geom(rows, N, esz, aligned, values, g)) return false;
-    if (g->rows * g->units > (long)sms * small_per_sm) return true;
+    if (g->rows * g->units > (long)sms * 1024) return true;
     if (g->units <= 1024) {
         g->G = (int)pow2_at_least(g->units);
         g->U = 1;
