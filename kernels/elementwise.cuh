@@ -45,9 +45,9 @@ constexpr int kThreads = 256;
 
 enum class Grid { persistent, one_shot, tile, by_size };
 // Grid::by_size: tile from this many bytes of x up, one_shot below. pointwise_chain float32,
-// tile against one_shot (NOTES.md, issue 6 round 5): 1-8% faster from 8 MB (2M elements) up,
-// 1-6% slower on tensors of <= 4 MB, where one_shot's one pack per thread spreads the few
-// packs over more SMs.
+// tile against one_shot (NOTES.md, issue 6 round 5), geomean: 1-2% faster from 8 MB (2M
+// elements) up, 2% slower (up to 6%) on tensors of <= 4 MB, where one_shot's one pack per
+// thread spreads the few packs over more SMs.
 constexpr int64_t kTileMinBytes = 8 << 20;
 // Cache hints of the tensor accesses: plain = default-policy loads and stores, as Triton emits
 // (the default: measured 2-5% faster than stream on every cell of >= 16 MB, H100 float32,

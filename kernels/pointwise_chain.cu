@@ -16,8 +16,9 @@
 //   pointwise_chain.fused  From 8 MB of x: Inductor's pointwise launch shape (ew::Grid::tile:
 //       128-thread CTAs, two rounds of 128 16-byte packs each); below: .one_shot (Grid::by_size).
 //       Default-policy loads and stores. The full float32 grid, tile against one_shot in one run
-//       (NOTES.md, issue 6 round 5): +0.8-8% on every cell from 8 MB up with either flush, -1 to
-//       -6% on the tensors of <= 4 MB, hence the split.
+//       (NOTES.md, issue 6 round 5; t_one_shot / t_tile, clean and write flush): >= 32 MB geomean
+//       1.020 / 1.018 (0.99-1.08), 8-16 MB 1.015 / 1.010, <= 4 MB 0.978 / 0.977 (0.94-1.01),
+//       hence the split.
 //   pointwise_chain.one_shot  The previous .fused: each thread loads its 16-byte packs (several in
 //       flight, one pack per thread when that would not fill one wave), computes, stores and
 //       retires: Triton's launch shape. It beat the persistent grid by ~8 points on every large
