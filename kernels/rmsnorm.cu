@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
     // 1024-thread CTA allows). Measured (NOTES.md, issue 9 round 2, --flush write, old -> new):
     // float32 geomean 1.007x, its >= 16M-element cells 96.7-100.2% -> 98.4-100.7% of SOL; the
     // half types lost 4% (float16) and 11% (bfloat16) in geomean even with w widened per row
-    // (opaque below): 60-64 registers where they had ~32, half the resident threads.
+    // (through opaque()): 60-64 registers where they had ~32, half the resident threads.
     constexpr bool kEarlyW = U <= 4 && sizeof(T) == 4;
     typename IO::Raw wraw[kEarlyW ? U : 1];
     if constexpr (kEarlyW) {
@@ -88,13 +88,8 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
                 // types: 64 registers, half the threads resident; NOTES.md, issue 9 round 2).
                 opaque(raw[j]);
                 IO::widen(raw[j], v);
-                if constexpr (kEarlyW) {
-                    typename IO::Raw wr = wraw[j];
-                    opaque(wr);  // widened here, per row: hoisted, half types' w doubles and spills
-                    IO::widen(wr, wv);
-                } else {
-                    IO::load(w, k, wv);
-                }
+                if constexpr (kEarlyW) IO::widen(wraw[j], wv);  // float32: widening is a copy
+                else IO::load(w, k, wv);
 #pragma unroll
                 for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
                 IO::store_stream(yr, k, v);
