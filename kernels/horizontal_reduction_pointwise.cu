@@ -34,7 +34,7 @@
 //   horizontal_reduction_pointwise.persistent (the measured alternative), except for short odd rows
 //       (W not a multiple of the vector width, <= 1 KB: 61 and 130 float32), where the persistent
 //       evict-first launch measured faster (W = 61: 70.9% vs 44.6% of SOL; rowstream.cuh's
-//       flags_by_shape); and odd rows of <= 256 bytes (float32 W = 61) go one element per access,
+//       launch_by_shape); and odd rows of <= 256 bytes (float32 W = 61) go one element per access,
 //       as .scalar, which measured faster still (kScalarShortOdd).
 //   horizontal_reduction_pointwise.scalar   .fused with one element per access: the fallback for
 //                                           tensors that are not 16-byte aligned, registered so

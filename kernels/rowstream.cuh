@@ -253,9 +253,15 @@ enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4, kScalarShortOdd = 8 };
 // (head/tail scalars in every row), where the persistent evict-first launch measured faster:
 // horizontal_reduction_pointwise at 65536 rows (H100 float32, NOTES.md issue 6 round 3), % of SOL
 // one-shot+plain vs persistent: W = 61 44.6 vs 70.9, W = 130 77.0 vs 81.7, W = 1027 95.2 vs 85.2.
-inline int flags_by_shape(int64_t W, int esz) {
+// With kScalarShortOdd, odd rows of <= 256 bytes also give up 16-byte access (scalar = true).
+struct ByShape {
+    int flags;
+    bool scalar;
+};
+inline ByShape launch_by_shape(int64_t W, int esz, bool scalar_short_odd) {
     const bool odd = W % (16 / esz) != 0;
-    return odd && W * esz <= 1024 ? 0 : (kOneShot | kPlain);
+    if (scalar_short_odd && odd && W * esz <= 256) return {kOneShot | kPlain, true};
+    return {odd && W * esz <= 1024 ? 0 : (kOneShot | kPlain), false};
 }
 
 struct Plan {
@@ -338,12 +344,9 @@ inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bo
                      cudaStream_t st, const char *what, int flags = 0) {
     if (rows == 0 || W == 0) return FB_OK;
     if (flags & kByShape) {
-        if ((flags & kScalarShortOdd) && W % (16 / (int64_t)sizeof(T)) != 0 && W * (int64_t)sizeof(T) <= 256) {
-            allow_vec = false;
-            flags = kOneShot | kPlain;
-        } else {
-            flags = flags_by_shape(W, (int)sizeof(T));
-        }
+        const ByShape b = launch_by_shape(W, (int)sizeof(T), (flags & kScalarShortOdd) != 0);
+        flags = b.flags;
+        if (b.scalar) allow_vec = false;
     }
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
