@@ -77,17 +77,18 @@ static __global__ void l2_sweep_kernel(const uint4 *__restrict__ p, size_t n, un
     if (acc == SWEEP_KEY) *sink = acc;
 }
 
-/* One thread per 128-byte line of the buffer: back to evict_normal. */
+/* One thread per 128-byte line of the buffer (FB_L2_SWEEP_LINE): back to evict_normal. */
 static __global__ void l2_demote_kernel(const char *__restrict__ p, size_t bytes)
 {
-    const size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 128;
+    const size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * FB_L2_SWEEP_LINE;
     if (i < bytes) asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(p + i) : "memory");
 }
 
 extern "C" int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned *sink, cudaStream_t stream)
 {
     const size_t n = bytes / 16;
-    if (n == 0 || bytes % 128 != 0 || (uintptr_t)buf % 128 != 0) return (int)cudaErrorInvalidValue;
+    if (n == 0 || bytes % FB_L2_SWEEP_LINE != 0 || (uintptr_t)buf % FB_L2_SWEEP_LINE != 0)
+        return (int)cudaErrorInvalidValue;
     static int sms = 0;
     if (sms == 0) {
         int dev = 0;
@@ -99,7 +100,7 @@ extern "C" int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned *sink,
     size_t blocks = (n + threads - 1) / threads;
     if (blocks > (size_t)sms * 8) blocks = (size_t)sms * 8;
     l2_sweep_kernel<<<(unsigned)blocks, threads, 0, stream>>>((const uint4 *)buf, n, sink);
-    const size_t lines = bytes / 128;
+    const size_t lines = bytes / FB_L2_SWEEP_LINE;
     l2_demote_kernel<<<(unsigned)((lines + threads - 1) / threads), threads, 0, stream>>>((const char *)buf, bytes);
     return (int)cudaGetLastError();
 }

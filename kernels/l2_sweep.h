@@ -22,6 +22,9 @@ extern "C" {
  * Returns a cudaError_t. */
 int fb_launch_l2_sweep(const void *buf, size_t bytes, unsigned *sink, cudaStream_t stream);
 
+/* The sweep's granularity: buffers passed to it are a multiple of this (it demotes whole L2
+ * lines) and aligned to it (cudaMalloc gives 256). */
+#define FB_L2_SWEEP_LINE 128
 
 #ifdef __cplusplus
 }

@@ -199,7 +199,7 @@ static fb_status enqueue_flush(fb_timer *t, fb_flush_mode mode)
 static fb_status timer_init(fb_timer *t)
 {
     size_t fb = 2 * t->dev.l2_bytes;
-    t->flush_bytes = (fb > MIN_FLUSH_BYTES ? fb : MIN_FLUSH_BYTES) & ~(size_t)127; /* the sweep demotes 128-byte lines */
+    t->flush_bytes = (fb > MIN_FLUSH_BYTES ? fb : MIN_FLUSH_BYTES) & ~(size_t)(FB_L2_SWEEP_LINE - 1);
     FB_TRY(fb_dmalloc(&t->flush_buf, t->flush_bytes));
     FB_TRY(fb_dmalloc((void **)&t->sweep_sink, 16));
     for (; t->n_events < EV_PAIRS; t->n_events++) {

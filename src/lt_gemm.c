@@ -135,7 +135,8 @@ static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_opera
     /* scratch of prepare's own, allocated outside the tracked device memory: it is
      * gone before the variant runs, and no part of the variant's footprint */
     tune_scratch sc = {0};
-    sc.sweep_bytes = (2 * (ctx->dev.l2_bytes ? ctx->dev.l2_bytes : ((size_t)50 << 20)) + 127) / 128 * 128;
+    sc.sweep_bytes = (2 * (ctx->dev.l2_bytes ? ctx->dev.l2_bytes : ((size_t)50 << 20)) + FB_L2_SWEEP_LINE - 1) /
+                     FB_L2_SWEEP_LINE * FB_L2_SWEEP_LINE;
     fb_status s = fb_cuda_status(cudaEventCreate(&sc.e0), what, __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&sc.e1), what, __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaMalloc(&sc.sweep, sc.sweep_bytes), what, __FILE__, __LINE__);

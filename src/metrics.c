@@ -798,7 +798,7 @@ static fb_status open_steps(fb_metrics *m, const fb_context *ctx)
     if (s == FB_OK) s = host_config_make(chip.pChipName, avail, m->names, m->n, &m->cfg);
     free(avail);
     FB_TRY(s);
-    m->sweep_bytes = fb_timer_flush_bytes(m->timer) & ~(size_t)127; /* the sweep demotes 128-byte lines */
+    m->sweep_bytes = fb_timer_flush_bytes(m->timer) & ~(size_t)(FB_L2_SWEEP_LINE - 1);
     FB_TRY(fb_dmalloc(&m->sweep, m->sweep_bytes));
     FB_TRY(fb_dmalloc((void **)&m->sink, sizeof *m->sink));
     FB_CUDA(cudaMemsetAsync(m->sweep, 0, m->sweep_bytes, m->stream));
