@@ -118,6 +118,26 @@ template <typename T, int N> __device__ __forceinline__ void store_pack_stream(T
     else __stcs(reinterpret_cast<int4 *>(p), *reinterpret_cast<const int4 *>(&x));
 }
 
+// ---- shared-memory staging ----------------------------------------------------
+// 16-byte cp.async (global -> shared, bypassing L1 and registers): what rowwise's smem_rows and
+// row_smem and rowgroup's pipelined backward stage rows with. Groups are per thread; wait_group waits for this thread's copies.
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem) {
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+// cp.async.wait_group takes an immediate: wait until at most n of this thread's groups pend.
+__device__ __forceinline__ void cp_async_wait_pending(int n) {
+    switch (n) {
+#define FB_WAIT(k) case k: asm volatile("cp.async.wait_group " #k ";" ::: "memory"); break;
+        FB_WAIT(1) FB_WAIT(2) FB_WAIT(3) FB_WAIT(4) FB_WAIT(5) FB_WAIT(6) FB_WAIT(7)
+        FB_WAIT(8) FB_WAIT(9) FB_WAIT(10) FB_WAIT(11) FB_WAIT(12) FB_WAIT(13) FB_WAIT(14) FB_WAIT(15)
+#undef FB_WAIT
+    default: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    }
+}
+
 // ---- math in the accumulation type ----------------------------------------------
 // Precise libdevice functions (cosf, not __cosf): results are checked against float64
 // (float32 with rtol ~1e-5). math::cos(x) picks cosf or cos by the type of x.

@@ -115,6 +115,138 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
     }
 }
 
+// Pipelined: a resident CTA of 1024 threads (one per SM) steps through the rows rpc = 1024 / G
+// at a time, and each thread copies its own units of x and dy for the rows S - 1 steps ahead into
+// shared memory with 16-byte cp.async while it works on the current step: the loads of the next
+// rows are in flight through this row's reduction barrier and its stores, where the kernel above
+// has only what other resident CTAs happen to be loading (one 1024-thread CTA per SM at
+// N = 16384 half: 58% of SOL). A thread reads only the slots it copied, so reusing a stage
+// needs no barrier. dw stays in registers (U x NV per thread: each thread owns the same columns
+// in every row), so the CTA's partial row is written once at the end, and the grid has one
+// partial row per SM (the kernel above: one per resident CTA, up to 32 per SM on short rows).
+// x and dy are read from shared memory twice (for the sums, then for dx and dw) instead of held
+// across the barrier: registers stay at one row's working set.
+template <typename T, int U>
+__global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__restrict__ x, const T *__restrict__ w,
+                                                                   const T *__restrict__ dy, T *__restrict__ dx,
+                                                                   acc_t<T> *__restrict__ partial, long rows, long N,
+                                                                   long units, int G, int S, acc_t<T> eps) {
+    using A = acc_t<T>;
+    using IO = Io<T, true>;
+    using Raw = typename IO::Raw;
+    constexpr int NV = IO::NV;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    A *scratch = reinterpret_cast<A *>(smem_raw);                // 2 x 64 slots (groups_sum2)
+    Raw *stage = reinterpret_cast<Raw *>(smem_raw + 128 * 8);  // [S][U][x, dy][threads]
+    const int T_ = blockDim.x, t = threadIdx.x;
+    const int l = t & (G - 1), g = t / G, rpc = T_ / G;
+    const A inv_n = A(1) / (A)N;
+    const long per_step = (long)gridDim.x * rpc, base0 = (long)blockIdx.x * rpc;
+    const long steps = base0 < rows ? (rows - base0 + per_step - 1) / per_step : 0;  // the same for the whole CTA
+    auto slot = [&](int st, int j, int q) -> Raw * { return stage + ((long)(st * U + j) * 2 + q) * T_ + t; };
+    auto issue = [&](long i) {
+        const long row = base0 + i * per_step + g;
+        if (i < steps && row < rows) {
+            const int st = (int)(i % S);
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const long k = l + (long)j * G;
+                if (k < units) {
+                    cp_async16(slot(st, j, 0), x + row * N + k * NV);
+                    cp_async16(slot(st, j, 1), dy + row * N + k * NV);
+                }
+            }
+        }
+        cp_async_commit();  // one group per step, empty or not: wait_pending counts steps
+    };
+
+    Raw wraw[U];
+    A dwacc[U][NV];
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+        const long k = l + (long)j * G;
+        if (k < units) wraw[j] = IO::load_raw(w, k);
+#pragma unroll
+        for (int i = 0; i < NV; ++i) dwacc[j][i] = A(0);
+    }
+    for (int i = 0; i < S - 1; ++i) issue(i);
+
+    for (long i = 0; i < steps; ++i) {
+        issue(i + S - 1);
+        cp_async_wait_pending(S - 1);  // step i's copies (this thread's) have landed
+        const int st = (int)(i % S);
+        const long row = base0 + i * per_step + g;
+        const bool active = row < rows;
+        A ss = A(0), gx = A(0);
+        if (active) {
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const long k = l + (long)j * G;
+                if (k < units) {
+                    A xv[NV], dv[NV], wv[NV];
+                    IO::widen(*slot(st, j, 0), xv);
+                    IO::widen(*slot(st, j, 1), dv);
+                    Raw wr = wraw[j];
+                    opaque(wr);  // widen w per row: kept widened it would double its registers
+                    IO::widen(wr, wv);
+#pragma unroll
+                    for (int q = 0; q < NV; ++q) {
+                        ss = fma(xv[q], xv[q], ss);
+                        gx = fma(dv[q] * wv[q], xv[q], gx);
+                    }
+                }
+            }
+        }
+        if (G > 32) groups_sum2(ss, gx, G, scratch, (int)(i & 1));
+        else if (active) row_sum2(ss, gx, G, scratch);
+        // re-read x and dy from shared memory below rather than keep this pass's values live
+        asm volatile("" ::: "memory");
+        if (active) {
+            const A r = rsqrt_acc(ss * inv_n + eps);
+            const A k3 = r * r * r * (gx * inv_n);
+            T *dxr = dx + row * N;
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const long k = l + (long)j * G;
+                if (k < units) {
+                    A xv[NV], dv[NV], wv[NV], o[NV];
+                    IO::widen(*slot(st, j, 0), xv);
+                    IO::widen(*slot(st, j, 1), dv);
+                    Raw wr = wraw[j];
+                    opaque(wr);
+                    IO::widen(wr, wv);
+#pragma unroll
+                    for (int q = 0; q < NV; ++q) {
+                        o[q] = r * dv[q] * wv[q] - xv[q] * k3;
+                        dwacc[j][q] = fma(dv[q], xv[q] * r, dwacc[j][q]);
+                    }
+                    IO::store_stream(dxr, k, o);
+                }
+            }
+        }
+    }
+
+    // This CTA's partial row: each group's dw through shared memory (the stages, now idle), then
+    // the groups summed in group order.
+    cp_async_wait_all();
+    __syncthreads();
+    A *groups = reinterpret_cast<A *>(stage);  // [rpc][N]: rpc * N * sizeof(A) <= one stage
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+        const long k = l + (long)j * G;
+        if (k < units)
+#pragma unroll
+            for (int q = 0; q < NV; ++q) groups[(long)g * N + k * NV + q] = dwacc[j][q];
+    }
+    __syncthreads();
+    A *out = partial + (long)blockIdx.x * N;
+    for (long c = t; c < N; c += T_) {
+        A s = A(0);
+        for (int q = 0; q < rpc; ++q) s += groups[(long)q * N + c];
+        out[c] = s;
+    }
+}
+
 // dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 8 warps each adding every
 // 8th partial row, then the 8 warp sums in warp order.
 template <typename T>
@@ -146,8 +278,8 @@ struct Problem {
     Geom g;
 };
 
-enum Grid { PERSISTENT = 0, AUTO = 1 };
-const char *const grid_names[] = {"persistent", "fused"};
+enum Grid { PERSISTENT = 0, AUTO = 1, PIPELINED = 2 };
+const char *const grid_names[] = {"persistent", "fused", "pipelined"};
 
 int check(const fb_call *c, char *why, size_t n) {
     if (c->n_in != 3 || c->n_out != 2) {
@@ -230,12 +362,61 @@ template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
     return true;
 }
 
-size_t workspace_for(const Problem &p) {
+// The pipelined kernel's launch: aligned rows of at most 2048 16-byte units (half types
+// N <= 16384, float32 8192, float64 4096). G threads per row leave each thread 1 or 2 units;
+// CTAs of 1024 threads, halved (down to 64, never below G) while the grid would have fewer than
+// 2 CTAs per SM; S stages of threads x U x 32 bytes (x and dy) in at most kPipeSmem bytes, at
+// least 2 and at most kPipeStages.
+constexpr int kPipeStages = 4;
+constexpr size_t kPipeSmem = 200 * 1024, kPipeScratch = 128 * 8;
+struct Pipe {
+    int G = 0, U = 0, S = 0;
+};
+template <typename T> bool pick_pipe(const Geom &g, Launch *L, Pipe *pp) {
+    if (!g.vec || g.units > 2048 || g.rows == 0) return false;
+    long G = pow2_at_least((g.units + 1) / 2);
+    if (G > 1024) G = 1024;
+    const int U = (int)((g.units + G - 1) / G);
+    int threads = 1024;
+    while (threads > 64 && threads > G && (g.rows + threads / G - 1) / (threads / G) < 2L * sm_count()) threads /= 2;
+    const size_t stage = (size_t)threads * (size_t)U * 32;
+    long S = (long)((kPipeSmem - kPipeScratch) / stage);
+    if (S > kPipeStages) S = kPipeStages;
+    if (S < 2) return false;
+    L->fn = U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1> : (void *)rmsnorm_bwd_pipe_kernel<T, 2>;
+    L->threads = threads;
+    L->smem = kPipeScratch + (size_t)S * stage;
+    if (L->smem > 48 * 1024 &&
+        cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    const long rpc = threads / G, need = (g.rows + rpc - 1) / rpc;
+    const long resident = (long)resident_ctas((const void *)L->fn, threads, L->smem) * sm_count();
+    L->grid = (unsigned)(need < resident ? need : resident);
+    pp->G = (int)G;
+    pp->U = U;
+    pp->S = (int)S;
+    return true;
+}
+
+// The kernel and grid of a mode; false where it has none for this shape.
+bool pick(Grid mode, const Problem &p, Launch *L, Pipe *pp) {
+    bool ok = false;
+    if (mode == PIPELINED) {
+        FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, L, pp); });
+    } else {
+        FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(mode, p.g, L); });
+    }
+    return ok;
+}
+
+size_t workspace_for(Grid mode, const Problem &p) {
     // the partial rows: one per CTA of a resident grid at most
     Launch L;
-    bool ok = false;
-    FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(AUTO, p.g, &L); });
-    if (!ok) return 0;
+    Pipe pp;
+    if (!pick(mode, p, &L, &pp)) return 0;
     const size_t acc = p.dt == FB_F64 ? 8 : 4;
     return (size_t)L.grid * (size_t)p.g.N * acc;
 }
@@ -245,6 +426,17 @@ template <Grid M> struct Variant {
         const int st = check(c, why, n);
         if (st != FB_OK) return st;
         const Problem p = problem(c);
+        if (M == PIPELINED && p.g.rows > 0 && p.g.N > 0) {
+            Launch L;
+            Pipe pp;
+            if (!pick(M, p, &L, &pp)) {
+                if (why)
+                    snprintf(why, n, "rmsnorm_backward.pipelined stages 16-byte units: 16-byte aligned rows of at "
+                             "most 2048 units (this row: %ld %s)", p.g.units, p.g.vec ? "units" : "elements, unaligned");
+                return FB_E_UNSUPPORTED;
+            }
+            return FB_OK;
+        }
         if (p.g.rows > 0 && p.g.N > 0 && p.g.U > kUmax) {
             if (why)
                 snprintf(why, n, "rmsnorm_backward.%s holds x and dy in registers: rows of at most %d units (this "
@@ -255,7 +447,7 @@ template <Grid M> struct Variant {
     }
     static size_t workspace(const fb_call *c) {
         if (check(c, nullptr, 0) != FB_OK) return 0;
-        return workspace_for(problem(c));
+        return workspace_for(M, problem(c));
     }
     static int launch(const fb_call *c, bool dry) {
         const int st = supports(c, nullptr, 0);
@@ -263,8 +455,8 @@ template <Grid M> struct Variant {
         const Problem p = problem(c);
         if (p.g.N == 0) return FB_OK;
         Launch L;
-        bool ok = false;
-        FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(M, p.g, &L); });
+        Pipe pp;
+        const bool ok = pick(M, p, &L, &pp);
         if (!ok) {
             fb_error("rmsnorm_backward.%s: no kernel for rows of %ld elements", grid_names[M], p.g.N);
             return FB_E_UNSUPPORTED;
@@ -285,11 +477,16 @@ template <Grid M> struct Variant {
             e = cudaMemsetAsync(p.dw, 0, (size_t)N * fb_dtype_size(p.dt), c->stream);
             return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
         }
+        int S = pp.S;
+        if (M == PIPELINED) G = pp.G;
         FB_DISPATCH(p.dt, T, {
             acc_t<T> eps = (acc_t<T>)kEps;
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                             &rows, &N, &units, &G, &eps};
-            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), args, L.smem, c->stream);
+            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
+                                 &rows, &N, &units, &G, &S, &eps};
+            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), M == PIPELINED ? pipe_args : args,
+                                 L.smem, c->stream);
             if (e == cudaSuccess) {
                 rmsnorm_dw_kernel<T><<<(unsigned)((N + 31) / 32), 256, 0, c->stream>>>(
                     (const acc_t<T> *)partial, P, N, (T *)p.dw);
@@ -312,6 +509,10 @@ extern "C" const fb_variant fb_rmsnorm_backward_variants[] = {
     {"rmsnorm_backward.persistent",
      "RMSNorm backward on a resident grid looping over rows; dw partials in registers across rows, deterministic",
      FB_DTYPES_ALL, Variant<PERSISTENT>::supports, Variant<PERSISTENT>::workspace, Variant<PERSISTENT>::run, 2},
+    {"rmsnorm_backward.pipelined",
+     "RMSNorm backward, one 1024-thread CTA per SM: the next rows' x and dy staged in shared memory (cp.async) "
+     "during this row's reduction; dw in registers, one partial row per CTA, deterministic",
+     FB_DTYPES_ALL, Variant<PIPELINED>::supports, Variant<PIPELINED>::workspace, Variant<PIPELINED>::run, 2},
 };
 extern "C" const int fb_rmsnorm_backward_variant_count =
     (int)(sizeof fb_rmsnorm_backward_variants / sizeof fb_rmsnorm_backward_variants[0]);

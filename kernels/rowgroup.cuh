@@ -81,6 +81,36 @@ template <typename A> __device__ __forceinline__ A row_sum(A a, int G, A *scratc
     return a;
 }
 
+// The same two sums for a CTA of several groups of G > 32 threads (whole warps each), on a
+// loop every thread of the CTA runs the same number of times (a group with no row adds zeros
+// and still arrives at the barrier). One barrier per call: `scratch` holds 2 x 2 x 32 slots,
+// used alternately by odd and even calls (`parity`), so a call's writes cannot meet the previous
+// call's reads (every thread has passed that call's barrier before anyone writes again). The
+// group's warps are summed in warp order: the same bits on every run.
+template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, int G, A *scratch, int parity) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gw = G >> 5;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    A *s = scratch + parity * 64;
+    if (lane == 0) {
+        s[warp] = a;
+        s[32 + warp] = b;
+    }
+    __syncthreads();
+    const int first = warp & ~(gw - 1);  // this group's first warp
+    a = lane < gw ? s[first + lane] : A(0);
+    b = lane < gw ? s[32 + first + lane] : A(0);
+    for (int o = gw >> 1; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    a = __shfl_sync(0xffffffffu, a, 0);
+    b = __shfl_sync(0xffffffffu, b, 0);
+}
+
 __device__ __forceinline__ float rsqrt_acc(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
 
