@@ -132,7 +132,12 @@ inline cudaError_t launch_clusters(void (*kernel)(KArgs...), unsigned grid, unsi
 
 // ---- shared-memory staging ---------------------------------------------------------
 
-// 16-byte cp.async and its group waits: common.cuh (rowgroup.cuh's kernels stage with them too).
+// 16-byte cp.async and its group waits live in common.cuh (rowgroup.cuh's kernels stage with them
+// too); named here for the files that use namespace fb::rowwise.
+using fb::cp_async16;
+using fb::cp_async_commit;
+using fb::cp_async_wait_all;
+using fb::cp_async_wait_pending;
 
 // ---- plans ----------------------------------------------------------------------------
 
