@@ -1,14 +1,16 @@
 // tensorcore.cuh — PTX wrappers for warp-level tensor-core kernels on sm_80+ (mma.sync,
 // ldmatrix, cp.async with zero fill): the building blocks of kernels/matmul_matmul.cu's
 // back-to-back GEMM, shared so the next kernel that keeps an MMA's result on chip (attention)
-// does not write them again. In namespace fb::tc: rowwise.cuh has cp.async helpers of its own
-// (no zero fill), and the two may meet in one file.
+// does not write them again. In namespace fb::tc; the plain cp.async, its commit and its waits
+// are common.cuh's (this file adds the zero-fill copy and an immediate wait).
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "common.cuh"
 
 namespace fb {
 namespace tc {
@@ -22,7 +24,6 @@ __device__ __forceinline__ void cp_async16(void *dst, const void *src, bool vali
                  "r"(valid ? 16 : 0)
                  : "memory");
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 // Wait until at most N of this thread's committed groups are still in flight.
 template <int N> __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
