@@ -13,12 +13,20 @@
 // rows in CTA order. Nothing is atomic: the same inputs give the same bits on every run.
 //
 // Variants:
-//   rmsnorm_backward.persistent   a grid of exactly the CTAs resident at once; each group steps
-//                                 through the rows (row += groups in the grid). Fewest partial rows.
-//   rmsnorm_backward.fused        the same kernel and, for now, the same resident grid: the
-//                                 place for a shape rule (fewer CTAs where the partial rows cost
-//                                 more than the extra rows per CTA). Measured so far the two are
-//                                 within 3% on 38/39 (float32) and 39/39 shapes (kernels/NOTES.md).
+//   rmsnorm_backward.persistent   the kernel above on a grid of exactly the CTAs resident at once;
+//                                 each group steps through the rows (row += groups in the grid).
+//   rmsnorm_backward.pipelined    one 1024-thread CTA per SM stepping through the rows, the next
+//                                 rows' x and dy copied into shared memory (cp.async) while this
+//                                 row reduces and stores; dw in registers, one partial row per SM.
+//                                 Aligned rows of at most 2048 16-byte units only (half types
+//                                 N <= 16384, float32 8192, float64 4096). Wins from 8 MiB of x:
+//                                 the barrier of each row no longer drains the SM's loads (1024-
+//                                 thread CTAs of the kernel above: one row in flight per SM at
+//                                 N = 16384 half, 58% of SOL; pipelined 91%).
+//   rmsnorm_backward.fused        pipelined where it applies from 8 MiB of x, else the kernel
+//                                 above on a resident grid (the rule and its table: pick()).
+// The dw kernel is launched as a programmatic dependent (PDL) of either row kernel, so its launch
+// overlaps the row kernel's tail (1-2 points of SOL on 32-64 MB tensors, NOTES.md).
 #include "rmsnorm_backward.h"
 #include "rowgroup.cuh"
 
@@ -105,7 +113,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
         }
     }
 
-    // This CTA's partial row: its groups' dw in group order.
+    // This CTA's partial row: its groups' dw in group order. The dw kernel may start launching
+    // now (it waits for this grid's end before reading anything).
+    asm volatile("griddepcontrol.launch_dependents;");
     __syncthreads();
     A *out = partial + (long)blockIdx.x * N;
     for (long c = threadIdx.x; c < N; c += blockDim.x) {
@@ -144,6 +154,13 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     const long per_step = (long)gridDim.x * rpc, base0 = (long)blockIdx.x * rpc;
     const long steps = base0 < rows ? (rows - base0 + per_step - 1) / per_step : 0;  // the same for the whole CTA
     auto slot = [&](int st, int j, int q) -> Raw * { return stage + ((long)(st * U + j) * 2 + q) * T_ + t; };
+    // one 16-byte shared load per unit: read through the pack's elements, bfloat16 compiled to
+    // 8 LDS.U16 per unit (half to 2 LDS.64), and ran 10-20% behind float16
+    auto staged = [&](int st, int j, int q) -> Raw {
+        Raw r;
+        *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(slot(st, j, q));
+        return r;
+    };
     auto issue = [&](long i) {
         const long row = base0 + i * per_step + g;
         if (i < steps && row < rows) {
@@ -184,8 +201,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                 const long k = l + (long)j * G;
                 if (k < units) {
                     A xv[NV], dv[NV], wv[NV];
-                    IO::widen(*slot(st, j, 0), xv);
-                    IO::widen(*slot(st, j, 1), dv);
+                    IO::widen(staged(st, j, 0), xv);
+                    IO::widen(staged(st, j, 1), dv);
                     Raw wr = wraw[j];
                     opaque(wr);  // widen w per row: kept widened it would double its registers
                     IO::widen(wr, wv);
@@ -210,8 +227,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                 const long k = l + (long)j * G;
                 if (k < units) {
                     A xv[NV], dv[NV], wv[NV], o[NV];
-                    IO::widen(*slot(st, j, 0), xv);
-                    IO::widen(*slot(st, j, 1), dv);
+                    IO::widen(staged(st, j, 0), xv);
+                    IO::widen(staged(st, j, 1), dv);
                     Raw wr = wraw[j];
                     opaque(wr);
                     IO::widen(wr, wv);
@@ -227,7 +244,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     }
 
     // This CTA's partial row: each group's dw through shared memory (the stages, now idle), then
-    // the groups summed in group order.
+    // the groups summed in group order. The dw kernel may start launching now (see above).
+    asm volatile("griddepcontrol.launch_dependents;");
     cp_async_wait_all();
     __syncthreads();
     A *groups = reinterpret_cast<A *>(stage);  // [rpc][N]: rpc * N * sizeof(A) <= one stage
@@ -247,26 +265,48 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     }
 }
 
-// dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 8 warps each adding every
-// 8th partial row, then the 8 warp sums in warp order.
+// dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 32 warps each adding every
+// 32nd partial row (a few loads per thread: the partial rows are one per SM or per resident CTA),
+// then the 32 warp sums in warp order.
 template <typename T>
-__global__ void __launch_bounds__(256) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial, long P, long N,
-                                                         T *__restrict__ dw) {
+__global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial, long P, long N,
+                                                          T *__restrict__ dw) {
     using A = acc_t<T>;
-    __shared__ A s[8][33];
+    __shared__ A s[32][33];
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
     const long c = (long)blockIdx.x * 32 + tx;
+    // launched as a programmatic dependent of the row kernel: wait here for all of it (its
+    // partial rows written and visible)
+    asm volatile("griddepcontrol.wait;" ::: "memory");
     A acc = A(0);
     if (c < N)
-        for (long p = ty; p < P; p += 8) acc += partial[p * N + c];
+        for (long p = ty; p < P; p += 32) acc += partial[p * N + c];
     s[ty][tx] = acc;
     __syncthreads();
     if (ty == 0 && c < N) {
         A t = A(0);
 #pragma unroll
-        for (int q = 0; q < 8; ++q) t += s[q][tx];
+        for (int q = 0; q < 32; ++q) t += s[q][tx];
         dw[c] = from_acc<T>(t);
     }
+}
+
+// The dw kernel, launched with programmatic stream serialisation (PDL): it may be scheduled
+// before the row kernel ends and waits in griddepcontrol.wait, so the launch gap between the two
+// (a fifth of a 32 MB backward's distance from SOL, NOTES.md) overlaps the row kernel's tail.
+template <typename T>
+cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream_t stream) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)((N + 31) / 32));
+    cfg.blockDim = dim3(1024);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cudaError_t e = cudaLaunchKernelEx(&cfg, rmsnorm_dw_kernel<T>, partial, P, N, dw);
+    return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 template <typename T, bool VEC, int U> void *bwd_fn() { return (void *)rmsnorm_bwd_kernel<T, VEC, U>; }
@@ -402,13 +442,24 @@ template <typename T> bool pick_pipe(const Geom &g, Launch *L, Pipe *pp) {
 }
 
 // The kernel and grid of a mode; false where it has none for this shape.
+// The kernel and grid of a mode; false where it has none for this shape. pp->S > 0 when the
+// pipelined kernel is the one picked.
+// fused: the pipelined kernel from 8 MiB of x, where it supports the row, else the kernel above
+// on a resident grid. H100, one run of both over the whole grid (NOTES.md, RMSNorm round 3),
+// t_fused_old / t_pipelined geomean by the size of x: >= 32 MB 1.16 (24 cells, none slower),
+// 16-32 MB 1.13 (12, none slower), 8-16 MB 1.11 (13; 2 slower by > 3%, rows of 8 and 16 units),
+// 4-8 MB 1.03 (3 of 12 slower), 2-4 MB 1.00 (6 of 13), < 2 MB 0.93 (30 of 40 slower).
+constexpr double kPipeFromBytes = 8.0 * 1024 * 1024;
 bool pick(Grid mode, const Problem &p, Launch *L, Pipe *pp) {
     bool ok = false;
-    if (mode == PIPELINED) {
+    *pp = Pipe();
+    const double xbytes = (double)p.g.rows * (double)p.g.N * (double)fb_dtype_size(p.dt);
+    if (mode == PIPELINED || (mode == AUTO && xbytes >= kPipeFromBytes)) {
         FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, L, pp); });
-    } else {
-        FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(mode, p.g, L); });
+        if (ok || mode == PIPELINED) return ok;
+        *pp = Pipe();
     }
+    FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(mode, p.g, L); });
     return ok;
 }
 
@@ -478,20 +529,17 @@ template <Grid M> struct Variant {
             return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
         }
         int S = pp.S;
-        if (M == PIPELINED) G = pp.G;
+        const bool piped = pp.S > 0;
+        if (piped) G = pp.G;
         FB_DISPATCH(p.dt, T, {
             acc_t<T> eps = (acc_t<T>)kEps;
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                             &rows, &N, &units, &G, &eps};
             void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                                  &rows, &N, &units, &G, &S, &eps};
-            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), M == PIPELINED ? pipe_args : args,
-                                 L.smem, c->stream);
-            if (e == cudaSuccess) {
-                rmsnorm_dw_kernel<T><<<(unsigned)((N + 31) / 32), 256, 0, c->stream>>>(
-                    (const acc_t<T> *)partial, P, N, (T *)p.dw);
-                e = cudaGetLastError();
-            }
+            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), piped ? pipe_args : args, L.smem,
+                                 c->stream);
+            if (e == cudaSuccess) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
         });
         return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
     }

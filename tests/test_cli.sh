@@ -92,6 +92,13 @@ done
 run validate sofmax
 expect "unknown case name" 3 "unknown case 'sofmax' (did you mean 'softmax'?)"
 
+# every well-formed test case file (the selftest inputs under tests/cases) validates
+for json in cases/*.json; do
+    case "$(basename "$json")" in bad_*) continue ;; esac
+    run validate "$json"
+    [ "$rc" = 0 ] && [[ "$out" == "ok   $json ("* ]] && ok || bad "validate $json: exit $rc: $err"
+done
+
 # several files: each reported, one summary line, the failure wins
 run validate ../cases/softmax.json cases/bad_unknown_op.json cases/bad_empty.json
 expect "validate several" 3 "fusionbench validate: 2 of 3 case files invalid"
