@@ -146,36 +146,11 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     using Raw = typename IO::Raw;
     constexpr int NV = IO::NV;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    A *scratch = reinterpret_cast<A *>(smem_raw);                // 2 x 64 slots (groups_sum2)
-    Raw *stage = reinterpret_cast<Raw *>(smem_raw + 128 * 8);  // [S][U][x, dy][threads]
-    const int T_ = blockDim.x, t = threadIdx.x;
-    const int l = t & (G - 1), g = t / G, rpc = T_ / G;
+    A *scratch = reinterpret_cast<A *>(smem_raw);  // 2 x 64 slots (groups_sum2)
+    StagedRows<T, U, 2> sr(smem_raw + kStagedScratch, S, G, rows, N, units);
+    const T *const src[2] = {x, dy};
+    const int l = sr.l, g = sr.g, rpc = sr.threads / G;
     const A inv_n = A(1) / (A)N;
-    const long per_step = (long)gridDim.x * rpc, base0 = (long)blockIdx.x * rpc;
-    const long steps = base0 < rows ? (rows - base0 + per_step - 1) / per_step : 0;  // the same for the whole CTA
-    auto slot = [&](int st, int j, int q) -> Raw * { return stage + ((long)(st * U + j) * 2 + q) * T_ + t; };
-    // one 16-byte shared load per unit: read through the pack's elements, bfloat16 compiled to
-    // 8 LDS.U16 per unit (half to 2 LDS.64), and ran 10-20% behind float16
-    auto staged = [&](int st, int j, int q) -> Raw {
-        Raw r;
-        *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(slot(st, j, q));
-        return r;
-    };
-    auto issue = [&](long i) {
-        const long row = base0 + i * per_step + g;
-        if (i < steps && row < rows) {
-            const int st = (int)(i % S);
-#pragma unroll
-            for (int j = 0; j < U; ++j) {
-                const long k = l + (long)j * G;
-                if (k < units) {
-                    cp_async16(slot(st, j, 0), x + row * N + k * NV);
-                    cp_async16(slot(st, j, 1), dy + row * N + k * NV);
-                }
-            }
-        }
-        cp_async_commit();  // one group per step, empty or not: wait_pending counts steps
-    };
 
     Raw wraw[U];
     A dwacc[U][NV];
@@ -186,13 +161,11 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
 #pragma unroll
         for (int i = 0; i < NV; ++i) dwacc[j][i] = A(0);
     }
-    for (int i = 0; i < S - 1; ++i) issue(i);
+    sr.start(src);
 
-    for (long i = 0; i < steps; ++i) {
-        issue(i + S - 1);
-        cp_async_wait_pending(S - 1);  // step i's copies (this thread's) have landed
-        const int st = (int)(i % S);
-        const long row = base0 + i * per_step + g;
+    for (long i = 0; i < sr.steps; ++i) {
+        sr.advance(i, src);
+        const long row = sr.row(i);
         const bool active = row < rows;
         A ss = A(0), gx = A(0);
         if (active) {
@@ -201,8 +174,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                 const long k = l + (long)j * G;
                 if (k < units) {
                     A xv[NV], dv[NV], wv[NV];
-                    IO::widen(staged(st, j, 0), xv);
-                    IO::widen(staged(st, j, 1), dv);
+                    IO::widen(sr.get(i, j, 0), xv);
+                    IO::widen(sr.get(i, j, 1), dv);
                     Raw wr = wraw[j];
                     opaque(wr);  // widen w per row: kept widened it would double its registers
                     IO::widen(wr, wv);
@@ -227,8 +200,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                 const long k = l + (long)j * G;
                 if (k < units) {
                     A xv[NV], dv[NV], wv[NV], o[NV];
-                    IO::widen(staged(st, j, 0), xv);
-                    IO::widen(staged(st, j, 1), dv);
+                    IO::widen(sr.get(i, j, 0), xv);
+                    IO::widen(sr.get(i, j, 1), dv);
                     Raw wr = wraw[j];
                     opaque(wr);
                     IO::widen(wr, wv);
@@ -248,7 +221,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     asm volatile("griddepcontrol.launch_dependents;");
     cp_async_wait_all();
     __syncthreads();
-    A *groups = reinterpret_cast<A *>(stage);  // [rpc][N]: rpc * N * sizeof(A) <= one stage
+    A *groups = reinterpret_cast<A *>(sr.stage);  // [rpc][N]: rpc * N * sizeof(A) <= one stage
 #pragma unroll
     for (int j = 0; j < U; ++j) {
         const long k = l + (long)j * G;
@@ -258,7 +231,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     }
     __syncthreads();
     A *out = partial + (long)blockIdx.x * N;
-    for (long c = t; c < N; c += T_) {
+    for (long c = sr.t; c < N; c += sr.threads) {
         A s = A(0);
         for (int q = 0; q < rpc; ++q) s += groups[(long)q * N + c];
         out[c] = s;
@@ -402,46 +375,34 @@ template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
     return true;
 }
 
-// The pipelined kernel's launch: aligned rows of at most 2048 16-byte units (half types
-// N <= 16384, float32 8192, float64 4096). G threads per row leave each thread 1 or 2 units;
-// CTAs of 1024 threads, halved (down to 64, never below G) while the grid would have fewer than
-// 2 CTAs per SM; S stages of threads x U x 32 bytes (x and dy) in at most kPipeSmem bytes, at
-// least 2 and at most kPipeStages.
+// The pipelined kernel's launch: rowgroup.cuh's plan_staged (x and dy staged: Q = 2) in 200 KB,
+// at most 4 stages; one partial row per CTA.
 constexpr int kPipeStages = 4;
-constexpr size_t kPipeSmem = 200 * 1024, kPipeScratch = 128 * 8;
+constexpr size_t kPipeSmem = 200 * 1024;
 struct Pipe {
     int G = 0, U = 0, S = 0;
 };
 template <typename T> bool pick_pipe(const Geom &g, Launch *L, Pipe *pp) {
-    if (!g.vec || g.units > 2048 || g.rows == 0) return false;
-    long G = pow2_at_least((g.units + 1) / 2);
-    if (G > 1024) G = 1024;
-    const int U = (int)((g.units + G - 1) / G);
-    int threads = 1024;
-    while (threads > 64 && threads > G && (g.rows + threads / G - 1) / (threads / G) < 2L * sm_count()) threads /= 2;
-    const size_t stage = (size_t)threads * (size_t)U * 32;
-    long S = (long)((kPipeSmem - kPipeScratch) / stage);
-    if (S > kPipeStages) S = kPipeStages;
-    if (S < 2) return false;
-    L->fn = U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1> : (void *)rmsnorm_bwd_pipe_kernel<T, 2>;
-    L->threads = threads;
-    L->smem = kPipeScratch + (size_t)S * stage;
+    StagedGeom sg;
+    if (!plan_staged(g, 2, kPipeSmem - kStagedScratch, kPipeStages, sm_count(), &sg)) return false;
+    L->fn = sg.U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1> : (void *)rmsnorm_bwd_pipe_kernel<T, 2>;
+    L->threads = sg.threads;
+    L->smem = kStagedScratch + (size_t)sg.S * sg.stage_bytes;
     if (L->smem > 48 * 1024 &&
         cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
             cudaSuccess) {
         (void)cudaGetLastError();
         return false;
     }
-    const long rpc = threads / G, need = (g.rows + rpc - 1) / rpc;
-    const long resident = (long)resident_ctas((const void *)L->fn, threads, L->smem) * sm_count();
+    const long rpc = sg.threads / sg.G, need = (g.rows + rpc - 1) / rpc;
+    const long resident = (long)resident_ctas((const void *)L->fn, sg.threads, L->smem) * sm_count();
     L->grid = (unsigned)(need < resident ? need : resident);
-    pp->G = (int)G;
-    pp->U = U;
-    pp->S = (int)S;
+    pp->G = sg.G;
+    pp->U = sg.U;
+    pp->S = sg.S;
     return true;
 }
 
-// The kernel and grid of a mode; false where it has none for this shape.
 // The kernel and grid of a mode; false where it has none for this shape. pp->S > 0 when the
 // pipelined kernel is the one picked.
 // fused: the pipelined kernel from 8 MiB of x, where it supports the row, else the kernel above

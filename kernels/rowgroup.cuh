@@ -114,6 +114,71 @@ template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, in
 __device__ __forceinline__ float rsqrt_acc(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
 
+// ---- staged rows: a resident CTA stepping through rows with the next ones in flight -------
+// A CTA of `threads` threads takes rpc = threads / G rows per step (row = blockIdx.x * rpc + g +
+// step * gridDim.x * rpc; every thread runs the same number of steps, so CTA-wide barriers are
+// safe) and keeps the units of Q row tensors for the steps up to S - 1 ahead in S shared-memory
+// stages, copied with 16-byte cp.async. Each thread copies and reads only its own slots
+// ([S][U][Q][threads] 16-byte units: a warp's accesses are consecutive), so reusing a stage needs
+// no barrier, and the loads of the next rows are in flight through this row's reductions and
+// stores. Aligned (16-byte unit) rows only. Used by rmsnorm.pipelined (Q = 1: x) and
+// rmsnorm_backward.pipelined (Q = 2: x, dy).
+// Bytes in front of the stages in the kernels' dynamic shared memory: groups_sum2's 2 x 64
+// slots, in either accumulation type.
+constexpr size_t kStagedScratch = 128 * 8;
+template <typename T, int U, int Q> struct StagedRows {
+    using Raw = typename Io<T, true>::Raw;
+    static constexpr int NV = Io<T, true>::NV;
+    Raw *stage;
+    int S, G, threads, t, l, g;
+    long rows, N, units, base0, per_step, steps;
+    __device__ StagedRows(void *smem, int S_, int G_, long rows_, long N_, long units_)
+        : stage(reinterpret_cast<Raw *>(smem)), S(S_), G(G_), rows(rows_), N(N_), units(units_) {
+        threads = blockDim.x;
+        t = threadIdx.x;
+        l = t & (G - 1);
+        g = t / G;
+        const int rpc = threads / G;
+        per_step = (long)gridDim.x * rpc;
+        base0 = (long)blockIdx.x * rpc;
+        steps = base0 < rows ? (rows - base0 + per_step - 1) / per_step : 0;  // the same for the whole CTA
+    }
+    __device__ long row(long i) const { return base0 + i * per_step + g; }
+    __device__ Raw *slot(long i, int j, int q) const {
+        return stage + ((long)((int)(i % S) * U + j) * Q + q) * threads + t;
+    }
+    // one 16-byte shared load per unit: read through the pack's elements, bfloat16 compiled to 8
+    // LDS.U16 a unit (float16 to 2 LDS.64) and ran 10-20% behind float16 (NOTES.md, round 3)
+    __device__ Raw get(long i, int j, int q) const {
+        Raw r;
+        *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(slot(i, j, q));
+        return r;
+    }
+    // step i's copies (nothing past the last step), then one commit group: empty or not, so that
+    // wait() counts steps
+    __device__ void issue(long i, const T *const (&src)[Q]) {
+        const long r = row(i);
+        if (i < steps && r < rows) {
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const long k = l + (long)j * G;
+                if (k < units)
+#pragma unroll
+                    for (int q = 0; q < Q; ++q) cp_async16(slot(i, j, q), src[q] + r * N + k * NV);
+            }
+        }
+        cp_async_commit();
+    }
+    __device__ void start(const T *const (&src)[Q]) {
+        for (int i = 0; i < S - 1; ++i) issue(i, src);
+    }
+    // at step i: ask for step i + S - 1, then wait until step i's copies (this thread's) landed
+    __device__ void advance(long i, const T *const (&src)[Q]) {
+        issue(i + S - 1, src);
+        cp_async_wait_pending(S - 1);
+    }
+};
+
 // ---- host: the group geometry of a shape --------------------------------------------------
 struct Geom {
     long rows = 0, N = 0;
@@ -170,6 +235,33 @@ inline bool plan_geom_latency(long rows, long N, int esz, bool aligned, int valu
     }
     if (g->G <= 32)
         while (g->threads > 64 && (g->rows + g->rpc() - 1) / g->rpc() < 2L * sms) g->threads /= 2;
+    return true;
+}
+
+// The staged kernels' launch shape: aligned rows of at most 2048 units (1 or 2 per thread, G
+// up to 1024); CTAs of 1024 threads, halved (down to 64, never below G) while the grid would have
+// fewer than 2 CTAs per SM; S stages of threads x U x Q x 16 bytes in at most `smem` bytes, at
+// least 2 and at most `max_stages`. false where the row does not fit.
+struct StagedGeom {
+    int G = 0, U = 0, S = 0, threads = 0;
+    size_t stage_bytes = 0;
+};
+inline bool plan_staged(const Geom &g, int Q, size_t smem, int max_stages, int sms, StagedGeom *sg) {
+    if (!g.vec || g.units > 2048 || g.rows == 0) return false;
+    long G = pow2_at_least((g.units + 1) / 2);
+    if (G > 1024) G = 1024;
+    const int U = (int)((g.units + G - 1) / G);
+    int threads = 1024;
+    while (threads > 64 && threads > G && (g.rows + threads / G - 1) / (threads / G) < 2L * sms) threads /= 2;
+    const size_t stage = (size_t)threads * (size_t)U * (size_t)Q * 16;
+    long S = (long)(smem / stage);
+    if (S > max_stages) S = max_stages;
+    if (S < 2) return false;
+    sg->G = (int)G;
+    sg->U = U;
+    sg->S = (int)S;
+    sg->threads = threads;
+    sg->stage_bytes = stage;
     return true;
 }
 
