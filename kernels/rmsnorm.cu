@@ -29,8 +29,8 @@ using namespace fb::rowgroup;
 
 constexpr double kEps = 1e-6;
 
-enum Mode { MULTI_WAVE_CACHED = 0, MULTI_WAVE_RELOAD = 1, STATIC_PERSISTENT = 2, MODE_AUTO = 3, PIPELINED = 4 };
-const char *const mode_names[] = {"multi_wave_cached", "multi_wave_reload", "static_persistent", "fused", "pipelined"};
+enum Mode { MULTI_WAVE_CACHED = 0, MULTI_WAVE_RELOAD = 1, STATIC_PERSISTENT = 2, MODE_AUTO = 3 };
+const char *const mode_names[] = {"multi_wave_cached", "multi_wave_reload", "static_persistent", "fused"};
 
 // Cached: U units per thread held in registers. The grid decides persistence: a group starts at
 // row blockIdx.x * rpc + g and steps by every group of the grid (one step in a multi-wave grid).
@@ -137,74 +137,6 @@ __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restric
     }
 }
 
-// Pipelined: a resident CTA of 1024 threads (one per SM) steps through the rows 1024 / G at a
-// time with the next rows' x staged in shared memory (rowgroup.cuh's StagedRows, 16-byte
-// cp.async), so the loads of the rows ahead are in flight through this row's reduction and
-// stores; the cached kernel has only the rows of the other resident CTAs (half-type rows of
-// 16-32 KB: 2 rows in flight per SM, 84-86% of SOL at 2048 rows). w held raw in registers.
-template <typename T, int U>
-__global__ void __launch_bounds__(1024, 1) rmsnorm_pipe_kernel(const T *__restrict__ x, const T *__restrict__ w,
-                                                               T *__restrict__ y, long rows, long N, long units,
-                                                               int G, int S, acc_t<T> eps) {
-    using A = acc_t<T>;
-    using IO = Io<T, true>;
-    using Raw = typename IO::Raw;
-    constexpr int NV = IO::NV;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    A *scratch = reinterpret_cast<A *>(smem_raw);
-    StagedRows<T, U, 1> sr(smem_raw + kStagedScratch, S, G, rows, N, units);
-    const T *const src[1] = {x};
-    const int l = sr.l;
-    const A inv_n = A(1) / (A)N;
-    Raw wraw[U];
-#pragma unroll
-    for (int j = 0; j < U; ++j) {
-        const long k = l + (long)j * G;
-        if (k < units) wraw[j] = IO::load_raw(w, k);
-    }
-    sr.start(src);
-    for (long i = 0; i < sr.steps; ++i) {
-        sr.advance(i, src);
-        const long row = sr.row(i);
-        const bool active = row < rows;
-        A ss = A(0), unused = A(0);
-        if (active) {
-#pragma unroll
-            for (int j = 0; j < U; ++j) {
-                const long k = l + (long)j * G;
-                if (k < units) {
-                    A v[NV];
-                    IO::widen(sr.get(i, j, 0), v);
-#pragma unroll
-                    for (int q = 0; q < NV; ++q) ss = fma(v[q], v[q], ss);
-                }
-            }
-        }
-        if (G > 32) groups_sum2(ss, unused, G, scratch, (int)(i & 1));
-        else if (active) ss = row_sum(ss, G, scratch);
-        asm volatile("" ::: "memory");  // re-read x from shared memory rather than keep it live
-        if (active) {
-            const A r = rsqrt_acc(ss * inv_n + eps);
-            T *yr = y + row * N;
-#pragma unroll
-            for (int j = 0; j < U; ++j) {
-                const long k = l + (long)j * G;
-                if (k < units) {
-                    A v[NV], wv[NV];
-                    IO::widen(sr.get(i, j, 0), v);
-                    Raw wr = wraw[j];
-                    opaque(wr);  // widen w per row: kept widened it would double its registers
-                    IO::widen(wr, wv);
-#pragma unroll
-                    for (int q = 0; q < NV; ++q) v[q] = v[q] * r * wv[q];
-                    IO::store_stream(yr, k, v);
-                }
-            }
-        }
-    }
-    cp_async_wait_all();  // the empty groups committed past the last step
-}
-
 template <typename T, bool VEC, int U> void *cached_fn() { return (void *)rmsnorm_cached_kernel<T, VEC, U>; }
 
 // The launch of one mode on a geometry; dry: pick the kernel and grid, launch nothing.
@@ -212,33 +144,9 @@ struct Launch {
     void *fn = nullptr;
     unsigned grid = 0;
     int threads = 0;
-    size_t smem = 0;
-    int G = 0, S = 0;  // the pipelined kernel's group and stages (S = 0: another kernel)
 };
 
-// The pipelined kernel: rowgroup.cuh's plan_staged (x staged: Q = 1) in 200 KB, at most 6 stages.
-template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
-    StagedGeom sg;
-    if (!plan_staged(g, 1, 200 * 1024 - kStagedScratch, 6, sm_count(), &sg)) return false;
-    L->fn = sg.U == 1 ? (void *)rmsnorm_pipe_kernel<T, 1> : (void *)rmsnorm_pipe_kernel<T, 2>;
-    L->threads = sg.threads;
-    L->smem = kStagedScratch + (size_t)sg.S * sg.stage_bytes;
-    if (L->smem > 48 * 1024 &&
-        cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    const long rpc = sg.threads / sg.G, need = (g.rows + rpc - 1) / rpc;
-    const long resident = (long)resident_ctas((const void *)L->fn, sg.threads, L->smem) * sm_count();
-    L->grid = (unsigned)(need < resident ? need : resident);
-    L->G = sg.G;
-    L->S = sg.S;
-    return true;
-}
-
 template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
-    if (m == PIPELINED) return pick_pipe<T>(g, L);
     if (m == MULTI_WAVE_RELOAD) {
         L->fn = g.vec ? (void *)rmsnorm_reload_kernel<T, true> : (void *)rmsnorm_reload_kernel<T, false>;
     } else {
@@ -284,8 +192,15 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 //     is ahead there: float16 and bfloat16 2048 x 16384 200 us against reload's 205 in two runs
 //     (issue 9 round 2), so the rule is gone. float64 rows of 128 KB: reload 20% behind (its
 //     loop spills).
+//   - round 3 (issue9-r3/fwd-ab.json, clean flush, every mode in one run): with 2 units per
+//     thread, the half types' aligned rows run as fast or faster on the resident grid:
+//     static_persistent / multi_wave_cached time, geomean 0.998 on the 36 cells under 8 MB (none
+//     slower by > 3%), 0.984 on the 24 of >= 8 MB (8 faster by > 3%, none slower), e.g. bfloat16
+//     2048 x 8192 84.8 -> 90.3% of SOL, 8192 x 16384 88.1 -> 93.2%. float32 stays cached (the
+//     resident grid 2% slower from 8 MB, 5 of 15 cells by > 3%).
 Mode pick_mode(const Geom &g, int esz) {
     if (g.U > 8) return MULTI_WAVE_RELOAD;
+    if (g.vec && esz == 2) return STATIC_PERSISTENT;
     if (!g.vec && g.rows >= 2048) return esz == 2 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
     return MULTI_WAVE_CACHED;
 }
@@ -343,18 +258,6 @@ template <Mode M> struct Variant {
         const int st = check(c, why, n);
         if (st != FB_OK) return st;
         const Problem p = problem(c);
-        if (M == PIPELINED && p.g.rows > 0 && p.g.N > 0) {
-            bool ok = false;
-            Launch L;
-            FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, &L); });
-            if (!ok) {
-                if (why)
-                    snprintf(why, n, "rmsnorm.pipelined stages 16-byte units: 16-byte aligned rows of at most 2048 "
-                             "units (this row: %ld %s)", p.g.units, p.g.vec ? "units" : "elements, unaligned");
-                return FB_E_UNSUPPORTED;
-            }
-            return FB_OK;
-        }
         if (p.g.rows > 0 && p.g.N > 0 && mode(p) != MULTI_WAVE_RELOAD && p.g.U > 8) {
             if (why)
                 snprintf(why, n, "rmsnorm.%s holds a row in registers: rows of at most 8192 units (this row has %ld)",
@@ -377,14 +280,12 @@ template <Mode M> struct Variant {
         }
         if (dry) return FB_OK;
         long rows = p.g.rows, N = p.g.N, units = p.g.units;
-        int G = L.S > 0 ? L.G : p.g.G, S = L.S;
+        int G = p.g.G;
         cudaError_t e = cudaErrorInvalidValue;
         FB_DISPATCH(p.dt, T, {
             acc_t<T> eps = (acc_t<T>)kEps;
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.y, &rows, &N, &units, &G, &eps};
-            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.y, &rows, &N, &units, &G, &S, &eps};
-            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), L.S > 0 ? pipe_args : args, L.smem,
-                                 c->stream);
+            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), args, 0, c->stream);
         });
         return fb_cuda_status((int)e, "rmsnorm", __FILE__, __LINE__);
     }
@@ -404,9 +305,5 @@ extern "C" const fb_variant fb_rmsnorm_variants[] = {
      FB_DTYPES_ALL, Variant<MULTI_WAVE_RELOAD>::supports, nullptr, Variant<MULTI_WAVE_RELOAD>::run, 1},
     {"rmsnorm.static_persistent", "RMSNorm forward, a resident grid looping over rows, the row in registers",
      FB_DTYPES_ALL, Variant<STATIC_PERSISTENT>::supports, nullptr, Variant<STATIC_PERSISTENT>::run, 1},
-    {"rmsnorm.pipelined",
-     "RMSNorm forward, one 1024-thread CTA per SM, the next rows' x staged in shared memory (cp.async) during "
-     "this row's reduction",
-     FB_DTYPES_ALL, Variant<PIPELINED>::supports, nullptr, Variant<PIPELINED>::run, 1},
 };
 extern "C" const int fb_rmsnorm_variant_count = (int)(sizeof fb_rmsnorm_variants / sizeof fb_rmsnorm_variants[0]);

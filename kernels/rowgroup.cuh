@@ -121,8 +121,9 @@ __device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
 // stages, copied with 16-byte cp.async. Each thread copies and reads only its own slots
 // ([S][U][Q][threads] 16-byte units: a warp's accesses are consecutive), so reusing a stage needs
 // no barrier, and the loads of the next rows are in flight through this row's reductions and
-// stores. Aligned (16-byte unit) rows only. Used by rmsnorm.pipelined (Q = 1: x) and
-// rmsnorm_backward.pipelined (Q = 2: x, dy).
+// stores. Aligned (16-byte unit) rows only. Used by rmsnorm_backward.pipelined (Q = 2: x, dy). A
+// forward on it (Q = 1) lost to the register kernels on all but half-type rows of 32 KB, and
+// there to static_persistent (NOTES.md, round 3), so it is not kept.
 // Bytes in front of the stages in the kernels' dynamic shared memory: groups_sum2's 2 x 64
 // slots, in either accumulation type.
 constexpr size_t kStagedScratch = 128 * 8;
