@@ -197,11 +197,14 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 //     static_persistent / multi_wave_cached time, geomean 0.998 on the 36 cells under 8 MB (none
 //     slower by > 3%), 0.984 on the 24 of >= 8 MB (8 faster by > 3%, none slower), e.g. bfloat16
 //     2048 x 8192 84.8 -> 90.3% of SOL, 8192 x 16384 88.1 -> 93.2%. float32 stays cached (the
-//     resident grid 2% slower from 8 MB, 5 of 15 cells by > 3%).
+//     resident grid 2% slower from 8 MB, 5 of 15 cells by > 3%). The same run: half-type
+//     unaligned rows of 61 with >= 2048 rows ran 12% slower on reload than on the resident grid
+//     (bfloat16 2048 x 61: 63.4 vs 71.3% of SOL), so reload keeps only rows of >= 128 there
+//     (130: reload 86.9 vs 79.2; 1027: 44.8 vs 42.9).
 Mode pick_mode(const Geom &g, int esz) {
     if (g.U > 8) return MULTI_WAVE_RELOAD;
     if (g.vec && esz == 2) return STATIC_PERSISTENT;
-    if (!g.vec && g.rows >= 2048) return esz == 2 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
+    if (!g.vec && g.rows >= 2048) return esz == 2 && g.N >= 128 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
     return MULTI_WAVE_CACHED;
 }
 
