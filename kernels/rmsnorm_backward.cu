@@ -44,6 +44,37 @@ constexpr double kEps = 1e-6;
 inline int held_values(int esz) { return esz == 2 ? 16 : 64 / esz; }
 constexpr int kUmax = 8;  // instantiated units per thread: 1, 2, 4, 8
 
+// What both row kernels do per unit (NV values of x, dy, w, widened): add to the row's two sums;
+// then, with r and k3 = r^3 mean(dy w x), give dx and add this row's dw terms to `dw`.
+template <typename A, int NV>
+__device__ __forceinline__ void unit_sums(const A (&xv)[NV], const A (&dv)[NV], const A (&wv)[NV], A &ss, A &gx) {
+#pragma unroll
+    for (int i = 0; i < NV; ++i) {
+        ss = fma(xv[i], xv[i], ss);
+        gx = fma(dv[i] * wv[i], xv[i], gx);
+    }
+}
+template <typename A, int NV>
+__device__ __forceinline__ void unit_dx_dw(const A (&xv)[NV], const A (&dv)[NV], const A (&wv)[NV], A r, A k3,
+                                           A (&o)[NV], A *dw) {
+#pragma unroll
+    for (int i = 0; i < NV; ++i) {
+        o[i] = r * dv[i] * wv[i] - xv[i] * k3;
+        dw[i] = fma(dv[i], xv[i] * r, dw[i]);
+    }
+}
+// This CTA's partial row of dw: its rpc groups' rows (`stride` apart in shared memory) summed in
+// group order, column by column. Call after a barrier that follows the groups' last writes.
+template <typename A>
+__device__ __forceinline__ void write_partial_row(const A *groups, long stride, int rpc, long N, A *partial) {
+    A *out = partial + (long)blockIdx.x * N;
+    for (long c = threadIdx.x; c < N; c += blockDim.x) {
+        A s = A(0);
+        for (int q = 0; q < rpc; ++q) s += groups[(long)q * stride + c];
+        out[c] = s;
+    }
+}
+
 template <typename T, bool VEC, int U>
 __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                            const T *__restrict__ dy, T *__restrict__ dx,
@@ -83,11 +114,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
                 IO::widen(xraw[j], xv);
                 IO::widen(d, dv);
                 IO::load(w, k, wv);
-#pragma unroll
-                for (int i = 0; i < NV; ++i) {
-                    ss = fma(xv[i], xv[i], ss);
-                    gx = fma(dv[i] * wv[i], xv[i], gx);
-                }
+                unit_sums(xv, dv, wv, ss, gx);
             }
         }
         row_sum2(ss, gx, G, scratch);
@@ -103,11 +130,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
                 if constexpr (kHoldDy) IO::widen(draw[j], dv);
                 else IO::load(dyr, k, dv);
                 IO::load(w, k, wv);
-#pragma unroll
-                for (int i = 0; i < NV; ++i) {
-                    o[i] = r * dv[i] * wv[i] - xv[i] * k3;
-                    mine[k * NV + i] = fma(dv[i], xv[i] * r, mine[k * NV + i]);
-                }
+                unit_dx_dw(xv, dv, wv, r, k3, o, mine + k * NV);
                 IO::store_stream(dxr, k, o);
             }
         }
@@ -117,12 +140,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
     // now (it waits for this grid's end before reading anything).
     asm volatile("griddepcontrol.launch_dependents;");
     __syncthreads();
-    A *out = partial + (long)blockIdx.x * N;
-    for (long c = threadIdx.x; c < N; c += blockDim.x) {
-        A s = A(0);
-        for (int q = 0; q < rpc; ++q) s += groups[(long)q * W + c];
-        out[c] = s;
-    }
+    write_partial_row(groups, W, rpc, N, partial);
 }
 
 // Pipelined: a resident CTA of 1024 threads (one per SM) steps through the rows rpc = 1024 / G
@@ -179,11 +197,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                     Raw wr = wraw[j];
                     opaque(wr);  // widen w per row: kept widened it would double its registers
                     IO::widen(wr, wv);
-#pragma unroll
-                    for (int q = 0; q < NV; ++q) {
-                        ss = fma(xv[q], xv[q], ss);
-                        gx = fma(dv[q] * wv[q], xv[q], gx);
-                    }
+                    unit_sums(xv, dv, wv, ss, gx);
                 }
             }
         }
@@ -205,11 +219,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                     Raw wr = wraw[j];
                     opaque(wr);
                     IO::widen(wr, wv);
-#pragma unroll
-                    for (int q = 0; q < NV; ++q) {
-                        o[q] = r * dv[q] * wv[q] - xv[q] * k3;
-                        dwacc[j][q] = fma(dv[q], xv[q] * r, dwacc[j][q]);
-                    }
+                    unit_dx_dw(xv, dv, wv, r, k3, o, dwacc[j]);
                     IO::store_stream(dxr, k, o);
                 }
             }
@@ -230,12 +240,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
             for (int q = 0; q < NV; ++q) groups[(long)g * N + k * NV + q] = dwacc[j][q];
     }
     __syncthreads();
-    A *out = partial + (long)blockIdx.x * N;
-    for (long c = sr.t; c < N; c += sr.threads) {
-        A s = A(0);
-        for (int q = 0; q < rpc; ++q) s += groups[(long)q * N + c];
-        out[c] = s;
-    }
+    write_partial_row(groups, N, rpc, N, partial);
 }
 
 // dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 32 warps each adding every
@@ -339,6 +344,7 @@ struct Launch {
     unsigned grid = 0;
     int threads = 0;
     size_t smem = 0;
+    int G = 0, S = 0;  // the pipelined kernel's group and stages (S = 0: the register kernel)
 };
 
 template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
@@ -379,10 +385,7 @@ template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
 // at most 4 stages; one partial row per CTA.
 constexpr int kPipeStages = 4;
 constexpr size_t kPipeSmem = 200 * 1024;
-struct Pipe {
-    int G = 0, U = 0, S = 0;
-};
-template <typename T> bool pick_pipe(const Geom &g, Launch *L, Pipe *pp) {
+template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
     StagedGeom sg;
     if (!plan_staged(g, 2, kPipeSmem - kStagedScratch, kPipeStages, sm_count(), &sg)) return false;
     L->fn = sg.U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1> : (void *)rmsnorm_bwd_pipe_kernel<T, 2>;
@@ -397,13 +400,12 @@ template <typename T> bool pick_pipe(const Geom &g, Launch *L, Pipe *pp) {
     const long rpc = sg.threads / sg.G, need = (g.rows + rpc - 1) / rpc;
     const long resident = (long)resident_ctas((const void *)L->fn, sg.threads, L->smem) * sm_count();
     L->grid = (unsigned)(need < resident ? need : resident);
-    pp->G = sg.G;
-    pp->U = sg.U;
-    pp->S = sg.S;
+    L->G = sg.G;
+    L->S = sg.S;
     return true;
 }
 
-// The kernel and grid of a mode; false where it has none for this shape. pp->S > 0 when the
+// The kernel and grid of a mode; false where it has none for this shape. L->S > 0 when the
 // pipelined kernel is the one picked.
 // fused: the pipelined kernel from 8 MiB of x, where it supports the row, else the kernel above
 // on a resident grid. H100, one run of both over the whole grid (NOTES.md, RMSNorm round 3),
@@ -411,14 +413,14 @@ template <typename T> bool pick_pipe(const Geom &g, Launch *L, Pipe *pp) {
 // 16-32 MB 1.13 (12, none slower), 8-16 MB 1.11 (13; 2 slower by > 3%, rows of 8 and 16 units),
 // 4-8 MB 1.03 (3 of 12 slower), 2-4 MB 1.00 (6 of 13), < 2 MB 0.93 (30 of 40 slower).
 constexpr double kPipeFromBytes = 8.0 * 1024 * 1024;
-bool pick(Grid mode, const Problem &p, Launch *L, Pipe *pp) {
+bool pick(Grid mode, const Problem &p, Launch *L) {
     bool ok = false;
-    *pp = Pipe();
+    *L = Launch();
     const double xbytes = (double)p.g.rows * (double)p.g.N * (double)fb_dtype_size(p.dt);
     if (mode == PIPELINED || (mode == AUTO && xbytes >= kPipeFromBytes)) {
-        FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, L, pp); });
+        FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, L); });
         if (ok || mode == PIPELINED) return ok;
-        *pp = Pipe();
+        *L = Launch();
     }
     FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(mode, p.g, L); });
     return ok;
@@ -427,8 +429,7 @@ bool pick(Grid mode, const Problem &p, Launch *L, Pipe *pp) {
 size_t workspace_for(Grid mode, const Problem &p) {
     // the partial rows: one per CTA of a resident grid at most
     Launch L;
-    Pipe pp;
-    if (!pick(mode, p, &L, &pp)) return 0;
+    if (!pick(mode, p, &L)) return 0;
     const size_t acc = p.dt == FB_F64 ? 8 : 4;
     return (size_t)L.grid * (size_t)p.g.N * acc;
 }
@@ -440,8 +441,7 @@ template <Grid M> struct Variant {
         const Problem p = problem(c);
         if (M == PIPELINED && p.g.rows > 0 && p.g.N > 0) {
             Launch L;
-            Pipe pp;
-            if (!pick(M, p, &L, &pp)) {
+            if (!pick(M, p, &L)) {
                 if (why)
                     snprintf(why, n, "rmsnorm_backward.pipelined stages 16-byte units: 16-byte aligned rows of at "
                              "most 2048 units (this row: %ld %s)", p.g.units, p.g.vec ? "units" : "elements, unaligned");
@@ -467,8 +467,7 @@ template <Grid M> struct Variant {
         const Problem p = problem(c);
         if (p.g.N == 0) return FB_OK;
         Launch L;
-        Pipe pp;
-        const bool ok = pick(M, p, &L, &pp);
+        const bool ok = pick(M, p, &L);
         if (!ok) {
             fb_error("rmsnorm_backward.%s: no kernel for rows of %ld elements", grid_names[M], p.g.N);
             return FB_E_UNSUPPORTED;
@@ -489,9 +488,9 @@ template <Grid M> struct Variant {
             e = cudaMemsetAsync(p.dw, 0, (size_t)N * fb_dtype_size(p.dt), c->stream);
             return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
         }
-        int S = pp.S;
-        const bool piped = pp.S > 0;
-        if (piped) G = pp.G;
+        int S = L.S;
+        const bool piped = L.S > 0;
+        if (piped) G = L.G;
         FB_DISPATCH(p.dt, T, {
             acc_t<T> eps = (acc_t<T>)kEps;
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
