@@ -347,6 +347,21 @@ struct Launch {
     int G = 0, S = 0;  // the pipelined kernel's group and stages (S = 0: the register kernel)
 };
 
+// With L->fn, threads and smem chosen: allow the dynamic shared memory, and size the grid to the
+// CTAs resident at once, or fewer when `need` CTAs cover the rows. false if the smem is refused.
+bool resident_grid(Launch *L, long need) {
+    if (L->smem > 48 * 1024 &&
+        cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    const long resident = (long)resident_ctas((const void *)L->fn, L->threads, L->smem) * sm_count();
+    const long grid = need < resident ? need : resident;
+    L->grid = (unsigned)(grid > 0 ? grid : 1);
+    return true;
+}
+
 template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
     if (g.U > kUmax) return false;
 #define FB_RMS_BWD(V)                                \
@@ -367,18 +382,8 @@ template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
     L->threads = g.threads;
     L->smem = (64 + (size_t)g.rpc() * (size_t)(g.units * nv)) * sizeof(A);
     if (L->smem > 200 * 1024) return false;
-    if (L->smem > 48 * 1024 &&
-        cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    const long need = (g.rows + g.rpc() - 1) / g.rpc();
-    const long resident = (long)resident_ctas((const void *)L->fn, g.threads, L->smem) * sm_count();
     (void)mode;  // both grids are resident-sized until NOTES.md's measurements say otherwise
-    const long grid = need < resident ? need : resident;
-    L->grid = (unsigned)(grid > 0 ? grid : 1);
-    return true;
+    return resident_grid(L, (g.rows + g.rpc() - 1) / g.rpc());
 }
 
 // The pipelined kernel's launch: rowgroup.cuh's plan_staged (x and dy staged: Q = 2) in 200 KB,
@@ -391,15 +396,8 @@ template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
     L->fn = sg.U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1> : (void *)rmsnorm_bwd_pipe_kernel<T, 2>;
     L->threads = sg.threads;
     L->smem = kStagedScratch + (size_t)sg.S * sg.stage_bytes;
-    if (L->smem > 48 * 1024 &&
-        cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
-            cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    const long rpc = sg.threads / sg.G, need = (g.rows + rpc - 1) / rpc;
-    const long resident = (long)resident_ctas((const void *)L->fn, sg.threads, L->smem) * sm_count();
-    L->grid = (unsigned)(need < resident ? need : resident);
+    const long rpc = sg.threads / sg.G;
+    if (!resident_grid(L, (g.rows + rpc - 1) / rpc)) return false;
     L->G = sg.G;
     L->S = sg.S;
     return true;
