@@ -271,7 +271,8 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
 
 // The dw kernel, launched with programmatic stream serialisation (PDL): it may be scheduled
 // before the row kernel ends and waits in griddepcontrol.wait, so the launch gap between the two
-// (a fifth of a 32 MB backward's distance from SOL, NOTES.md) overlaps the row kernel's tail.
+// overlaps the row kernel's tail (measured against the same launch without PDL: 1-2 points of SOL
+// on 32-64 MB tensors, NOTES.md, RMSNorm backward round 3).
 template <typename T>
 cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream_t stream) {
     cudaLaunchConfig_t cfg = {};
