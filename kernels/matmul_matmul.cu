@@ -66,7 +66,9 @@
 //   c3) of 2p+1 — the same (row, column) pairs, so P is S re-packed, no data moves between lanes.
 #include "matmul_matmul.h"
 #include "common.cuh"
+#include "matmul_matmul.cuh"
 #include "tensorcore.cuh"
+#include "wgmma.cuh"
 
 #include "../src/ops/op_table.h"
 #include "../src/program.h"
@@ -81,6 +83,7 @@ namespace {
 
 using namespace fb;
 using namespace fb::tc;
+using fb::mm2::Params;
 
 constexpr int WARPS = 4;
 constexpr int THREADS = 32 * WARPS;
@@ -96,6 +99,8 @@ constexpr int REDUCE_THREADS = 256;
 // KD = 64 (190 registers).
 constexpr int bn_for(int kd) { return kd == 64 ? 64 : 32; }
 int kd_for(int64_t K) { return K <= 32 ? 32 : K <= 64 ? 64 : 128; }
+int kd_for_wgmma(int64_t K) { return K <= 64 ? 64 : 128; }  // whole 64-element swizzle atoms
+static_assert(BM == fb::mm2::kWgmmaBM, "both kernels tile M alike: one partial layout, one reduce kernel");
 
 template <int KD, int BN> struct Tile {
     static constexpr int LDA = KD + PAD, LDB = BN + PAD, LDC = KD + PAD;
@@ -103,16 +108,6 @@ template <int KD, int BN> struct Tile {
     static constexpr size_t SMEM = (size_t)(A_ELEMS + 2 * B_ELEMS + 2 * C_ELEMS) * 2;  // 2-byte dtypes
     static_assert((LDA * 2) % 16 == 0 && (LDB * 2) % 16 == 0, "ldmatrix and cp.async need 16-byte rows");
     static_assert(KD % 16 == 0 && BN % 16 == 0, "whole mma k-steps");
-};
-
-struct Params {
-    const void *A, *B, *C;
-    void *E;        // the output, when splits == 1
-    float *part;    // [splits][m_tiles * BM][KD] partial E, when splits > 1
-    int M, N, K;
-    int splits;
-    int chunks_per_split;
-    int n_chunks;
 };
 
 // ---- global -> shared -----------------------------------------------------------------
@@ -350,9 +345,14 @@ struct Problem {
     int64_t M, N, K;
     fb_dtype dt;
     bool vec;
+    int kernel;  // FB_MM2_KERNEL_*: the variant's, or fused's choice
 };
 
-Problem problem(const fb_call *c) {
+// Which kernel a variant runs: fused takes wgmma where it can run (an sm_90a build on a 9.0
+// GPU, rows 16-byte aligned), else mma.sync; the other two name theirs.
+enum class Pick { fused, mma, wgmma };
+
+Problem problem(const fb_call *c, Pick pick) {
     Problem p;
     p.A = &c->in[0];
     p.B = &c->in[1];
@@ -364,11 +364,14 @@ Problem problem(const fb_call *c) {
     p.dt = p.E->dtype;
     p.vec = p.K % 8 == 0 && p.N % 8 == 0 && aligned16(p.A->data) && aligned16(p.B->data) && aligned16(p.C->data) &&
             aligned16(p.E->data);
+    p.kernel = pick == Pick::wgmma || (pick == Pick::fused && p.vec && wg::available()) ? FB_MM2_KERNEL_WGMMA
+                                                                                        : FB_MM2_KERNEL_MMA;
     return p;
 }
 
 // The resident CTAs of the kernel run() would launch for this problem.
 int resident_for(const Problem &p) {
+    if (p.kernel == FB_MM2_KERNEL_WGMMA) return mm2::wgmma_resident(p.dt, kd_for_wgmma(p.K));
     const int kd = kd_for(p.K);
 #define MM2_RESIDENT(T)                                                                            \
     return kd == 32    ? (p.vec ? Kernel<T, 32, true>::resident() : Kernel<T, 32, false>::resident()) \
@@ -379,20 +382,22 @@ int resident_for(const Problem &p) {
 #undef MM2_RESIDENT
 }
 
-int check(const fb_call *c, char *why, size_t n) {
+int check(const fb_call *c, Pick pick, char *why, size_t n) {
+    const char *name = pick == Pick::fused ? "matmul_matmul.fused" : pick == Pick::mma ? "matmul_matmul.mma"
+                                                                                      : "matmul_matmul.wgmma";
     if (c->n_in != 3 || c->n_out != 1) {
-        if (why) snprintf(why, n, "matmul_matmul.fused takes A, B, C and gives E");
+        if (why) snprintf(why, n, "%s takes A, B, C and gives E", name);
         return FB_E_UNSUPPORTED;
     }
     const fb_tensor *A = &c->in[0], *B = &c->in[1], *C = &c->in[2], *E = &c->out[0];
     const fb_dtype dt = E->dtype;
     if (A->dtype != dt || B->dtype != dt || C->dtype != dt) {
-        if (why) snprintf(why, n, "matmul_matmul.fused needs one dtype for A, B, C and E");
+        if (why) snprintf(why, n, "%s needs one dtype for A, B, C and E", name);
         return FB_E_UNSUPPORTED;
     }
     if (dt != FB_F16 && dt != FB_BF16) {
         if (why)
-            snprintf(why, n, "matmul_matmul.fused runs float16 and bfloat16 tensor-core MMAs only, not %s",
+            snprintf(why, n, "%s runs float16 and bfloat16 tensor-core MMAs only, not %s", name,
                      fb_dtype_name(dt));
         return FB_E_UNSUPPORTED;
     }
@@ -400,7 +405,7 @@ int check(const fb_call *c, char *why, size_t n) {
     if (!rank2 || B->shape.dim[0] != A->shape.dim[1] || C->shape.dim[0] != B->shape.dim[1] ||
         C->shape.dim[1] != A->shape.dim[1] || E->shape.dim[0] != A->shape.dim[0] ||
         E->shape.dim[1] != A->shape.dim[1]) {
-        if (why) snprintf(why, n, "matmul_matmul.fused takes A [M, K], B [K, N], C [N, K] and gives E [M, K]");
+        if (why) snprintf(why, n, "%s takes A [M, K], B [K, N], C [N, K] and gives E [M, K]", name);
         return FB_E_UNSUPPORTED;
     }
     if (c->program) {  // the shapes fit; the program must also be the plain (A @ B) @ C
@@ -408,7 +413,7 @@ int check(const fb_call *c, char *why, size_t n) {
             const fb_node *nd = &c->program->nodes[k];
             if (strcmp(fb_node_op_name(nd), "matmul") == 0 &&
                 (fb_attr_bool(&nd->attrs, "transpose_a", false) || fb_attr_bool(&nd->attrs, "transpose_b", false))) {
-                if (why) snprintf(why, n, "matmul_matmul.fused reads its operands untransposed");
+                if (why) snprintf(why, n, "%s reads its operands untransposed", name);
                 return FB_E_UNSUPPORTED;
             }
         }
@@ -423,9 +428,26 @@ int check(const fb_call *c, char *why, size_t n) {
         return FB_E_UNSUPPORTED;
     }
     if (M > INT_MAX || N > INT_MAX) {
-        if (why) snprintf(why, n, "matmul_matmul.fused indexes M and N in 32 bits: M = %lld, N = %lld", (long long)M,
+        if (why) snprintf(why, n, "%s indexes M and N in 32 bits: M = %lld, N = %lld", name, (long long)M,
                           (long long)N);
         return FB_E_UNSUPPORTED;
+    }
+    if (pick == Pick::wgmma) {
+        if (!wg::available()) {
+            if (why)
+                snprintf(why, n, "%s needs an sm_90a build (meson -Dcuda-arch=sm_90a) on a "
+                                 "compute-capability 9.0 GPU",
+                         name);
+            return FB_E_UNSUPPORTED;
+        }
+        if (K % 8 != 0 || N % 8 != 0 || !aligned16(A->data) || !aligned16(B->data) || !aligned16(C->data) ||
+            !aligned16(E->data)) {
+            if (why)
+                snprintf(why, n, "%s copies 16-byte units: K and N must be multiples of 8 (K = %lld, "
+                                 "N = %lld) and the tensors 16-byte aligned",
+                         name, (long long)K, (long long)N);
+            return FB_E_UNSUPPORTED;
+        }
     }
     return FB_OK;
 }
@@ -438,7 +460,7 @@ int plan_for(const fb_call *c, const Problem &p, fb_mm2_plan *plan) {
         *plan = *static_cast<const fb_mm2_plan *>(c->state);
         return FB_OK;
     }
-    if (fb_matmul_matmul_plan(p.M, p.N, p.K, resident_for(p), plan) != FB_OK) {
+    if (fb_matmul_matmul_plan(p.M, p.N, p.K, p.kernel, resident_for(p), plan) != FB_OK) {
         fb_error("matmul_matmul.fused: no launch plan for M = %lld, N = %lld, K = %lld", (long long)p.M,
                  (long long)p.N, (long long)p.K);
         return FB_E_UNSUPPORTED;
@@ -463,21 +485,40 @@ cudaError_t launch(const Problem &p, const fb_mm2_plan &pl, void *workspace, cud
     prm.chunks_per_split = (int)pl.chunks_per_split;
     prm.n_chunks = (int)pl.n_chunks;
     void *args[] = {&prm};
-    cudaError_t e = cudaLaunchKernel(Kn::fn(), dim3((unsigned)pl.m_tiles, (unsigned)pl.splits), dim3(THREADS), args,
-                                     Kn::Tl::SMEM, stream);
-    if (e != cudaSuccess || pl.splits == 1) return e;
+    return cudaLaunchKernel(Kn::fn(), dim3((unsigned)pl.m_tiles, (unsigned)pl.splits), dim3(THREADS), args,
+                            Kn::Tl::SMEM, stream);
+}
+
+// The second kernel when N is split (either fused kernel's partials: the same layout).
+template <typename T, bool VEC>
+cudaError_t launch_reduce(const Problem &p, const fb_mm2_plan &pl, void *workspace, cudaStream_t stream) {
     const long rows_padded = (long)pl.m_tiles * BM;
-    const long threads = (long)p.M * (KD / 4);
-    const float *part = prm.part;
+    const long threads = (long)p.M * (pl.kd / 4);
+    const float *part = static_cast<const float *>(workspace);
     T *E = static_cast<T *>(p.E->data);
-    int M = prm.M, K = prm.K, kd = KD, splits = pl.splits;
+    int M = (int)p.M, K = (int)p.K, kd = pl.kd, splits = pl.splits;
     void *rargs[] = {(void *)&part, (void *)&E, &M, &K, &kd, (void *)&rows_padded, &splits};
     return cudaLaunchKernel(reinterpret_cast<const void *>(&b2b_reduce_kernel<T, VEC>),
                             dim3((unsigned)((threads + REDUCE_THREADS - 1) / REDUCE_THREADS)), dim3(REDUCE_THREADS),
                             rargs, 0, stream);
 }
 
-template <typename T> cudaError_t launch_kd(const Problem &p, const fb_mm2_plan &pl, void *ws, cudaStream_t s) {
+template <typename T> cudaError_t launch_fused(const Problem &p, const fb_mm2_plan &pl, void *ws, cudaStream_t s) {
+    if (pl.kernel == FB_MM2_KERNEL_WGMMA) {
+        Params prm;
+        prm.A = p.A->data;
+        prm.B = p.B->data;
+        prm.C = p.C->data;
+        prm.E = p.E->data;
+        prm.part = static_cast<float *>(ws);
+        prm.M = (int)p.M;
+        prm.N = (int)p.N;
+        prm.K = (int)p.K;
+        prm.splits = pl.splits;
+        prm.chunks_per_split = (int)pl.chunks_per_split;
+        prm.n_chunks = (int)pl.n_chunks;
+        return mm2::wgmma_launch(p.dt, pl.kd, prm, (int)pl.m_tiles, s);
+    }
     switch (pl.kd) {
     case 32: return p.vec ? launch<T, 32, true>(p, pl, ws, s) : launch<T, 32, false>(p, pl, ws, s);
     case 64: return p.vec ? launch<T, 64, true>(p, pl, ws, s) : launch<T, 64, false>(p, pl, ws, s);
@@ -485,29 +526,35 @@ template <typename T> cudaError_t launch_kd(const Problem &p, const fb_mm2_plan 
     }
 }
 
-int supports(const fb_call *c, char *why, size_t n) { return check(c, why, n); }
+template <typename T> cudaError_t launch_all(const Problem &p, const fb_mm2_plan &pl, void *ws, cudaStream_t s) {
+    const cudaError_t e = launch_fused<T>(p, pl, ws, s);
+    if (e != cudaSuccess || pl.splits == 1) return e;
+    return p.vec ? launch_reduce<T, true>(p, pl, ws, s) : launch_reduce<T, false>(p, pl, ws, s);
+}
 
-size_t workspace(const fb_call *c) {
-    if (check(c, nullptr, 0) != FB_OK) return 0;
-    const Problem p = problem(c);
+template <Pick PICK> int supports(const fb_call *c, char *why, size_t n) { return check(c, PICK, why, n); }
+
+template <Pick PICK> size_t workspace(const fb_call *c) {
+    if (check(c, PICK, nullptr, 0) != FB_OK) return 0;
+    const Problem p = problem(c, PICK);
     fb_mm2_plan pl;
-    if (trivial(p) || fb_matmul_matmul_plan(p.M, p.N, p.K, resident_for(p), &pl) != FB_OK) return 0;
+    if (trivial(p) || fb_matmul_matmul_plan(p.M, p.N, p.K, p.kernel, resident_for(p), &pl) != FB_OK) return 0;
     return pl.workspace;
 }
 
 // The plan, once per cell outside the timed region (the occupancy query, the split of N).
-int prepare(const fb_call *c, void **state) {
+template <Pick PICK> int prepare(const fb_call *c, void **state) {
     *state = nullptr;
-    const int st = check(c, nullptr, 0);
+    const int st = check(c, PICK, nullptr, 0);
     if (st != FB_OK) return st;
-    const Problem p = problem(c);
+    const Problem p = problem(c, PICK);
     if (trivial(p)) return FB_OK;
     fb_mm2_plan *pl = static_cast<fb_mm2_plan *>(malloc(sizeof *pl));
     if (!pl) {
         fb_error("matmul_matmul.fused: out of host memory for its plan");
         return FB_E_NOMEM;
     }
-    if (fb_matmul_matmul_plan(p.M, p.N, p.K, resident_for(p), pl) != FB_OK) {
+    if (fb_matmul_matmul_plan(p.M, p.N, p.K, p.kernel, resident_for(p), pl) != FB_OK) {
         free(pl);
         fb_error("matmul_matmul.fused: no launch plan for M = %lld, N = %lld, K = %lld", (long long)p.M,
                  (long long)p.N, (long long)p.K);
@@ -519,14 +566,14 @@ int prepare(const fb_call *c, void **state) {
 
 void release(void *state) { free(state); }
 
-int run(const fb_call *c) {
+template <Pick PICK> int run(const fb_call *c) {
     char why[256] = "";
-    const int st = check(c, why, sizeof why);
+    const int st = check(c, PICK, why, sizeof why);
     if (st != FB_OK) {
         fb_error("%s", why);
         return st;
     }
-    const Problem p = problem(c);
+    const Problem p = problem(c, PICK);
     if (p.M == 0 || p.K == 0) return FB_OK;
     if (p.N == 0)
         return fb_cuda_status((int)cudaMemsetAsync(p.E->data, 0, (size_t)(p.M * p.K) * 2, c->stream),
@@ -539,20 +586,23 @@ int run(const fb_call *c) {
                  pl.workspace, c->workspace ? c->workspace_bytes : (size_t)0);
         return FB_E_USAGE;
     }
-    const cudaError_t e = p.dt == FB_BF16 ? launch_kd<__nv_bfloat16>(p, pl, c->workspace, c->stream)
-                                          : launch_kd<__half>(p, pl, c->workspace, c->stream);
+    const cudaError_t e = p.dt == FB_BF16 ? launch_all<__nv_bfloat16>(p, pl, c->workspace, c->stream)
+                                          : launch_all<__half>(p, pl, c->workspace, c->stream);
     return fb_cuda_status((int)e, "matmul_matmul.fused", __FILE__, __LINE__);
 }
 
 }  // namespace
 
-extern "C" int fb_matmul_matmul_plan(int64_t M, int64_t N, int64_t K, int resident, fb_mm2_plan *pl) {
-    if (K < 1 || K > FB_MM2_MAX_K || M < 1 || N < 1 || M > INT_MAX || N > INT_MAX || resident < 1)
+extern "C" int fb_matmul_matmul_plan(int64_t M, int64_t N, int64_t K, int kernel, int resident, fb_mm2_plan *pl) {
+    if (K < 1 || K > FB_MM2_MAX_K || M < 1 || N < 1 || M > INT_MAX || N > INT_MAX || resident < 1 ||
+        (kernel != FB_MM2_KERNEL_MMA && kernel != FB_MM2_KERNEL_WGMMA))
         return FB_E_UNSUPPORTED;
     memset(pl, 0, sizeof *pl);
-    pl->kd = kd_for(K);
+    const bool wgmma = kernel == FB_MM2_KERNEL_WGMMA;
+    pl->kernel = kernel;
+    pl->kd = wgmma ? kd_for_wgmma(K) : kd_for(K);
     pl->bm = BM;
-    pl->bn = bn_for(pl->kd);
+    pl->bn = wgmma ? mm2::kWgmmaBN : bn_for(pl->kd);
     pl->m_tiles = (M + BM - 1) / BM;
     pl->n_chunks = (N + pl->bn - 1) / pl->bn;
     // Split N only to fill slots the row tiles leave empty, and never below MIN_SPLIT_COLS
@@ -571,13 +621,23 @@ extern "C" int fb_matmul_matmul_plan(int64_t M, int64_t N, int64_t K, int reside
     return FB_OK;
 }
 
+// float32 is in each set because a case lists only variants that take all its dtypes (case.c);
+// supports() declines it per cell, with the reason, shown as skipped
 extern "C" const fb_variant fb_matmul_matmul_variants[] = {
     {"matmul_matmul.fused",
-     "E = (A @ B) @ C in one kernel, the [M, N] intermediate on chip (mma.sync, float16/bfloat16: float32 and "
-     "K > 128 declined; N split over CTAs plus a reduce kernel when M is small)",
-     // float32 is in the set because a case lists only variants that take all its dtypes
-     // (case.c); supports() declines it per cell, with the reason, shown as skipped
-     FB_DTYPES_HALF_AND_F32, supports, workspace, run, 2, prepare, release},
+     "E = (A @ B) @ C in one kernel, the [M, N] intermediate on chip: matmul_matmul.wgmma where it runs, else "
+     "matmul_matmul.mma (float16/bfloat16: float32 and K > 128 declined; N split over CTAs plus a reduce kernel "
+     "when M is small)",
+     FB_DTYPES_HALF_AND_F32, supports<Pick::fused>, workspace<Pick::fused>, run<Pick::fused>, 2,
+     prepare<Pick::fused>, release},
+    {"matmul_matmul.mma",
+     "the back-to-back GEMM on mma.sync (sm_80+; any alignment, element loads where rows are not 16-byte aligned)",
+     FB_DTYPES_HALF_AND_F32, supports<Pick::mma>, workspace<Pick::mma>, run<Pick::mma>, 2, prepare<Pick::mma>,
+     release},
+    {"matmul_matmul.wgmma",
+     "the back-to-back GEMM on sm_90a warpgroup MMAs (wgmma; K and N multiples of 8)",
+     FB_DTYPES_HALF_AND_F32, supports<Pick::wgmma>, workspace<Pick::wgmma>, run<Pick::wgmma>, 2,
+     prepare<Pick::wgmma>, release},
 };
 extern "C" const int fb_matmul_matmul_variant_count =
     (int)(sizeof fb_matmul_matmul_variants / sizeof fb_matmul_matmul_variants[0]);

@@ -50,7 +50,8 @@ static void test_case_file(void)
     CHECK(value(c, "A") == 0 && value(c, "B") == 1 && value(c, "C") == 2);
     CHECK(c->n_outputs == 1 && c->outputs[0] == value(c, "E"));
     CHECK(c->n_nodes == 2);
-    CHECK(c->n_fused == 1 && !strcmp(c->fused[0], "matmul_matmul.fused"));
+    CHECK(c->n_fused == 3 && !strcmp(c->fused[0], "matmul_matmul.fused") && !strcmp(c->fused[1], "matmul_matmul.mma") &&
+          !strcmp(c->fused[2], "matmul_matmul.wgmma"));
     CHECK(c->n_dtypes == 3 && c->dtypes[0] == FB_F32 && c->dtypes[1] == FB_F16 && c->dtypes[2] == FB_BF16);
     CHECK(c->n_axes == 2 && !strcmp(c->sym[c->axis[0].sym], "M") && !strcmp(c->sym[c->axis[1].sym], "N"));
     CHECK(c->axis[0].n == 5 && c->axis[0].v[0] == 128 && c->axis[0].v[4] == 16384);
@@ -237,13 +238,41 @@ static void test_variant_supports(void)
     CHECK(v->supports(&b.call, NULL, 0) == FB_OK);
 }
 
+/* The two kernels as variants of their own: mma takes what fused takes; wgmma needs an
+ * sm_90a build on a 9.0 GPU (so, here without one, says that) and 16-byte rows. */
+static void test_kernel_variants(void)
+{
+    const fb_variant *mma = fb_variant_find("matmul_matmul.mma"), *wg = fb_variant_find("matmul_matmul.wgmma");
+    CHECK(mma != NULL && wg != NULL);
+    if (!mma || !wg) return;
+    call_buf b;
+    make_call(&b, FB_F16, 5, 1027, 61);
+    CHECK(mma->supports(&b.call, NULL, 0) == FB_OK);
+    make_call(&b, FB_F32, 128, 128, 64);
+    CHECK(rejects(mma, &b.call, "matmul_matmul.mma runs float16 and bfloat16"));
+    CHECK(rejects(wg, &b.call, "matmul_matmul.wgmma runs float16 and bfloat16"));
+    make_call(&b, FB_BF16, 128, 128, 64);
+    if (wg->supports(&b.call, NULL, 0) == FB_OK) { /* a GPU that runs it: alignment still decides */
+        make_call(&b, FB_BF16, 128, 130, 64);
+        CHECK(rejects(wg, &b.call, "multiples of 8"));
+    } else {
+        CHECK(rejects(wg, &b.call, "compute-capability 9.0"));
+    }
+}
+
 /* The plan's invariants at one shape: whole tiles, no empty split, every chunk in
  * exactly one split, the workspace of the partials. */
-static void plan_ok(int64_t M, int64_t N, int64_t K, int resident, fb_mm2_plan *pl)
+static void plan_kernel_ok(int64_t M, int64_t N, int64_t K, int kernel, int resident, fb_mm2_plan *pl)
 {
-    CHECK(fb_matmul_matmul_plan(M, N, K, resident, pl) == FB_OK);
-    CHECK(pl->kd >= K && pl->kd % 32 == 0 && pl->kd <= 128 && (pl->kd == 32 || pl->kd / 2 < K));
-    CHECK(pl->bm == 128 && (pl->bn == 32 || pl->bn == 64));
+    CHECK(fb_matmul_matmul_plan(M, N, K, kernel, resident, pl) == FB_OK);
+    CHECK(pl->kernel == kernel);
+    if (kernel == FB_MM2_KERNEL_MMA) {
+        CHECK(pl->kd >= K && pl->kd % 32 == 0 && pl->kd <= 128 && (pl->kd == 32 || pl->kd / 2 < K));
+        CHECK(pl->bm == 128 && (pl->bn == 32 || pl->bn == 64));
+    } else { /* whole 64-element atoms of K; 128-column chunks */
+        CHECK(pl->kd >= K && (pl->kd == 64 || pl->kd == 128) && (pl->kd == 64 || K > 64));
+        CHECK(pl->bm == 128 && pl->bn == 128);
+    }
     CHECK(pl->m_tiles == (M + 127) / 128);
     CHECK(pl->n_chunks == (N + pl->bn - 1) / pl->bn);
     CHECK(pl->splits >= 1 && pl->chunks_per_split >= 1);
@@ -256,6 +285,11 @@ static void plan_ok(int64_t M, int64_t N, int64_t K, int resident, fb_mm2_plan *
     } else {
         CHECK(pl->workspace == 0);
     }
+}
+
+static void plan_ok(int64_t M, int64_t N, int64_t K, int resident, fb_mm2_plan *pl)
+{
+    plan_kernel_ok(M, N, K, FB_MM2_KERNEL_MMA, resident, pl);
 }
 
 static void test_plan(void)
@@ -284,12 +318,21 @@ static void test_plan(void)
             for (size_t k = 0; k < sizeof Ks / sizeof Ks[0]; k++) {
                 plan_ok(Ms[i], Ns[j], Ks[k], 264, &pl);
                 plan_ok(Ms[i], Ns[j], Ks[k], 1, &pl);
+                plan_kernel_ok(Ms[i], Ns[j], Ks[k], FB_MM2_KERNEL_WGMMA, 132, &pl);
+                plan_kernel_ok(Ms[i], Ns[j], Ks[k], FB_MM2_KERNEL_WGMMA, 1, &pl);
             }
-    CHECK(fb_matmul_matmul_plan(128, 128, 129, 264, &pl) == FB_E_UNSUPPORTED);
-    CHECK(fb_matmul_matmul_plan(128, 128, 0, 264, &pl) == FB_E_UNSUPPORTED);
-    CHECK(fb_matmul_matmul_plan(0, 128, 64, 264, &pl) == FB_E_UNSUPPORTED);
-    CHECK(fb_matmul_matmul_plan(128, 128, 64, 0, &pl) == FB_E_UNSUPPORTED);
-    CHECK(fb_matmul_matmul_plan((int64_t)1 << 31, 128, 64, 264, &pl) == FB_E_UNSUPPORTED);
+    /* the wgmma kernel on an H100 (one CTA per SM): 128-column chunks, K padded to 64 or 128 */
+    plan_kernel_ok(2048, 8192, 128, FB_MM2_KERNEL_WGMMA, 132, &pl); /* 16 tiles x 8 splits of 8 chunks */
+    CHECK(pl.kd == 128 && pl.m_tiles == 16 && pl.n_chunks == 64 && pl.splits == 8 && pl.chunks_per_split == 8);
+    plan_kernel_ok(16384, 16384, 33, FB_MM2_KERNEL_WGMMA, 132, &pl); /* 128 tiles: no split */
+    CHECK(pl.kd == 64 && pl.splits == 1 && pl.workspace == 0);
+    CHECK(fb_matmul_matmul_plan(128, 128, 129, FB_MM2_KERNEL_MMA, 264, &pl) == FB_E_UNSUPPORTED);
+    CHECK(fb_matmul_matmul_plan(128, 128, 129, FB_MM2_KERNEL_WGMMA, 264, &pl) == FB_E_UNSUPPORTED);
+    CHECK(fb_matmul_matmul_plan(128, 128, 0, FB_MM2_KERNEL_MMA, 264, &pl) == FB_E_UNSUPPORTED);
+    CHECK(fb_matmul_matmul_plan(0, 128, 64, FB_MM2_KERNEL_MMA, 264, &pl) == FB_E_UNSUPPORTED);
+    CHECK(fb_matmul_matmul_plan(128, 128, 64, FB_MM2_KERNEL_MMA, 0, &pl) == FB_E_UNSUPPORTED);
+    CHECK(fb_matmul_matmul_plan((int64_t)1 << 31, 128, 64, FB_MM2_KERNEL_MMA, 264, &pl) == FB_E_UNSUPPORTED);
+    CHECK(fb_matmul_matmul_plan(128, 128, 64, 2, 264, &pl) == FB_E_UNSUPPORTED); /* no such kernel */
 }
 
 /* run() without a GPU: an empty E launches nothing; a plan that splits N, with no
@@ -308,7 +351,7 @@ static void test_run_host_paths(void)
     CHECK(strstr(fb_last_error(), "float16 and bfloat16") != NULL);
 
     fb_mm2_plan pl;
-    CHECK(fb_matmul_matmul_plan(128, 16384, 128, 264, &pl) == FB_OK && pl.splits > 1);
+    CHECK(fb_matmul_matmul_plan(128, 16384, 128, FB_MM2_KERNEL_MMA, 264, &pl) == FB_OK && pl.splits > 1);
     make_call(&b, FB_F16, 128, 16384, 128);
     b.call.state = &pl;
     CHECK(v->run(&b.call) == FB_E_USAGE);
@@ -326,6 +369,7 @@ int main(void)
     test_reference();
     test_largest_cell_sampled();
     test_variant_supports();
+    test_kernel_variants();
     test_plan();
     test_run_host_paths();
     return fb_t_report("test_matmul_matmul");

@@ -1,0 +1,213 @@
+// matmul_matmul_wgmma.cu — the back-to-back GEMM E = (A @ B) @ C on sm_90a warpgroup MMAs:
+// matmul_matmul.cu's kernel (same operands, same plan of row tiles and splits of N, same
+// partials and reduce kernel) with wgmma.mma_async in place of mma.sync. That file's top
+// comment has the floors and the case; this one says what changes.
+//
+// matmul_matmul.wgmma (and matmul_matmul.fused where it applies: an sm_90a build on a 9.0 GPU,
+//   rows 16-byte aligned) — a CTA is two warpgroups (256 threads) over BM = 128 rows of A,
+//   64 rows each, with K zero-padded to KD = 64 or 128. Per chunk of BN = 128 columns of N:
+//       S[64 x 128]  = A_tile @ B[:, chunk]     KD/16 wgmma m64n128k16, A and B from shared memory
+//       P            = S rounded to the dtype, in registers (the accumulator's n-tiles 2p, 2p+1
+//                      are the register A operand of k-step p: wgmma.cuh)
+//       O[64 x KD]  += P @ C[chunk, :]           8 wgmma m64nKDk16, A from registers
+//   S is 64 float32 registers a thread and O is KD/2: BN = 128 fits beside O at KD = 128, where
+//   mma.sync's kernel had to drop to BN = 32 (it holds 32 rows a warp, not 16). B and C are
+//   MN-major operands (B [K, N] has N contiguous, C [N, K] has K contiguous), read with the
+//   transpose bit; A is K-major. All three are staged by cp.async into 128-byte-swizzled atoms
+//   (wgmma.cuh), B and C double-buffered: the next chunk's copies fly while this one computes.
+//   Rows past M and N and columns past K are zero-filled by the copies, so they add nothing.
+//
+// Why it should win where the mma.sync kernel did not (K = 128): wgmma issues a 64 x 128 x 16
+// product per instruction from shared memory without ldmatrix, at up to ~2x mma.sync's rate on
+// an H100; the intermediate S stays in registers either way. NOTES.md has the measurements.
+#include "matmul_matmul.cuh"
+
+#include "common.cuh"
+#include "tensorcore.cuh"
+#include "wgmma.cuh"
+
+namespace {
+
+using namespace fb;
+using namespace fb::mm2;
+
+constexpr int WARPGROUPS = 2;
+constexpr int THREADS = 128 * WARPGROUPS;
+constexpr int BM = kWgmmaBM, BN = kWgmmaBN;
+static_assert(BM == 64 * WARPGROUPS, "a warpgroup owns 64 rows of A");
+static_assert(BN % 64 == 0, "whole 64-column blocks of the MN-major B");
+
+// Shared memory, in bytes from a 1024-byte aligned base (every atom 1024-byte aligned):
+//   A     [KD/64 blocks of K][BM rows][128 B]        K-major,  SBO 1024
+//   B(s)  [BN/64 blocks of N][KD rows][128 B]        MN-major, LBO KD·128, SBO 1024
+//   C(s)  [KD/64 blocks of K][BN rows][128 B]        MN-major, LBO BN·128, SBO 1024
+template <int KD> struct Layout {
+    static constexpr uint32_t A_BYTES = BM * KD * 2;
+    static constexpr uint32_t B_BYTES = KD * BN * 2;
+    static constexpr uint32_t C_BYTES = BN * KD * 2;
+    static constexpr uint32_t STAGE = B_BYTES + C_BYTES;
+    static constexpr size_t SMEM = A_BYTES + 2 * STAGE + 1024;  // + the slack to align the base
+    static_assert(KD == 64 || KD == 128, "KD is one or two 64-element atoms of K");
+};
+
+// 16-byte unit u of row r of a [rows, ld] row-major matrix at (r0, c0) into a swizzled block;
+// zero outside [n_rows, n_cols).
+__device__ __forceinline__ void stage_unit(uint8_t *dst, const uint16_t *src, long r, long c, long n_rows,
+                                           long n_cols, long ld) {
+    const bool ok = r < n_rows && c < n_cols;
+    tc::cp_async16(dst, ok ? src + r * ld + c : src, ok);
+}
+
+template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_wgmma_kernel(const Params p) {
+    using L = Layout<KD>;
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t *smem = reinterpret_cast<uint8_t *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+    uint8_t *sA = smem;
+    uint8_t *sStage = smem + L::A_BYTES;
+
+    const uint16_t *A = static_cast<const uint16_t *>(p.A);
+    const uint16_t *B = static_cast<const uint16_t *>(p.B);
+    const uint16_t *C = static_cast<const uint16_t *>(p.C);
+    const long M = p.M, N = p.N, K = p.K;
+    const long m0 = (long)blockIdx.x * BM;
+    const int split = blockIdx.y;
+    const int c_begin = split * p.chunks_per_split;
+    const int n_my = min(c_begin + p.chunks_per_split, p.n_chunks) - c_begin;  // >= 1 (the plan)
+
+    // the A tile: KD/8 units a row
+    for (int i = threadIdx.x; i < BM * (KD / 8); i += THREADS) {
+        const int r = i / (KD / 8), u = i % (KD / 8);
+        stage_unit(sA + (u / 8) * (BM * 128) + wg::swizzle128(r, u % 8), A, m0 + r, u * 8, M, K, K);
+    }
+    auto load_chunk = [&](int chunk, int stage) {
+        const long n0 = (long)chunk * BN;
+        uint8_t *sB = sStage + stage * L::STAGE, *sC = sB + L::B_BYTES;
+        for (int i = threadIdx.x; i < KD * (BN / 8); i += THREADS) {  // B [k][n0 ..]: BN/8 units a row
+            const int k = i / (BN / 8), v = i % (BN / 8);
+            stage_unit(sB + (v / 8) * (KD * 128) + wg::swizzle128(k, v % 8), B, k, n0 + v * 8, K, N, N);
+        }
+        for (int i = threadIdx.x; i < BN * (KD / 8); i += THREADS) {  // C [n0 + n][k]: KD/8 units a row
+            const int n = i / (KD / 8), u = i % (KD / 8);
+            stage_unit(sC + (u / 8) * (BN * 128) + wg::swizzle128(n, u % 8), C, n0 + n, u * 8, N, K, K);
+        }
+    };
+    // groups: {A, chunk 0}, {chunk 1} (maybe empty); then one a chunk, so "all but the newest
+    // group" is always the chunk about to be used
+    load_chunk(c_begin, 0);
+    cp_async_commit();
+    if (n_my > 1) load_chunk(c_begin + 1, 1);
+    cp_async_commit();
+
+    const int wgi = threadIdx.x / 128;
+    const uint32_t a_base = tc::smem_addr(sA) + wgi * 64 * 128;  // this warpgroup's 64 rows
+    float s[BN / 2], o[KD / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) s[i] = 0.f;
+#pragma unroll
+    for (int i = 0; i < KD / 2; ++i) o[i] = 0.f;
+
+    for (int it = 0; it < n_my; ++it) {
+        const int stage = it & 1;
+        tc::cp_async_wait<1>();
+        wg::fence_proxy_async();
+        __syncthreads();
+        const uint32_t b_base = tc::smem_addr(sStage + stage * L::STAGE), c_base = b_base + L::B_BYTES;
+
+        // S = A_tile @ B_chunk
+        wg::fence();
+#pragma unroll
+        for (int ks = 0; ks < KD / 16; ++ks) {
+            const uint64_t da = wg::desc128(a_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
+            const uint64_t db = wg::desc128(b_base + ks * 2048, KD * 128, 1024);
+            wg::Mma64<T, BN>::ss(s, da, db, ks > 0);
+        }
+        wg::commit();
+        wg::wait<0>();
+
+        // P = S in the dtype: k-step pp of the second product is S's n-tiles 2pp, 2pp + 1
+        uint32_t pf[BN / 16][4];
+#pragma unroll
+        for (int pp = 0; pp < BN / 16; ++pp)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) pf[pp][q] = tc::Mma<T>::pack(s[8 * pp + 2 * q], s[8 * pp + 2 * q + 1]);
+
+        // O += P @ C_chunk
+        wg::fence();
+#pragma unroll
+        for (int pp = 0; pp < BN / 16; ++pp)
+            wg::Mma64<T, KD>::rs(o, pf[pp], wg::desc128(c_base + pp * 2048, BN * 128, 1024), 1);
+        wg::commit();
+        wg::wait<0>();
+
+        __syncthreads();  // both warpgroups are done with this stage: load the chunk after next into it
+        if (it + 2 < n_my) load_chunk(c_begin + it + 2, stage);
+        cp_async_commit();
+    }
+
+    // O register 4j + r: row 16·warp + g + 8·(r >> 1) of this warpgroup's 64, column 8j + 2t + (r & 1)
+    const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3;
+    const int g = lane >> 2, t = lane & 3;
+    const int row0 = wgi * 64 + warp * 16 + g;
+    if (p.splits > 1) {
+        float *part = p.part + ((size_t)split * gridDim.x * BM + m0) * KD;
+#pragma unroll
+        for (int j = 0; j < KD / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                *reinterpret_cast<float2 *>(part + (size_t)(row0 + 8 * h) * KD + 8 * j + 2 * t) =
+                    make_float2(o[4 * j + 2 * h], o[4 * j + 2 * h + 1]);
+        return;
+    }
+    T *E = static_cast<T *>(p.E);
+#pragma unroll
+    for (int j = 0; j < KD / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const long r = m0 + row0 + 8 * h;
+            const int c = 8 * j + 2 * t;
+            if (r < M && c < K)  // K is a multiple of 8: the pair is whole, and 4-byte aligned
+                *reinterpret_cast<uint32_t *>(E + r * K + c) = tc::Mma<T>::pack(o[4 * j + 2 * h], o[4 * j + 2 * h + 1]);
+        }
+}
+
+template <typename T, int KD> struct Kernel {
+    static const void *fn() { return reinterpret_cast<const void *>(&b2b_wgmma_kernel<T, KD>); }
+    static int resident() {
+        static int n = 0;
+        if (n == 0) {
+            (void)cudaFuncSetAttribute(b2b_wgmma_kernel<T, KD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)Layout<KD>::SMEM);
+            (void)cudaGetLastError();
+            n = resident_ctas(b2b_wgmma_kernel<T, KD>, THREADS, Layout<KD>::SMEM) * sm_count();
+        }
+        return n;
+    }
+    static cudaError_t launch(const Params &p, int m_tiles, cudaStream_t stream) {
+        (void)resident();  // the shared-memory attribute
+        Params prm = p;
+        void *args[] = {&prm};
+        return cudaLaunchKernel(fn(), dim3((unsigned)m_tiles, (unsigned)p.splits), dim3(THREADS), args,
+                                Layout<KD>::SMEM, stream);
+    }
+};
+
+}  // namespace
+
+namespace fb {
+namespace mm2 {
+
+int wgmma_resident(fb_dtype dt, int kd) {
+    if (!wg::available()) return 0;
+    if (dt == FB_BF16) return kd == 64 ? Kernel<__nv_bfloat16, 64>::resident() : Kernel<__nv_bfloat16, 128>::resident();
+    return kd == 64 ? Kernel<__half, 64>::resident() : Kernel<__half, 128>::resident();
+}
+
+cudaError_t wgmma_launch(fb_dtype dt, int kd, const Params &p, int m_tiles, cudaStream_t stream) {
+    if (dt == FB_BF16)
+        return kd == 64 ? Kernel<__nv_bfloat16, 64>::launch(p, m_tiles, stream)
+                        : Kernel<__nv_bfloat16, 128>::launch(p, m_tiles, stream);
+    return kd == 64 ? Kernel<__half, 64>::launch(p, m_tiles, stream) : Kernel<__half, 128>::launch(p, m_tiles, stream);
+}
+
+}  // namespace mm2
+}  // namespace fb
