@@ -36,6 +36,7 @@ constexpr int THREADS = 128 * WARPGROUPS;
 constexpr int BM = kWgmmaBM, BN = kWgmmaBN;
 static_assert(BM == 64 * WARPGROUPS, "a warpgroup owns 64 rows of A");
 static_assert(BN % 64 == 0, "whole 64-column blocks of the MN-major B");
+constexpr int STAGES = 3;  // chunks of B and C in shared memory: 225 KiB at KD = 128
 
 // Shared memory, in bytes from a 1024-byte aligned base (every atom 1024-byte aligned):
 //   A     [KD/64 blocks of K][BM rows][128 B]        K-major,  SBO 1024
@@ -46,7 +47,7 @@ template <int KD> struct Layout {
     static constexpr uint32_t B_BYTES = KD * BN * 2;
     static constexpr uint32_t C_BYTES = BN * KD * 2;
     static constexpr uint32_t STAGE = B_BYTES + C_BYTES;
-    static constexpr size_t SMEM = A_BYTES + 2 * STAGE + 1024;  // + the slack to align the base
+    static constexpr size_t SMEM = A_BYTES + STAGES * STAGE + 1024;  // + the slack to align the base
     static_assert(KD == 64 || KD == 128, "KD is one or two 64-element atoms of K");
 };
 
@@ -79,7 +80,7 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
         const int r = i / (KD / 8), u = i % (KD / 8);
         stage_unit(sA + (u / 8) * (BM * 128) + wg::swizzle128(r, u % 8), A, m0 + r, u * 8, M, K, K);
     }
-    auto load_chunk = [&](int chunk, int stage) {
+    auto load_chunk = [&](int chunk, int stage) {  // chunk: an index into N's chunks
         const long n0 = (long)chunk * BN;
         uint8_t *sB = sStage + stage * L::STAGE, *sC = sB + L::B_BYTES;
         for (int i = threadIdx.x; i < KD * (BN / 8); i += THREADS) {  // B [k][n0 ..]: BN/8 units a row
@@ -91,8 +92,7 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
             stage_unit(sC + (u / 8) * (BN * 128) + wg::swizzle128(n, u % 8), C, n0 + n, u * 8, N, K, K);
         }
     };
-    // groups: {A, chunk 0}, {chunk 1} (maybe empty); then one a chunk, so "all but the newest
-    // group" is always the chunk about to be used
+    // cp.async groups: {A, chunk 0}, {chunk 1} (maybe empty); then one a chunk, maybe empty
     load_chunk(c_begin, 0);
     cp_async_commit();
     if (n_my > 1) load_chunk(c_begin + 1, 1);
@@ -100,48 +100,61 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
 
     const int wgi = threadIdx.x / 128;
     const uint32_t a_base = tc::smem_addr(sA) + wgi * 64 * 128;  // this warpgroup's 64 rows
+    auto stage_addr = [&](int i) { return tc::smem_addr(sStage + (i % STAGES) * L::STAGE); };  // my i-th chunk
     float s[BN / 2], o[KD / 2];
+    uint32_t pf[BN / 16][4];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) s[i] = 0.f;
 #pragma unroll
     for (int i = 0; i < KD / 2; ++i) o[i] = 0.f;
 
-    for (int it = 0; it < n_my; ++it) {
-        const int stage = it & 1;
-        tc::cp_async_wait<1>();
-        wg::fence_proxy_async();
-        __syncthreads();
-        const uint32_t b_base = tc::smem_addr(sStage + stage * L::STAGE), c_base = b_base + L::B_BYTES;
-
-        // S = A_tile @ B_chunk
-        wg::fence();
+    // S = A_tile @ B_chunk (issued, not waited for)
+    auto gemm1 = [&](uint32_t b_base) {
 #pragma unroll
         for (int ks = 0; ks < KD / 16; ++ks) {
             const uint64_t da = wg::desc128(a_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
             const uint64_t db = wg::desc128(b_base + ks * 2048, KD * 128, 1024);
             wg::Mma64<T, BN>::ss(s, da, db, ks > 0);
         }
-        wg::commit();
-        wg::wait<0>();
-
-        // P = S in the dtype: k-step pp of the second product is S's n-tiles 2pp, 2pp + 1
-        uint32_t pf[BN / 16][4];
+    };
+    // O += P @ C_chunk (issued, not waited for)
+    auto gemm2 = [&](uint32_t c_base) {
+#pragma unroll
+        for (int pp = 0; pp < BN / 16; ++pp)
+            wg::Mma64<T, KD>::rs(o, pf[pp], wg::desc128(c_base + pp * 2048, BN * 128, 1024), 1);
+    };
+    // P = S in the dtype: k-step pp of the second product is S's n-tiles 2pp, 2pp + 1
+    auto pack = [&]() {
 #pragma unroll
         for (int pp = 0; pp < BN / 16; ++pp)
 #pragma unroll
             for (int q = 0; q < 4; ++q) pf[pp][q] = tc::Mma<T>::pack(s[8 * pp + 2 * q], s[8 * pp + 2 * q + 1]);
+    };
 
-        // O += P @ C_chunk
+    tc::cp_async_wait<1>();  // the A tile and chunk 0
+    wg::fence_proxy_async();
+    __syncthreads();
+    wg::fence();
+    gemm1(stage_addr(0));
+    wg::commit();
+    wg::wait<0>();
+    pack();
+    // Iteration it: S of chunk it + 1 and O's update by chunk it go to the tensor cores as one
+    // group (no drain between them), and the copies of chunk it + 2 are issued behind them.
+    // Its stage, (it + 2) % 3, last held chunk it - 1, which every warpgroup finished with
+    // before the barrier below (its wait at the end of iteration it - 1).
+    for (int it = 0; it < n_my; ++it) {
+        tc::cp_async_wait<0>();  // chunk it + 1 (the newest group)
+        wg::fence_proxy_async();
+        __syncthreads();
         wg::fence();
-#pragma unroll
-        for (int pp = 0; pp < BN / 16; ++pp)
-            wg::Mma64<T, KD>::rs(o, pf[pp], wg::desc128(c_base + pp * 2048, BN * 128, 1024), 1);
+        if (it + 1 < n_my) gemm1(stage_addr(it + 1));
+        gemm2(stage_addr(it) + L::B_BYTES);
         wg::commit();
-        wg::wait<0>();
-
-        __syncthreads();  // both warpgroups are done with this stage: load the chunk after next into it
-        if (it + 2 < n_my) load_chunk(c_begin + it + 2, stage);
+        if (it + 2 < n_my) load_chunk(c_begin + it + 2, (it + 2) % STAGES);
         cp_async_commit();
+        wg::wait<0>();
+        if (it + 1 < n_my) pack();
     }
 
     // O register 4j + r: row 16·warp + g + 8·(r >> 1) of this warpgroup's 64, column 8j + 2t + (r & 1)
