@@ -80,16 +80,36 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
         const int r = i / (KD / 8), u = i % (KD / 8);
         stage_unit(sA + (u / 8) * (BM * 128) + wg::swizzle128(r, u % 8), A, m0 + r, u * 8, M, K, K);
     }
+    // A chunk's copies. Each thread's units sit at fixed offsets: in B it always copies unit
+    // v = tid % 16 of rows k0 + 16j (j < KD/16), in C unit u = tid % (KD/8) of rows n1 +
+    // (THREADS·8/KD)·j. Both row steps are multiples of 8, so the swizzle of every unit is that of
+    // its first row, and a chunk is KD/8 copies at constant strides from two per-thread bases:
+    // the address arithmetic is done once here, not per copy (per copy it cost as many
+    // instructions as the tensor cores' whole chunk took cycles).
+    constexpr int B_ROW_STEP = THREADS / (BN / 8), C_UPR = KD / 8, C_ROW_STEP = THREADS / C_UPR;
+    static_assert(B_ROW_STEP % 8 == 0 && C_ROW_STEP % 8 == 0 && KD % B_ROW_STEP == 0 && BN % C_ROW_STEP == 0,
+                  "whole rows of units a pass, steps of whole swizzle atoms");
+    const int bv = threadIdx.x % (BN / 8), bk0 = threadIdx.x / (BN / 8);
+    const int cu = threadIdx.x % C_UPR, cn0 = threadIdx.x / C_UPR;
+    const uint32_t b_off = (bv / 8) * (KD * 128) + wg::swizzle128(bk0, bv % 8);
+    const uint32_t c_off = L::B_BYTES + (cu / 8) * (BN * 128) + wg::swizzle128(cn0, cu % 8);
+    const uint16_t *b_src = B + (long)bk0 * N + bv * 8;  // + the chunk's n0
+    const uint16_t *c_src = C + (long)cn0 * K + cu * 8;  // + the chunk's n0 rows
+    const bool c_col_ok = cu * 8 < K;
     auto load_chunk = [&](int chunk, int stage) {  // chunk: an index into N's chunks
         const long n0 = (long)chunk * BN;
-        uint8_t *sB = sStage + stage * L::STAGE, *sC = sB + L::B_BYTES;
-        for (int i = threadIdx.x; i < KD * (BN / 8); i += THREADS) {  // B [k][n0 ..]: BN/8 units a row
-            const int k = i / (BN / 8), v = i % (BN / 8);
-            stage_unit(sB + (v / 8) * (KD * 128) + wg::swizzle128(k, v % 8), B, k, n0 + v * 8, K, N, N);
+        uint8_t *dst = sStage + stage * L::STAGE;
+        const bool b_col_ok = n0 + bv * 8 < N;
+#pragma unroll
+        for (int j = 0; j < KD / B_ROW_STEP; ++j) {  // B [k][n0 + 8v ..]
+            const bool ok = b_col_ok && bk0 + B_ROW_STEP * j < K;
+            tc::cp_async16(dst + b_off + j * B_ROW_STEP * 128, ok ? b_src + n0 + (long)j * B_ROW_STEP * N : B, ok);
         }
-        for (int i = threadIdx.x; i < BN * (KD / 8); i += THREADS) {  // C [n0 + n][k]: KD/8 units a row
-            const int n = i / (KD / 8), u = i % (KD / 8);
-            stage_unit(sC + (u / 8) * (BN * 128) + wg::swizzle128(n, u % 8), C, n0 + n, u * 8, N, K, K);
+        const uint16_t *cs = c_src + n0 * K;
+#pragma unroll
+        for (int j = 0; j < BN / C_ROW_STEP; ++j) {  // C [n0 + n][8u ..]
+            const bool ok = c_col_ok && n0 + cn0 + C_ROW_STEP * j < N;
+            tc::cp_async16(dst + c_off + j * C_ROW_STEP * 128, ok ? cs + (long)j * C_ROW_STEP * K : C, ok);
         }
     };
     // cp.async groups: {A, chunk 0}, {chunk 1} (maybe empty); then one a chunk, maybe empty
