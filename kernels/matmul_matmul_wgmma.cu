@@ -83,9 +83,10 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     // A chunk's copies. Each thread's units sit at fixed offsets: in B it always copies unit
     // v = tid % 16 of rows k0 + 16j (j < KD/16), in C unit u = tid % (KD/8) of rows n1 +
     // (THREADS·8/KD)·j. Both row steps are multiples of 8, so the swizzle of every unit is that of
-    // its first row, and a chunk is KD/8 copies at constant strides from two per-thread bases:
-    // the address arithmetic is done once here, not per copy (per copy it cost as many
-    // instructions as the tensor cores' whole chunk took cycles).
+    // its first row, and a chunk is KD/8 copies at constant strides from two per-thread bases,
+    // with 32-bit bounds: the index arithmetic is done once here, not per copy (per copy, with
+    // 64-bit bounds, it came to ~500 instructions a warp per chunk, and the warps' instruction
+    // streams, not the tensor cores, set the pace).
     constexpr int B_ROW_STEP = THREADS / (BN / 8), C_UPR = KD / 8, C_ROW_STEP = THREADS / C_UPR;
     static_assert(B_ROW_STEP % 8 == 0 && C_ROW_STEP % 8 == 0 && KD % B_ROW_STEP == 0 && BN % C_ROW_STEP == 0,
                   "whole rows of units a pass, steps of whole swizzle atoms");
@@ -95,21 +96,25 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     const uint32_t c_off = L::B_BYTES + (cu / 8) * (BN * 128) + wg::swizzle128(cn0, cu % 8);
     const uint16_t *b_src = B + (long)bk0 * N + bv * 8;  // + the chunk's n0
     const uint16_t *c_src = C + (long)cn0 * K + cu * 8;  // + the chunk's n0 rows
-    const bool c_col_ok = cu * 8 < K;
+    const long b_step = (long)B_ROW_STEP * N, c_step = (long)C_ROW_STEP * K;
+    const int b_rows_left = p.K - bk0;   // rows k0 + 16j < K
+    const bool c_col_ok = cu * 8 < p.K;  // columns of C are K
     auto load_chunk = [&](int chunk, int stage) {  // chunk: an index into N's chunks
-        const long n0 = (long)chunk * BN;
+        const int n0 = chunk * BN;
         uint8_t *dst = sStage + stage * L::STAGE;
-        const bool b_col_ok = n0 + bv * 8 < N;
+        const bool b_col_ok = n0 + bv * 8 < p.N;
+        const uint16_t *bp = b_src + n0;
 #pragma unroll
-        for (int j = 0; j < KD / B_ROW_STEP; ++j) {  // B [k][n0 + 8v ..]
-            const bool ok = b_col_ok && bk0 + B_ROW_STEP * j < K;
-            tc::cp_async16(dst + b_off + j * B_ROW_STEP * 128, ok ? b_src + n0 + (long)j * B_ROW_STEP * N : B, ok);
+        for (int j = 0; j < KD / B_ROW_STEP; ++j, bp += b_step) {  // B [k][n0 + 8v ..]
+            const bool ok = b_col_ok && B_ROW_STEP * j < b_rows_left;
+            tc::cp_async16(dst + b_off + j * B_ROW_STEP * 128, ok ? bp : B, ok);
         }
-        const uint16_t *cs = c_src + n0 * K;
+        const int c_rows_left = p.N - n0 - cn0;
+        const uint16_t *cp = c_src + (long)n0 * K;
 #pragma unroll
-        for (int j = 0; j < BN / C_ROW_STEP; ++j) {  // C [n0 + n][8u ..]
-            const bool ok = c_col_ok && n0 + cn0 + C_ROW_STEP * j < N;
-            tc::cp_async16(dst + c_off + j * C_ROW_STEP * 128, ok ? cs + (long)j * C_ROW_STEP * K : C, ok);
+        for (int j = 0; j < BN / C_ROW_STEP; ++j, cp += c_step) {  // C [n0 + n][8u ..]
+            const bool ok = c_col_ok && C_ROW_STEP * j < c_rows_left;
+            tc::cp_async16(dst + c_off + j * C_ROW_STEP * 128, ok ? cp : C, ok);
         }
     };
     // cp.async groups: {A, chunk 0}, {chunk 1} (maybe empty); then one a chunk, maybe empty
@@ -118,9 +123,12 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     if (n_my > 1) load_chunk(c_begin + 1, 1);
     cp_async_commit();
 
+    // Descriptors: built once; a k-step or a stage adds its byte offset / 16 to the start
+    // address field (the sums stay below 2^14: shared memory ends before 256 KiB).
     const int wgi = threadIdx.x / 128;
-    const uint32_t a_base = tc::smem_addr(sA) + wgi * 64 * 128;  // this warpgroup's 64 rows
-    auto stage_addr = [&](int i) { return tc::smem_addr(sStage + (i % STAGES) * L::STAGE); };  // my i-th chunk
+    const uint64_t desc_a = wg::desc128(tc::smem_addr(sA) + wgi * 64 * 128, 16, 1024);  // this warpgroup's rows
+    const uint64_t desc_b = wg::desc128(tc::smem_addr(sStage), KD * 128, 1024);          // stage 0's B
+    const uint64_t desc_c = wg::desc128(tc::smem_addr(sStage) + L::B_BYTES, BN * 128, 1024);
     float s[BN / 2], o[KD / 2];
     uint32_t pf[BN / 16][4];
 #pragma unroll
@@ -129,19 +137,17 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     for (int i = 0; i < KD / 2; ++i) o[i] = 0.f;
 
     // S = A_tile @ B_chunk (issued, not waited for)
-    auto gemm1 = [&](uint32_t b_base) {
+    auto gemm1 = [&](int stage) {
+        const uint64_t db = desc_b + (uint64_t)(stage * (L::STAGE / 16));
 #pragma unroll
-        for (int ks = 0; ks < KD / 16; ++ks) {
-            const uint64_t da = wg::desc128(a_base + (ks / 4) * (BM * 128) + (ks % 4) * 32, 16, 1024);
-            const uint64_t db = wg::desc128(b_base + ks * 2048, KD * 128, 1024);
-            wg::Mma64<T, BN>::ss(s, da, db, ks > 0);
-        }
+        for (int ks = 0; ks < KD / 16; ++ks)
+            wg::Mma64<T, BN>::ss(s, desc_a + ((ks / 4) * (BM * 128) + (ks % 4) * 32) / 16, db + ks * (2048 / 16), ks > 0);
     };
     // O += P @ C_chunk (issued, not waited for)
-    auto gemm2 = [&](uint32_t c_base) {
+    auto gemm2 = [&](int stage) {
+        const uint64_t dc = desc_c + (uint64_t)(stage * (L::STAGE / 16));
 #pragma unroll
-        for (int pp = 0; pp < BN / 16; ++pp)
-            wg::Mma64<T, KD>::rs(o, pf[pp], wg::desc128(c_base + pp * 2048, BN * 128, 1024), 1);
+        for (int pp = 0; pp < BN / 16; ++pp) wg::Mma64<T, KD>::rs(o, pf[pp], dc + pp * (2048 / 16), 1);
     };
     // P = S in the dtype: k-step pp of the second product is S's n-tiles 2pp, 2pp + 1
     auto pack = [&]() {
@@ -155,7 +161,7 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     wg::fence_proxy_async();
     __syncthreads();
     wg::fence();
-    gemm1(stage_addr(0));
+    gemm1(0);
     wg::commit();
     wg::wait<0>();
     pack();
@@ -163,18 +169,23 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     // group (no drain between them), and the copies of chunk it + 2 are issued behind them.
     // Its stage, (it + 2) % 3, last held chunk it - 1, which every warpgroup finished with
     // before the barrier below (its wait at the end of iteration it - 1).
+    int st_cur = 0, st_next = 1, st_load = 2;  // the stages of chunks it, it + 1, it + 2
     for (int it = 0; it < n_my; ++it) {
         tc::cp_async_wait<0>();  // chunk it + 1 (the newest group)
         wg::fence_proxy_async();
         __syncthreads();
         wg::fence();
-        if (it + 1 < n_my) gemm1(stage_addr(it + 1));
-        gemm2(stage_addr(it) + L::B_BYTES);
+        if (it + 1 < n_my) gemm1(st_next);
+        gemm2(st_cur);
         wg::commit();
-        if (it + 2 < n_my) load_chunk(c_begin + it + 2, (it + 2) % STAGES);
+        if (it + 2 < n_my) load_chunk(c_begin + it + 2, st_load);
         cp_async_commit();
         wg::wait<0>();
         if (it + 1 < n_my) pack();
+        const int t = st_cur;
+        st_cur = st_next;
+        st_next = st_load;
+        st_load = t;
     }
 
     // O register 4j + r: row 16·warp + g + 8·(r >> 1) of this warpgroup's 64, column 8j + 2t + (r & 1)
