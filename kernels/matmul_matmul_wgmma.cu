@@ -117,11 +117,23 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
             tc::cp_async16(dst + c_off + j * C_ROW_STEP * 128, ok ? cp : C, ok);
         }
     };
-    // cp.async groups: {A, chunk 0}, {chunk 1} (maybe empty); then one a chunk, maybe empty
-    load_chunk(c_begin, 0);
-    cp_async_commit();
-    if (n_my > 1) load_chunk(c_begin + 1, 1);
-    cp_async_commit();
+    // Stages are handed over by mbarriers, not CTA barriers, so the two warpgroups can drift out
+    // of phase and one's MMAs fill the tensor cores while the other packs or waits:
+    //   full[s]:  every thread's copies into stage s landed (256 cp.async arrivals a phase);
+    //   empty[s]: both warpgroups' MMAs that read stage s completed (256 arrivals a phase).
+    // Chunk i of this CTA lives in stage i % 3 as that stage's (i / 3)-th phase.
+    __shared__ uint64_t full[STAGES], empty[STAGES];
+    if (threadIdx.x == 0)
+        for (int i = 0; i < STAGES; ++i) {
+            wg::mbar_init(&full[i], THREADS);
+            wg::mbar_init(&empty[i], THREADS);
+        }
+    __syncthreads();
+    auto load = [&](int i) {  // my i-th chunk into its stage, announced on full
+        load_chunk(c_begin + i, i % STAGES);
+        wg::mbar_arrive_cp_async(&full[i % STAGES]);
+    };
+    for (int i = 0; i < STAGES && i < n_my; ++i) load(i);  // the A tile travels with chunk 0
 
     // Descriptors: built once; a k-step or a stage adds its byte offset / 16 to the start
     // address field (the sums stay below 2^14: shared memory ends before 256 KiB).
@@ -157,35 +169,33 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
             for (int q = 0; q < 4; ++q) pf[pp][q] = tc::Mma<T>::pack(s[8 * pp + 2 * q], s[8 * pp + 2 * q + 1]);
     };
 
-    tc::cp_async_wait<1>();  // the A tile and chunk 0
-    wg::fence_proxy_async();
-    __syncthreads();
+    auto wait_full = [&](int i) {
+        wg::mbar_wait(&full[i % STAGES], (uint32_t)(i / STAGES) & 1u);
+        wg::fence_proxy_async();  // the copies (generic proxy) before the MMAs' reads (async proxy)
+    };
+    wait_full(0);
     wg::fence();
     gemm1(0);
     wg::commit();
     wg::wait<0>();
     pack();
     // Iteration it: S of chunk it + 1 and O's update by chunk it go to the tensor cores as one
-    // group (no drain between them), and the copies of chunk it + 2 are issued behind them.
-    // Its stage, (it + 2) % 3, last held chunk it - 1, which every warpgroup finished with
-    // before the barrier below (its wait at the end of iteration it - 1).
-    int st_cur = 0, st_next = 1, st_load = 2;  // the stages of chunks it, it + 1, it + 2
+    // group (no drain between them). Behind them, the copies of chunk it + 2 into the stage of
+    // chunk it - 1, once both warpgroups have released it (from it = 1: chunks 0..2 were
+    // copied up front). After the group completes, this thread releases chunk it's stage.
     for (int it = 0; it < n_my; ++it) {
-        tc::cp_async_wait<0>();  // chunk it + 1 (the newest group)
-        wg::fence_proxy_async();
-        __syncthreads();
+        if (it + 1 < n_my) wait_full(it + 1);
         wg::fence();
-        if (it + 1 < n_my) gemm1(st_next);
-        gemm2(st_cur);
+        if (it + 1 < n_my) gemm1((it + 1) % STAGES);
+        gemm2(it % STAGES);
         wg::commit();
-        if (it + 2 < n_my) load_chunk(c_begin + it + 2, st_load);
-        cp_async_commit();
+        if (it >= 1 && it + 2 < n_my) {
+            wg::mbar_wait(&empty[(it - 1) % STAGES], (uint32_t)((it - 1) / STAGES) & 1u);
+            load(it + 2);
+        }
         wg::wait<0>();
+        wg::mbar_arrive(&empty[it % STAGES]);
         if (it + 1 < n_my) pack();
-        const int t = st_cur;
-        st_cur = st_next;
-        st_next = st_load;
-        st_load = t;
     }
 
     // O register 4j + r: row 16·warp + g + 8·(r >> 1) of this warpgroup's 64, column 8j + 2t + (r & 1)
