@@ -99,7 +99,7 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     const long b_step = (long)B_ROW_STEP * N, c_step = (long)C_ROW_STEP * K;
     const int b_rows_left = p.K - bk0;   // rows k0 + 16j < K
     const bool c_col_ok = cu * 8 < p.K;  // columns of C are K
-    auto load_chunk = [&](int chunk, int stage) {  // chunk: an index into N's chunks
+    auto load_b = [&](int chunk, int stage) {  // chunk: an index into N's chunks
         const int n0 = chunk * BN;
         uint8_t *dst = sStage + stage * L::STAGE;
         const bool b_col_ok = n0 + bv * 8 < p.N;
@@ -109,6 +109,10 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
             const bool ok = b_col_ok && B_ROW_STEP * j < b_rows_left;
             tc::cp_async16(dst + b_off + j * B_ROW_STEP * 128, ok ? bp : B, ok);
         }
+    };
+    auto load_c = [&](int chunk, int stage) {
+        const int n0 = chunk * BN;
+        uint8_t *dst = sStage + stage * L::STAGE;
         const int c_rows_left = p.N - n0 - cn0;
         const uint16_t *cp = c_src + (long)n0 * K;
 #pragma unroll
@@ -118,22 +122,37 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
         }
     };
     // Stages are handed over by mbarriers, not CTA barriers, so the two warpgroups can drift out
-    // of phase and one's MMAs fill the tensor cores while the other packs or waits:
-    //   full[s]:  every thread's copies into stage s landed (256 cp.async arrivals a phase);
-    //   empty[s]: both warpgroups' MMAs that read stage s completed (256 arrivals a phase).
+    // of phase and one's MMAs fill the tensor cores while the other packs or waits. B and C of a
+    // chunk have barriers of their own: B(i) is read by the first product in iteration i - 1, C(i)
+    // by the second in iteration i, so each is freed and refilled on its own schedule, and both
+    // are copied two iterations before they are read (one, with a shared stage, was not enough:
+    // the waits for the copies were the largest stall):
+    //   full_b[s], full_c[s]:   every thread's copies into that half of stage s landed
+    //                           (256 cp.async arrivals a phase);
+    //   empty_b[s], empty_c[s]: every thread's MMAs that read it completed (256 arrivals).
     // Chunk i of this CTA lives in stage i % 3 as that stage's (i / 3)-th phase.
-    __shared__ uint64_t full[STAGES], empty[STAGES];
+    __shared__ uint64_t full_b[STAGES], full_c[STAGES], empty_b[STAGES], empty_c[STAGES];
     if (threadIdx.x == 0)
         for (int i = 0; i < STAGES; ++i) {
-            wg::mbar_init(&full[i], THREADS);
-            wg::mbar_init(&empty[i], THREADS);
+            wg::mbar_init(&full_b[i], THREADS);
+            wg::mbar_init(&full_c[i], THREADS);
+            wg::mbar_init(&empty_b[i], THREADS);
+            wg::mbar_init(&empty_c[i], THREADS);
         }
     __syncthreads();
-    auto load = [&](int i) {  // my i-th chunk into its stage, announced on full
-        load_chunk(c_begin + i, i % STAGES);
-        wg::mbar_arrive_cp_async(&full[i % STAGES]);
+    auto phase = [](int i) { return (uint32_t)(i / STAGES) & 1u; };
+    auto copy_b = [&](int i) {  // my i-th chunk's B into its stage, announced on full_b
+        load_b(c_begin + i, i % STAGES);
+        wg::mbar_arrive_cp_async(&full_b[i % STAGES]);
     };
-    for (int i = 0; i < STAGES && i < n_my; ++i) load(i);  // the A tile travels with chunk 0
+    auto copy_c = [&](int i) {
+        load_c(c_begin + i, i % STAGES);
+        wg::mbar_arrive_cp_async(&full_c[i % STAGES]);
+    };
+    for (int i = 0; i < STAGES && i < n_my; ++i) {  // the A tile travels with chunk 0's B
+        copy_b(i);
+        copy_c(i);
+    }
 
     // Descriptors: built once; a k-step or a stage adds its byte offset / 16 to the start
     // address field (the sums stay below 2^14: shared memory ends before 256 KiB).
@@ -169,32 +188,40 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
             for (int q = 0; q < 4; ++q) pf[pp][q] = tc::Mma<T>::pack(s[8 * pp + 2 * q], s[8 * pp + 2 * q + 1]);
     };
 
-    auto wait_full = [&](int i) {
-        wg::mbar_wait(&full[i % STAGES], (uint32_t)(i / STAGES) & 1u);
+    auto wait_full = [&](uint64_t *bar, int i) {
+        wg::mbar_wait(&bar[i % STAGES], phase(i));
         wg::fence_proxy_async();  // the copies (generic proxy) before the MMAs' reads (async proxy)
     };
-    wait_full(0);
+    wait_full(full_b, 0);
     wg::fence();
     gemm1(0);
     wg::commit();
     wg::wait<0>();
+    wg::mbar_arrive(&empty_b[0]);
     pack();
     // Iteration it: S of chunk it + 1 and O's update by chunk it go to the tensor cores as one
-    // group (no drain between them). Behind them, the copies of chunk it + 2 into the stage of
-    // chunk it - 1, once both warpgroups have released it (from it = 1: chunks 0..2 were
-    // copied up front). After the group completes, this thread releases chunk it's stage.
+    // group (no drain between them). Behind them, B of chunk it + 3 into the stage B(it) left
+    // (its product completed in iteration it - 1) and C of chunk it + 2 into the one C(it - 1)
+    // left (chunks 0..2 were copied up front). When the group completes, this thread releases
+    // B(it + 1) and C(it).
     for (int it = 0; it < n_my; ++it) {
-        if (it + 1 < n_my) wait_full(it + 1);
+        if (it + 1 < n_my) wait_full(full_b, it + 1);
+        wait_full(full_c, it);
         wg::fence();
         if (it + 1 < n_my) gemm1((it + 1) % STAGES);
         gemm2(it % STAGES);
         wg::commit();
+        if (it + 3 < n_my) {
+            wg::mbar_wait(&empty_b[it % STAGES], phase(it));
+            copy_b(it + 3);
+        }
         if (it >= 1 && it + 2 < n_my) {
-            wg::mbar_wait(&empty[(it - 1) % STAGES], (uint32_t)((it - 1) / STAGES) & 1u);
-            load(it + 2);
+            wg::mbar_wait(&empty_c[(it - 1) % STAGES], phase(it - 1));
+            copy_c(it + 2);
         }
         wg::wait<0>();
-        wg::mbar_arrive(&empty[it % STAGES]);
+        if (it + 1 < n_my) wg::mbar_arrive(&empty_b[(it + 1) % STAGES]);
+        wg::mbar_arrive(&empty_c[it % STAGES]);
         if (it + 1 < n_my) pack();
     }
 
