@@ -9,8 +9,8 @@
 // eager's GEMMs does 2·M·N·K FLOPs per 2·M·N·elem bytes of S, K/elem FLOP per byte: below the
 // H100's ~300 FLOP/byte ridge for every K this kernel takes, so both are bound by S's traffic.
 //
-// matmul_matmul.fused — sm_80-style tensor cores: mma.sync.aligned.m16n8k16 (f16 or bf16 in,
-//   f32 accumulate), operands from shared memory by ldmatrix, global -> shared by cp.async
+// matmul_matmul.mma (and matmul_matmul.fused off sm_90a) — sm_80-style tensor cores:
+//   mma.sync.aligned.m16n8k16 (f16 or bf16 in, f32 accumulate), operands from shared memory by ldmatrix, global -> shared by cp.async
 //   (16 bytes, zero-filled out of bounds), double-buffered. A CTA (4 warps, 128 threads) owns
 //   BM = 128 rows of A; warp w owns rows 32w..32w+31 (two m16 tiles: every B and C fragment it
 //   loads feeds two mma's). It loads its A tile [128, KD] once (K zero-padded to KD = 32, 64
@@ -40,10 +40,10 @@
 // what mma.sync sustains on an H100 (FA2: ~350), so expect parity there rather than a clear win.
 // Small M·N is latency: a few microseconds either way, eager paying two launches.
 //
-// What a wgmma (sm_90a) version would add: warpgroup MMAs (64 x N x 16 per instruction, B from
-// shared memory with no ldmatrix, A of the second GEMM from registers as here), TMA loads with
-// mbarriers in a deeper pipeline, and a producer warp: cuBLAS's ~700 TFLOP/s instead of
-// mma.sync's ~60% of it, which turns K = 128 into a win as well.
+// The sm_90a version, matmul_matmul.wgmma (kernels/matmul_matmul_wgmma.cu: warpgroup MMAs, S in
+// the registers of a warpgroup, B and C staged through mbarriers), takes the same plan, partials
+// and reduce kernel; matmul_matmul.fused runs it where it can (an sm_90a build on a 9.0 GPU, rows
+// 16-byte aligned) and this kernel, matmul_matmul.mma, elsewhere.
 //
 // Layouts (the index math; g = lane / 4, t = lane % 4 throughout, as in the PTX manual):
 //   shared, row-major with 8 elements (16 B) of padding per row, so that the 8 row addresses of

@@ -14,12 +14,18 @@
 //   mma.sync's kernel had to drop to BN = 32 (it holds 32 rows a warp, not 16). B and C are
 //   MN-major operands (B [K, N] has N contiguous, C [N, K] has K contiguous), read with the
 //   transpose bit; A is K-major. All three are staged by cp.async into 128-byte-swizzled atoms
-//   (wgmma.cuh), B and C double-buffered: the next chunk's copies fly while this one computes.
-//   Rows past M and N and columns past K are zero-filled by the copies, so they add nothing.
+//   (wgmma.cuh), B and C in three stages. Rows past M and N and columns past K are zero-filled
+//   by the copies, so they add nothing.
+//   The loop keeps the tensor cores fed: an iteration issues S of the next chunk and O's update
+//   by this one as one wgmma group; B and C have full/empty mbarriers of their own (no CTA
+//   barrier in the loop), so each is copied two iterations before it is read and the two
+//   warpgroups drift out of phase (the loop's comments say which stage is free when).
 //
-// Why it should win where the mma.sync kernel did not (K = 128): wgmma issues a 64 x 128 x 16
-// product per instruction from shared memory without ldmatrix, at up to ~2x mma.sync's rate on
-// an H100; the intermediate S stays in registers either way. NOTES.md has the measurements.
+// When it wins: everywhere the mma.sync kernel did, and at K = 128 as well. Measured on the H100
+// (NOTES.md, "matmul_matmul on wgmma"): 693 TFLOP/s at M = N = 16384, K = 128 (float16), 2.1x two
+// cuBLAS GEMMs, where mma.sync reached 361 (1.1x); 544 TFLOP/s and 3.2x at K = 64. It loses to
+// eager on M = 128 with N = 8192-16384 (N split 64-128 ways: the float32 partials move more bytes
+// than eager's S) and on a few latency-bound cells near 512 x 512-2048.
 #include "matmul_matmul.cuh"
 
 #include "common.cuh"
