@@ -468,10 +468,8 @@ int plan_for(const fb_call *c, const Problem &p, fb_mm2_plan *plan) {
     return FB_OK;
 }
 
-template <typename T, int KD, bool VEC>
-cudaError_t launch(const Problem &p, const fb_mm2_plan &pl, void *workspace, cudaStream_t stream) {
-    using Kn = Kernel<T, KD, VEC>;
-    (void)Kn::resident();  // the shared-memory attributes, if no plan asked yet
+// Either fused kernel's parameters for this problem and plan.
+Params params(const Problem &p, const fb_mm2_plan &pl, void *workspace) {
     Params prm;
     prm.A = p.A->data;
     prm.B = p.B->data;
@@ -484,6 +482,14 @@ cudaError_t launch(const Problem &p, const fb_mm2_plan &pl, void *workspace, cud
     prm.splits = pl.splits;
     prm.chunks_per_split = (int)pl.chunks_per_split;
     prm.n_chunks = (int)pl.n_chunks;
+    return prm;
+}
+
+template <typename T, int KD, bool VEC>
+cudaError_t launch(const Problem &p, const fb_mm2_plan &pl, void *workspace, cudaStream_t stream) {
+    using Kn = Kernel<T, KD, VEC>;
+    (void)Kn::resident();  // the shared-memory attributes, if no plan asked yet
+    Params prm = params(p, pl, workspace);
     void *args[] = {&prm};
     return cudaLaunchKernel(Kn::fn(), dim3((unsigned)pl.m_tiles, (unsigned)pl.splits), dim3(THREADS), args,
                             Kn::Tl::SMEM, stream);
@@ -504,21 +510,7 @@ cudaError_t launch_reduce(const Problem &p, const fb_mm2_plan &pl, void *workspa
 }
 
 template <typename T> cudaError_t launch_fused(const Problem &p, const fb_mm2_plan &pl, void *ws, cudaStream_t s) {
-    if (pl.kernel == FB_MM2_KERNEL_WGMMA) {
-        Params prm;
-        prm.A = p.A->data;
-        prm.B = p.B->data;
-        prm.C = p.C->data;
-        prm.E = p.E->data;
-        prm.part = static_cast<float *>(ws);
-        prm.M = (int)p.M;
-        prm.N = (int)p.N;
-        prm.K = (int)p.K;
-        prm.splits = pl.splits;
-        prm.chunks_per_split = (int)pl.chunks_per_split;
-        prm.n_chunks = (int)pl.n_chunks;
-        return mm2::wgmma_launch(p.dt, pl.kd, prm, (int)pl.m_tiles, s);
-    }
+    if (pl.kernel == FB_MM2_KERNEL_WGMMA) return mm2::wgmma_launch(p.dt, pl.kd, params(p, pl, ws), (int)pl.m_tiles, s);
     switch (pl.kd) {
     case 32: return p.vec ? launch<T, 32, true>(p, pl, ws, s) : launch<T, 32, false>(p, pl, ws, s);
     case 64: return p.vec ? launch<T, 64, true>(p, pl, ws, s) : launch<T, 64, false>(p, pl, ws, s);
