@@ -24,9 +24,11 @@
 //   both see the same error; the case's tolerances cover it (README, The cases).
 //   A grid of ceil(M / 128) CTAs fills an H100 only from M ≈ 32768 (2 CTAs per SM): when the
 //   row tiles leave slots empty, N is split over up to resident / m_tiles CTAs per row tile
-//   (128 columns or more each, the last maybe fewer; fb_matmul_matmul_plan), each writing its
-//   partial O in float32 to the workspace, and a second kernel adds the partials in split order
-//   (deterministic: no atomics) and stores E. So a run is one launch, or two when N is split.
+//   (128 columns or more each, the last maybe fewer; as many as a cost model of chunks against
+//   partials' traffic says pays, fb_matmul_matmul_plan), each writing its partial O in float32
+//   to the workspace, and a second kernel adds the partials in a fixed order (deterministic:
+//   no atomics; spread over splits as well as columns) and stores E. So a run is one launch,
+//   or two when N is split.
 //   Rows of A, B, C and E that are not 16-byte aligned (K or N not a multiple of 8, or a
 //   pointer off 16 bytes) take the same kernel with element loads (synchronous, no overlap):
 //   correct for every shape, slower.
@@ -91,7 +93,7 @@ constexpr int WM = 2;                 // m16 tiles per warp
 constexpr int BM = WARPS * 16 * WM;   // 128 rows of A per CTA
 constexpr int PAD = 8;                // elements of padding per shared row
 constexpr int MIN_SPLIT_COLS = 128;   // a split of N covers at least this many columns
-constexpr int REDUCE_THREADS = 256;
+constexpr int REDUCE_WARPS = 8;     // warps of the reduce kernel's CTA, at most
 
 // The chunk width of N for a padded K, for registers (per thread: O is 2 x KD/2 fp32, S 2 x BN/2
 // fp32, P 2 x BN/4 packed pairs): 32 at KD = 128 keeps O and S under the 255-register limit
@@ -287,28 +289,50 @@ __global__ void __launch_bounds__(THREADS) b2b_kernel(const Params p) {
             }
 }
 
-// ---- the split reduction: E = sum over splits of the partials, in split order ------------
-// One thread per 4 columns of a row (KD is a multiple of 32, so the float4 loads are aligned).
+// ---- the split reduction: E = sum over splits of the partials, in a fixed order ----------
+// A CTA is BX x RY threads (BX x RY <= 256, BX a multiple of 32): thread x owns one float4 of
+// the padded [M, KD] output (a warp reads 512 contiguous bytes of each partial), and row y of
+// the CTA takes the splits y, y + RY, ..., so the sum is spread over splits as well as columns. With one thread per float4 and a loop
+// over every split (the first version), M = 128 gave 4096 threads on 16 SMs to read 128 x 64 KiB
+// of partials: the reduce, not the GEMMs, set the time of the small-M cells (NOTES.md). The RY
+// partial sums meet in shared memory and are added in warp order: the same bits every run.
 template <typename T, bool VEC>
-__global__ void __launch_bounds__(REDUCE_THREADS) b2b_reduce_kernel(const float *__restrict__ part, T *__restrict__ E,
-                                                                     int M, int K, int KD, long rows_padded,
-                                                                     int splits) {
-    const long idx = (long)blockIdx.x * REDUCE_THREADS + threadIdx.x;
+__global__ void __launch_bounds__(32 * REDUCE_WARPS) b2b_reduce_kernel(const float *__restrict__ part, T *__restrict__ E,
+                                                                       int M, int K, int KD, long rows_padded,
+                                                                       int splits) {
+    __shared__ float4 sums[32 * REDUCE_WARPS];
+    const int bx = blockDim.x, ry = blockDim.y;
+    const long idx = (long)blockIdx.x * bx + threadIdx.x;
     const int q = KD / 4;
     const long r = idx / q;
     const int c = (int)(idx % q) * 4;
-    if (r >= M || c >= K) return;
-    const size_t stride = (size_t)rows_padded * KD;
-    const float *src = part + (size_t)r * KD + c;
+    const bool live = r < M && c < K;
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 4
-    for (int s = 0; s < splits; ++s) {
-        const float4 v = *reinterpret_cast<const float4 *>(src + s * stride);
-        acc.x += v.x;
-        acc.y += v.y;
-        acc.z += v.z;
-        acc.w += v.w;
+    if (live) {
+        const size_t stride = (size_t)rows_padded * KD;
+        const float *src = part + (size_t)r * KD + c;
+#pragma unroll 8
+        for (int s = threadIdx.y; s < splits; s += ry) {
+            const float4 v = __ldcs(reinterpret_cast<const float4 *>(src + s * stride));  // read once
+            acc.x += v.x;
+            acc.y += v.y;
+            acc.z += v.z;
+            acc.w += v.w;
+        }
     }
+    if (ry > 1) {
+        sums[threadIdx.y * bx + threadIdx.x] = acc;
+        __syncthreads();
+        if (threadIdx.y != 0) return;
+        for (int y = 1; y < ry; ++y) {
+            const float4 v = sums[y * bx + threadIdx.x];
+            acc.x += v.x;
+            acc.y += v.y;
+            acc.z += v.z;
+            acc.w += v.w;
+        }
+    }
+    if (!live) return;
     T *e = E + (size_t)r * K + c;
     if constexpr (VEC) {  // K a multiple of 8, E 16-byte aligned: 4 elements are 8-byte aligned
         const uint2 v = make_uint2(Mma<T>::pack(acc.x, acc.y), Mma<T>::pack(acc.z, acc.w));
@@ -499,14 +523,19 @@ cudaError_t launch(const Problem &p, const fb_mm2_plan &pl, void *workspace, cud
 template <typename T, bool VEC>
 cudaError_t launch_reduce(const Problem &p, const fb_mm2_plan &pl, void *workspace, cudaStream_t stream) {
     const long rows_padded = (long)pl.m_tiles * BM;
-    const long threads = (long)p.M * (pl.kd / 4);
+    const long lanes = (long)p.M * (pl.kd / 4);  // one lane per float4 of the output
     const float *part = static_cast<const float *>(workspace);
     T *E = static_cast<T *>(p.E->data);
     int M = (int)p.M, K = (int)p.K, kd = pl.kd, splits = pl.splits;
+    // Rows of the CTA for the splits, about 8 partials a thread (one row when the splits are
+    // few: 8 rows for 8 splits ran M = 2048 1-2 us slower than one), at most REDUCE_WARPS; the
+    // rest of its 256 threads across the output.
+    const int ry = splits / 8 < 1 ? 1 : splits / 8 > REDUCE_WARPS ? REDUCE_WARPS : splits / 8;
+    const int bx = 32 * (REDUCE_WARPS / ry);
     void *rargs[] = {(void *)&part, (void *)&E, &M, &K, &kd, (void *)&rows_padded, &splits};
     return cudaLaunchKernel(reinterpret_cast<const void *>(&b2b_reduce_kernel<T, VEC>),
-                            dim3((unsigned)((threads + REDUCE_THREADS - 1) / REDUCE_THREADS)), dim3(REDUCE_THREADS),
-                            rargs, 0, stream);
+                            dim3((unsigned)((lanes + bx - 1) / bx)), dim3((unsigned)bx, (unsigned)ry), rargs, 0,
+                            stream);
 }
 
 template <typename T> cudaError_t launch_fused(const Problem &p, const fb_mm2_plan &pl, void *ws, cudaStream_t s) {
@@ -597,15 +626,31 @@ extern "C" int fb_matmul_matmul_plan(int64_t M, int64_t N, int64_t K, int kernel
     pl->bn = wgmma ? mm2::kWgmmaBN : bn_for(pl->kd);
     pl->m_tiles = (M + BM - 1) / BM;
     pl->n_chunks = (N + pl->bn - 1) / pl->bn;
-    // Split N only to fill slots the row tiles leave empty, and never below MIN_SPLIT_COLS
-    // columns a split (the partial's write and read-back, 2·128·KD·4 bytes, stay below the
-    // chunks' own traffic); then even the chunks out so that no split is empty.
+    // Split N only to fill slots the row tiles leave empty, never below MIN_SPLIT_COLS columns a
+    // split, and only as far as it pays: a split of s ways costs ceil(chunks / s) chunks of
+    // MMAs on one CTA, plus s float32 partials of [128, KD] per row tile written and read back,
+    // plus the reduce kernel's launch. At M = 128, N = 16384, K = 128 that model takes 64 splits
+    // of 2 chunks over 128 of 1: the partials' 8 MiB less traffic outweigh one more chunk
+    // (measured, wgmma, both half types: 17.3-18.7 us -> 15.5-17.4, eager 17.1-17.7; NOTES.md,
+    // "matmul_matmul: the split of N"). Rates: a chunk's 4·128·BN·KD FLOPs at ~5 TFLOP/s per
+    // CTA for wgmma (660 TFLOP/s over 132 CTAs), ~1.3 for mma.sync (two CTAs an SM); partials
+    // at ~2.5 TB/s; the second launch ~1.5 us (at 2 us the model left M = 2048, N = 512, K = 128 unsplit,
+    // ~1 us slower in bfloat16).
     int64_t splits = 1;
     if (pl->m_tiles < resident) {
         const int64_t fill = resident / pl->m_tiles;
         const int64_t most = pl->n_chunks / (MIN_SPLIT_COLS / pl->bn);
-        splits = fill < most ? fill : most;
-        if (splits < 1) splits = 1;
+        const int64_t top = fill < most ? fill : most;
+        const double us_chunk = 4.0 * BM * pl->bn * pl->kd / (wgmma ? 5.0e6 : 1.3e6);
+        const double us_partial = (double)pl->m_tiles * BM * pl->kd * sizeof(float) * 2 / 2.5e6;
+        double best = 0;
+        for (int64_t s = 1; s <= top; ++s) {
+            const double t = (double)((pl->n_chunks + s - 1) / s) * us_chunk + (s > 1 ? s * us_partial + 1.5 : 0);
+            if (s == 1 || t <= best) {  // ties go to more splits
+                best = t;
+                splits = s;
+            }
+        }
     }
     pl->chunks_per_split = (pl->n_chunks + splits - 1) / splits;
     pl->splits = (int)((pl->n_chunks + pl->chunks_per_split - 1) / pl->chunks_per_split);

@@ -324,6 +324,15 @@ static void test_plan(void)
     /* the wgmma kernel on an H100 (one CTA per SM): 128-column chunks, K padded to 64 or 128 */
     plan_kernel_ok(2048, 8192, 128, FB_MM2_KERNEL_WGMMA, 132, &pl); /* 16 tiles x 8 splits of 8 chunks */
     CHECK(pl.kd == 128 && pl.m_tiles == 16 && pl.n_chunks == 64 && pl.splits == 8 && pl.chunks_per_split == 8);
+    /* one row tile, split only as far as it pays (the cost model in fb_matmul_matmul_plan):
+     * at N = 16384 two chunks a split beat 128 splits of one (half the partials' traffic), at
+     * N = 2048 one chunk a split still wins */
+    plan_kernel_ok(128, 16384, 128, FB_MM2_KERNEL_WGMMA, 132, &pl);
+    CHECK(pl.n_chunks == 128 && pl.splits == 64 && pl.chunks_per_split == 2);
+    plan_kernel_ok(128, 2048, 128, FB_MM2_KERNEL_WGMMA, 132, &pl);
+    CHECK(pl.n_chunks == 16 && pl.splits == 16 && pl.chunks_per_split == 1);
+    plan_kernel_ok(8192, 512, 128, FB_MM2_KERNEL_WGMMA, 132, &pl); /* 64 tiles: a split costs more than 4 chunks */
+    CHECK(pl.m_tiles == 64 && pl.splits == 1 && pl.workspace == 0);
     plan_kernel_ok(16384, 16384, 33, FB_MM2_KERNEL_WGMMA, 132, &pl); /* 128 tiles: no split */
     CHECK(pl.kd == 64 && pl.splits == 1 && pl.workspace == 0);
     CHECK(fb_matmul_matmul_plan(128, 128, 129, FB_MM2_KERNEL_MMA, 264, &pl) == FB_E_UNSUPPORTED);
