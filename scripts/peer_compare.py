@@ -42,6 +42,7 @@ Exit codes: 0 ok, 1 a target missed (--targets), 2 usage, 3 not a result file, 4
 """
 import argparse
 import json
+import lzma
 import math
 import sys
 
@@ -58,11 +59,12 @@ class Problem(Exception):
 
 def load(path):
     try:
-        with open(path) as f:
+        # results/ keeps its large files xz-compressed (results/README.md): read them as they are
+        with (lzma.open(path, "rt") if str(path).endswith(".xz") else open(path)) as f:
             doc = json.load(f)
     except OSError as e:
-        raise Problem(f"{path}: cannot read: {e.strerror}", 4) from None
-    except ValueError as e:
+        raise Problem(f"{path}: cannot read: {e.strerror or e}", 4) from None
+    except (ValueError, EOFError, lzma.LZMAError) as e:
         raise Problem(f"{path}: not JSON: {e}", 3) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("fusionbench"), dict) \
             or not isinstance(doc.get("cases"), list):
