@@ -7,6 +7,7 @@ import contextlib
 import copy
 import io
 import json
+import lzma
 import math
 import os
 import subprocess
@@ -1256,6 +1257,31 @@ class TestPeerCompare(unittest.TestCase):
         self.assertIn("slower than torch.compile by > 3%: none", out)
         self.assertIn("| t | float32 | " + f"{gm:.3f}x | 0 of 2 | 0 of 1 | met |", md)
         self.assertIn("| **65536** |", md)
+
+    def test_xz_compressed_files_read_as_plain(self):
+        # results/ keeps its large files as NAME.json.xz: the same comparison from those
+        fb, peer = self.fb_peer()
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name, doc in (("fb.json.xz", fb), ("peer.json.xz", peer)):
+                paths.append(os.path.join(d, name))
+                with lzma.open(paths[-1], "wt") as f:
+                    f.write(json.dumps(doc))
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                rc = pc.main(paths + ["--targets"])
+        self.assertEqual(rc, 0, out.getvalue() + err.getvalue())
+        self.assertIn("over 4 cells", out.getvalue())
+
+    def test_a_corrupt_xz_file_is_an_error_not_a_crash(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json.xz")
+            Path(bad).write_bytes(b"not xz at all")
+            err = io.StringIO()
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                rc = pc.main([bad, bad])
+        self.assertEqual(rc, 3)
+        self.assertIn("bad.json.xz: not JSON", err.getvalue())
 
     def test_different_flushes_warn(self):
         fb, peer = self.fb_peer()
