@@ -17,6 +17,9 @@
 //                                tail wave, no launch of CTAs beyond the resident ones.
 //   rmsnorm.fused                picks one of the three by shape (pick_mode below: the rule and the
 //                                table it came from are there).
+// Rows that do not start on 16-byte boundaries (N = 61, 130, 1027...) move element by element,
+// except where the cached kernels read them in the 16-byte blocks of memory they overlap
+// (rmsnorm_shifted_kernel; problem() says where that measured faster).
 #include "rmsnorm.h"
 #include "rowgroup.cuh"
 
@@ -98,6 +101,56 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
     }
 }
 
+// Cached, for rows that are not 16-byte aligned (61, 130, 1027 elements...): the row in the
+// 16-byte blocks it overlaps (rowgroup.cuh's ShiftRow), so x and y move 16 bytes an access
+// except at the row's two ends, where the scalar path moved one element. w is read element by
+// element (its columns do not fall on the row's blocks). The same grid rule as the aligned
+// kernel: multi-wave or resident.
+template <typename T, int U>
+__global__ void __launch_bounds__(1024) rmsnorm_shifted_kernel(const T *__restrict__ x, const T *__restrict__ w,
+                                                               T *__restrict__ y, long rows, long N, long units,
+                                                               int G, acc_t<T> eps) {
+    using A = acc_t<T>;
+    using SR = ShiftRow<T>;
+    constexpr int NV = SR::NV;
+    (void)units;
+    __shared__ A scratch[64];
+    const int l = threadIdx.x & (G - 1), g = threadIdx.x / G, rpc = blockDim.x / G;
+    const A inv_n = A(1) / (A)N;
+    for (long row = (long)blockIdx.x * rpc + g; row < rows; row += (long)gridDim.x * rpc) {
+        const T *xr = x + row * N;
+        T *yr = y + row * N;
+        const SR r(xr, N);
+        typename SR::Raw raw[U];
+        A ss = A(0);
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < r.units) {
+                raw[j] = r.load_raw(xr, k);
+                A v[NV];
+                r.widen(raw[j], v);
+#pragma unroll
+                for (int i = 0; i < NV; ++i) ss = fma(v[i], v[i], ss);
+            }
+        }
+        const A rs = rsqrt_acc(row_sum(ss, G, scratch) * inv_n + eps);
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < r.units) {
+                A v[NV], wv[NV];
+                opaque(raw[j]);  // as in the aligned kernel: widen again, do not hold widened values
+                r.widen(raw[j], v);
+                r.load_col(w, k, wv);
+#pragma unroll
+                for (int i = 0; i < NV; ++i) v[i] = v[i] * rs * wv[i];
+                r.store_stream(yr, k, v);
+            }
+        }
+    }
+}
+
 // Reload: nothing held; the output pass reads x again (plain loads in the first pass so that the
 // second finds the row in L1/L2). Inductor's looped reduction marks its first pass evict_last
 // instead; such lines outlive the timer's flush and make the next sample's read of x partly an
@@ -138,17 +191,29 @@ __global__ void __launch_bounds__(1024) rmsnorm_reload_kernel(const T *__restric
 }
 
 template <typename T, bool VEC, int U> void *cached_fn() { return (void *)rmsnorm_cached_kernel<T, VEC, U>; }
+template <typename T, int U> void *shifted_fn() { return (void *)rmsnorm_shifted_kernel<T, U>; }
 
 // The launch of one mode on a geometry; dry: pick the kernel and grid, launch nothing.
 struct Launch {
     void *fn = nullptr;
     unsigned grid = 0;
     int threads = 0;
+    long units = 0;  // the kernel's units per row (reload of a shifted geometry: elements)
 };
 
 template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
+    L->units = g.units;
     if (m == MULTI_WAVE_RELOAD) {
         L->fn = g.vec ? (void *)rmsnorm_reload_kernel<T, true> : (void *)rmsnorm_reload_kernel<T, false>;
+        if (g.shift) L->units = g.N;  // reload streams unaligned rows element by element
+    } else if (g.shift) {
+        if (g.U > 8) return false;
+        switch (g.U) {
+        case 1: L->fn = shifted_fn<T, 1>(); break;
+        case 2: L->fn = shifted_fn<T, 2>(); break;
+        case 4: L->fn = shifted_fn<T, 4>(); break;
+        default: L->fn = shifted_fn<T, 8>(); break;
+        }
     } else {
         if (g.U > 8) return false;
 #define FB_RMS_CACHED(V)                                                     \
@@ -201,8 +266,13 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 //     unaligned rows of 61 with >= 2048 rows ran 12% slower on reload than on the resident grid
 //     (bfloat16 2048 x 61: 63.4 vs 71.3% of SOL), so reload keeps only rows of >= 128 there
 //     (130: reload 86.9 vs 79.2; 1027: 44.8 vs 42.9).
+//   - shifted rows (problem(): unaligned rows read in 16-byte blocks) take the resident grid:
+//     every mode in one run (results/h100/issue9-r4/g12-runs.tar.xz), static_persistent
+//     within noise of or ahead of cached (float32 2048 x 1027: 29.6-29.7 vs 30.4-30.7 µs;
+//     bfloat16 512 x 1027: 9.8-10.1 vs 10.0-10.2); reload stays element by element there.
 Mode pick_mode(const Geom &g, int esz) {
     if (g.U > 8) return MULTI_WAVE_RELOAD;
+    if (g.shift) return STATIC_PERSISTENT;
     if (g.vec && esz == 2) return STATIC_PERSISTENT;
     if (!g.vec && g.rows >= 2048) return esz == 2 && g.N >= 128 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
     return MULTI_WAVE_CACHED;
@@ -251,7 +321,16 @@ Problem problem(const fb_call *c) {
     // thread holding 4 units took 48-64 registers (half the threads resident) where 2 units take
     // 32; Inductor's kernel holds 16 bytes at 30 registers. Measured (NOTES.md, issue 9 round 2,
     // --flush write, bfloat16): 2048 x 4096 88 -> 97% of SOL, 2048 x 8192 86 -> 98%.
-    plan_geom_latency(rows, N, esz, aligned, (esz == 2 ? 32 : 64) / esz, sm_count(), &p.g);
+    // Unaligned rows in 16-byte blocks (ShiftRow, rmsnorm_shifted_kernel) where that measured
+    // faster than element by element (NOTES.md, "RMSNorm: unaligned rows in 16-byte blocks";
+    // best mode before / after, µs): the half types' rows of >= 1024 elements (bfloat16 2048 x
+    // 1027: 32.7 -> 24.4-24.8; 128 x 1027: 7.2 -> 6.3-6.6) and float32 from 4 MiB of x (2048 x
+    // 1027: 34.8 -> 29.5-29.8). Not: short half-type rows (61, 130: 0.3-0.8 µs slower: the w
+    // columns read one by one, fewer threads a row), float32 under 4 MiB (128 x 1027: 6.7 ->
+    // 7.4-8.0) and float64 (16-byte blocks of 2 doubles: 2048 x 1027 49.9 -> 58).
+    const long bytes = rows * N * esz;
+    const bool shift = (esz == 2 && N >= 1024) || (esz == 4 && bytes >= (4L << 20));
+    plan_geom_latency(rows, N, esz, aligned, (esz == 2 ? 32 : 64) / esz, sm_count(), &p.g, shift);
     return p;
 }
 
@@ -282,7 +361,7 @@ template <Mode M> struct Variant {
             return FB_E_UNSUPPORTED;
         }
         if (dry) return FB_OK;
-        long rows = p.g.rows, N = p.g.N, units = p.g.units;
+        long rows = p.g.rows, N = p.g.N, units = L.units;
         int G = p.g.G;
         cudaError_t e = cudaErrorInvalidValue;
         FB_DISPATCH(p.dt, T, {

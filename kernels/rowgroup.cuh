@@ -35,6 +35,73 @@ template <typename T, bool VEC> struct Io {
     }
 };
 
+// A row that does not start on a 16-byte boundary (N * esz % 16 != 0, base pointers aligned),
+// read and written in the 16-byte blocks of memory it overlaps instead of element by element.
+// Block k of a row that starts h elements past a boundary holds columns k*NV - h .. k*NV - h +
+// NV - 1. Its first and last blocks may hold columns of the neighbouring rows (or reach past the
+// tensor), so those two are read and written element by element, masked to the row (zeros
+// outside it: they add nothing to a sum); every other block is one 16-byte access. y of the same
+// shape and an aligned base has the same h, so a row of y goes through the same blocks.
+// A column-indexed operand (w [N]) is not shifted alike: load_col reads it element by element
+// (L1-resident after the first rows).
+template <typename T> struct ShiftRow {
+    using A = acc_t<T>;
+    static constexpr int NV = 16 / (int)sizeof(T);
+    using Raw = pack<T, NV>;
+    long N;
+    int h;          // elements of the first block before the row
+    long units;     // blocks the row overlaps
+    __device__ __forceinline__ ShiftRow(const T *row, long n) : N(n) {
+        h = (int)(((unsigned long long)(size_t)row & 15) / sizeof(T));
+        units = (h + N + NV - 1) / NV;
+    }
+    __device__ __forceinline__ bool edge(long k) const {
+        return (k == 0 && h != 0) || (k == units - 1 && (h + N) % NV != 0);
+    }
+    __device__ __forceinline__ Raw load_raw(const T *row, long k) const {
+        const T *b = row - h + k * NV;
+        if (!edge(k)) return load_pack_plain<T, NV>(b);
+        Raw t;
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+            const long c = k * NV - h + i;
+            t.v[i] = c >= 0 && c < N ? b[i] : from_acc<T>(A(0));
+        }
+        return t;
+    }
+    __device__ __forceinline__ void widen(const Raw &t, A (&v)[NV]) const {
+#pragma unroll
+        for (int i = 0; i < NV; ++i) v[i] = to_acc(t.v[i]);
+    }
+    __device__ __forceinline__ void load_col(const T *col, long k, A (&v)[NV]) const {
+        if (!edge(k)) {
+#pragma unroll
+            for (int i = 0; i < NV; ++i) v[i] = to_acc(col[k * NV - h + i]);
+            return;
+        }
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+            const long c = k * NV - h + i;
+            v[i] = c >= 0 && c < N ? to_acc(col[c]) : A(0);
+        }
+    }
+    __device__ __forceinline__ void store_stream(T *row, long k, const A (&v)[NV]) const {
+        T *b = row - h + k * NV;
+        if (!edge(k)) {
+            pack<T, NV> t;
+#pragma unroll
+            for (int i = 0; i < NV; ++i) t.v[i] = from_acc<T>(v[i]);
+            store_pack_stream<T, NV>(b, t);
+            return;
+        }
+#pragma unroll
+        for (int i = 0; i < NV; ++i) {
+            const long c = k * NV - h + i;
+            if (c >= 0 && c < N) b[i] = from_acc<T>(v[i]);
+        }
+    }
+};
+
 // The lanes of this thread's group within its warp (G <= 32), for shuffles that name only the
 // group: groups of one warp may run different numbers of rows.
 __device__ __forceinline__ unsigned group_mask(int G) {
@@ -184,6 +251,7 @@ template <typename T, int U, int Q> struct StagedRows {
 struct Geom {
     long rows = 0, N = 0;
     bool vec = false;
+    bool shift = false; // unaligned rows in 16-byte blocks (ShiftRow): units is the most blocks a row overlaps
     long units = 0;    // units per row
     int G = 1;         // threads per row (power of two, <= 1024)
     int U = 1;         // units a thread holds (cached kernels): 1, 2, 4 or 8
@@ -201,16 +269,19 @@ inline long pow2_at_least(long v) {
 // units, at least 1), at most 1024 threads; U = the units each thread then holds, rounded up to
 // an instantiated 1, 2, 4, 8. false when a row needs more than 1024 x 8 units (cached kernels
 // cannot hold it; reload kernels can).
-inline bool plan_geom(long rows, long N, int esz, bool aligned, int values, Geom *g) {
+// shift: a kernel that takes ShiftRow blocks for rows that are not 16-byte aligned (base
+// pointers aligned, elements of at most 8 bytes) gets them as its units.
+inline bool plan_geom(long rows, long N, int esz, bool aligned, int values, Geom *g, bool shift = false) {
     g->rows = rows;
     g->N = N;
     g->vec = aligned && (N * esz) % 16 == 0;
-    const int nv = g->vec ? 16 / esz : 1;
-    g->units = (N + nv - 1) / nv;
+    g->shift = shift && aligned && !g->vec && esz <= 8;
+    const int nv = g->vec || g->shift ? 16 / esz : 1;
+    g->units = g->shift ? (N + nv - 1) / nv + 1 : (N + nv - 1) / nv;
     // a scalar unit is one element: 4 per thread (more serial single-element loads gain nothing)
     // scalar units (unaligned rows) are one element: 8 per thread measured 10-20% faster than 4 on
     // rmsnorm's 130 and 1027 (fewer, longer-lived threads per row)
-    const int umax = !g->vec ? 8 : values / nv > 1 ? values / nv : 1;
+    const int umax = nv == 1 ? 8 : values / nv > 1 ? values / nv : 1;
     long G = pow2_at_least((g->units + umax - 1) / umax);
     if (G > 1024) G = 1024;
     long U = (g->units + G - 1) / G;
@@ -226,8 +297,9 @@ inline bool plan_geom(long rows, long N, int esz, bool aligned, int values, Geom
 // unit (U = 1: no serial loads), and CTAs of short rows shrink to 64 threads until the grid has
 // 2 CTAs per SM, so the few bytes are spread over every SM's load pipes instead of a handful.
 // (H100, rmsnorm float32 512 x 32: 4 CTAs of 256 threads x 4 units ran 1.3x torch.compile's time.)
-inline bool plan_geom_latency(long rows, long N, int esz, bool aligned, int values, int sms, Geom *g) {
-    if (!plan_geom(rows, N, esz, aligned, values, g)) return false;
+inline bool plan_geom_latency(long rows, long N, int esz, bool aligned, int values, int sms, Geom *g,
+                              bool shift = false) {
+    if (!plan_geom(rows, N, esz, aligned, values, g, shift)) return false;
     if (g->rows * g->units > (long)sms * 1024) return true;
     if (g->units <= 1024) {
         g->G = (int)pow2_at_least(g->units);
