@@ -25,7 +25,8 @@ Timing (the procedure of src/bench.c, events mode): per measurement one untimed 
 from 1 sample (5 if short); warm-up of --warmup ms without the flush; then samples in batches.
 A sample is: flush a buffer of max(2 x L2, 256 MiB) as bench.c's --flush write does (a read of it
 with an L2 evict_last policy and every line demoted, which also evicts lines a kernel marked
-evict_last, then zero_() of it: every sample starts with a cold, dirty L2), record the start
+evict_last, then zero_() of it: every sample starts with a cold, dirty L2; --flush clean stops
+after the sweep, as fusionbench's default: a cold L2 with no dirty lines), record the start
 event, run, record the end event; the flush
 is never inside a sample. While a batch is queued the stream is held by a spin kernel (torch.cuda._sleep,
 sized from the measured host enqueue time) so a chain of small kernels is timed as the GPU runs it,
@@ -2077,8 +2078,9 @@ class Timer:
     MAX_HOLD_MS = 200.0
 
     def __init__(self, warmup_ms=25.0, rep_ms=100.0, max_noise_pct=0.5, max_wall_s=5.0,
-                 min_samples=10, max_samples=2000):
+                 min_samples=10, max_samples=2000, flush="write"):
         self.warmup_ms, self.rep_ms = warmup_ms, rep_ms
+        self.flush_kind = flush
         self.max_noise_pct, self.max_wall_s = max_noise_pct, max_wall_s
         self.min_samples, self.max_samples = min_samples, max_samples
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
@@ -2086,6 +2088,8 @@ class Timer:
         self.flush_bytes = -(-self.flush_bytes // MarkedSweep.CHUNK) * MarkedSweep.CHUNK
         self.flush_buf = torch.zeros(self.flush_bytes, dtype=torch.uint8, device=DEVICE)
         self.sweep = MarkedSweep.make(self.flush_buf)
+        if flush == "clean" and not self.sweep:
+            raise PeerError("--flush clean needs the evict_last sweep (Triton), which is unavailable here")
         self.start = [torch.cuda.Event(enable_timing=True) for _ in range(self.EV_PAIRS)]
         self.end = [torch.cuda.Event(enable_timing=True) for _ in range(self.EV_PAIRS)]
         s, e = self.start[0], self.end[0]
@@ -2110,8 +2114,11 @@ class Timer:
     def settings(self):
         return {"timer": "events", "warmup_ms": self.warmup_ms, "rep_ms": self.rep_ms,
                 "max_noise_pct": self.max_noise_pct, "max_wall_s": self.max_wall_s,
-                "flush_bytes": self.flush_bytes, "flush": "write",
-                "flush_how": ("a read of the buffer with an L2 evict_last policy, every line demoted to "
+                "flush_bytes": self.flush_bytes, "flush": self.flush_kind,
+                "flush_how": ("a read of the buffer with an L2 evict_last policy and every line demoted to "
+                              "evict_normal, before every sample (fusionbench's --flush clean)"
+                              if self.flush_kind == "clean" else
+                              "a read of the buffer with an L2 evict_last policy, every line demoted to "
                               "evict_normal, then zero_() of it, before every sample (fusionbench's --flush write)"
                               if self.sweep else "zero_() of a uint8 buffer before every sample"),
                 "hold": "torch.cuda._sleep while a batch is queued" if self.cycles_per_ms else "none"}
@@ -2119,7 +2126,8 @@ class Timer:
     def flush(self):
         if self.sweep:
             self.sweep()
-        self.flush_buf.zero_()
+        if self.flush_kind == "write":
+            self.flush_buf.zero_()
 
     def batch(self, fn, n, flush=True, before=None):
         """n samples back to back; returns their times in ms. `before` (if any) runs ahead of
@@ -2730,6 +2738,12 @@ def cmd_run(args, extra):
             raise CaseError(f"{args.resume}: not a torch_peer result file")
         check_resume(doc, args.resume, plans)
         had_tf32 = bool((doc.get("settings") or {}).get("tf32", False))  # files from before --tf32: IEEE float32
+        had_flush = str((doc.get("settings") or {}).get("flush") or "write")  # older files: write
+        if had_flush not in ("write", "clean"):
+            had_flush = "write"
+        if had_flush != args.flush:
+            raise UsageError(f"{args.resume} was measured with --flush {had_flush}, this run would use --flush "
+                             f"{args.flush}: a result file holds one flush")
         if had_tf32 != args.tf32:
             raise UsageError(f"{args.resume}: measured {'with' if had_tf32 else 'without'} --tf32; resume it "
                              f"{'with' if had_tf32 else 'without'} --tf32, or write another file")
@@ -2738,7 +2752,7 @@ def cmd_run(args, extra):
     skipped = drop_missing_peers(plans)  # one message per library that does not import; the run goes on
     if not plans:
         raise PeerError("no variant left to run: " + "; ".join(f"{v}: {w}" for v, w in skipped.items()))
-    timer = Timer(args.warmup, args.rep, args.max_noise, args.max_time)
+    timer = Timer(args.warmup, args.rep, args.max_noise, args.max_time, flush=args.flush)
     command = " ".join([TOOL] + args.argv)
     if doc is None:
         settings = timer.settings() | {"seed": args.seed, "tf32": args.tf32}
@@ -2881,6 +2895,10 @@ def parser():
     r.add_argument("--tf32", action="store_true",
                    help="let float32 matmuls and convolutions use TF32 (cuBLAS, cuDNN; eager and torch.compile "
                         "alike), as fusionbench run --tf32; default: IEEE float32 (recorded as settings.tf32)")
+    r.add_argument("--flush", choices=("write", "clean"), default="write",
+                   help="the L2 flush before every sample: write (default: the evict_last sweep, then zero_() of "
+                        "the buffer, as fusionbench run --flush write and do_bench) or clean (the sweep alone: no "
+                        "dirty lines, as fusionbench's default --flush clean)")
     r.add_argument("--no-time", action="store_true", help="check only: time neither the variants nor the copy")
     r.add_argument("--out", metavar="FILE", help="result file (default torch-peer-YYYYmmdd-HHMMSS.json)")
     r.add_argument("--resume", metavar="FILE", help="continue a run: skip cells complete in FILE, keep writing to it")

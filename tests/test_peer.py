@@ -721,6 +721,22 @@ class TestTf32(unittest.TestCase):
             self.assertIn("--tf32", subprocess.run([sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run",
                                                     "--help"], capture_output=True, text=True, timeout=60).stdout)
 
+    def test_resume_with_the_file_s_flush(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "peer.json")
+            doc = {"fusionbench": {"schema": 1}, "peer": {}, "settings": {"timer": "events", "flush": "clean"},
+                   "cases": []}
+            Path(path).write_text(json.dumps(doc))
+            env = {k: v for k, v in os.environ.items() if k != "FUSIONBENCH_CASES"}
+            tool = [sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run", "--case", "softmax"]
+            r = subprocess.run(tool + ["--resume", path], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("was measured with --flush clean, this run would use --flush write: a result file holds "
+                          "one flush", r.stderr)
+            r = subprocess.run(tool + ["--flush", "dirty"], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("invalid choice: 'dirty'", r.stderr)
+
 
 class TestGrid(unittest.TestCase):
     def test_axis_lists(self):
