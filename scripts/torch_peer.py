@@ -2029,9 +2029,17 @@ class MarkedSweep:
     reads part of its input from L2 and times faster than a cold read allows
     (dev/evict_last_dev.cu: a 32 MB read, 17.3 us after a memset against 20.0 us cold, H100).
     Triton kernels with inline PTX; None where Triton or the PTX is not available (the timer then
-    only zeroes the buffer, and its settings say so)."""
+    only zeroes the buffer, and its settings say so).
+
+    The loaded words are summed and the sum stored only if it equals SWEEP_KEY, which the sum of a
+    zeroed buffer never does (l2_sweep.cu does the same). Without a use of the loads ptxas drops
+    them, however the inline asm is marked: the first version of this sweep did, and so flushed
+    nothing (dev/peer_flush_probe.py, H100: a 32 MiB copy timed 26.6 us after it, 26.4 us with no
+    flush at all, 21.4 us after a read of the buffer by torch). make() checks that the sweep
+    cools the L2 before the timer uses it."""
     CHUNK = 1 << 20  # the buffer is a whole number of these: no masked tail in either kernel
     BLOCK = 1024
+    SWEEP_KEY = 0x9E3779B9
 
     @classmethod
     def make(cls, buf):
@@ -2040,12 +2048,14 @@ class MarkedSweep:
             import triton.language as tl
 
             @triton.jit
-            def _sweep(base, BLOCK: tl.constexpr):
+            def _sweep(base, sink, KEY: tl.constexpr, BLOCK: tl.constexpr):
                 addr = base + (tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)) * 8
-                tl.inline_asm_elementwise(
+                v = tl.inline_asm_elementwise(
                     "{ .reg .b64 pol; createpolicy.fractional.L2::evict_last.b64 pol, 1.0; "
                     "ld.global.L2::cache_hint.b64 $0, [$1], pol; }",
                     "=l,l", [addr], dtype=tl.int64, is_pure=False, pack=1)
+                total = tl.sum(v, axis=0)
+                tl.store(sink, total, mask=total == KEY)  # never true of zeros: keeps every load
 
             @triton.jit
             def _demote(base, BLOCK: tl.constexpr):
@@ -2055,19 +2065,45 @@ class MarkedSweep:
                     "=r,l", [addr], dtype=tl.int32, is_pure=False, pack=1)
 
             base, n = buf.data_ptr(), buf.numel()
+            sink = torch.zeros(1, dtype=torch.int64, device=buf.device)
             sweep_grid, demote_grid = (n // 8 // cls.BLOCK,), (n // 128 // cls.BLOCK,)
 
             def run():
-                _sweep[sweep_grid](base, BLOCK=cls.BLOCK)
+                _sweep[sweep_grid](base, sink, KEY=cls.SWEEP_KEY, BLOCK=cls.BLOCK)
                 _demote[demote_grid](base, BLOCK=cls.BLOCK)
 
             run()
             torch.cuda.synchronize()
+            cls.check_cools(run)
             return run
         except Exception as e:  # noqa: BLE001 - any failure falls back to zero_() alone, reported
             print(f"torch_peer: the evict_last sweep is unavailable ({e}); flushing with zero_() alone",
                   file=sys.stderr)
             return None
+
+    @staticmethod
+    def check_cools(run, n=16 << 20, reps=5):
+        """A read of n bytes must time slower after the sweep than warm (bench.c's check_flush)."""
+        src = torch.ones(n, dtype=torch.uint8, device=DEVICE)
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+        def median(flush):
+            xs = []
+            for _ in range(reps):
+                if flush:
+                    run()
+                else:
+                    src.sum()
+                s.record()
+                src.sum()
+                e.record()
+                e.synchronize()
+                xs.append(s.elapsed_time(e))
+            return sorted(xs)[reps // 2]
+        warm, cold = median(False), median(True)
+        if not cold > warm * 1.05:
+            raise RuntimeError(f"the sweep does not cool the L2 (a {n >> 20} MiB read: {cold * 1e3:.1f} us after it, "
+                               f"{warm * 1e3:.1f} us warm)")
 
 
 class Timer:
