@@ -3,7 +3,8 @@
 // family and have no float64 path).
 //
 // A row of N elements is cut into units: 16-byte vectors when every row starts on a 16-byte
-// boundary (N * esz % 16 == 0 and aligned base pointers), else single elements. A group of G
+// boundary (N * esz % 16 == 0 and aligned base pointers), else single elements, or, for a kernel
+// that asks (plan_geom's shift), the 16-byte blocks of memory the row overlaps (ShiftRow). A group of G
 // threads (a power of two: G <= 32 lanes of one warp, or the whole CTA) owns a row; thread l of
 // the group owns units l, l + G, l + 2G, ... — the same columns for every row it visits, which
 // is what lets a persistent backward keep its dw partial sums in registers across rows.
