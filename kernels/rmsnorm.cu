@@ -267,7 +267,7 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 //     (bfloat16 2048 x 61: 63.4 vs 71.3% of SOL), so reload keeps only rows of >= 128 there
 //     (130: reload 86.9 vs 79.2; 1027: 44.8 vs 42.9).
 //   - shifted rows (problem(): unaligned rows read in 16-byte blocks) take the resident grid:
-//     every mode in one run (results/h100/issue9-r4/g12-runs.tar.xz), static_persistent
+//     every mode in one run (results/h100/issue9-r4/shift-modes-runs.tar.xz), static_persistent
 //     within noise of or ahead of cached (float32 2048 x 1027: 29.6-29.7 vs 30.4-30.7 µs;
 //     bfloat16 512 x 1027: 9.8-10.1 vs 10.0-10.2); reload stays element by element there.
 Mode pick_mode(const Geom &g, int esz) {
