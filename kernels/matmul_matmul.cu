@@ -85,6 +85,7 @@ namespace {
 
 using namespace fb;
 using namespace fb::tc;
+using fb::mm2::CtaShare;
 using fb::mm2::Params;
 
 constexpr int WARPS = 4;
@@ -155,11 +156,9 @@ __global__ void __launch_bounds__(THREADS) b2b_kernel(const Params p) {
     const uint16_t *B = static_cast<const uint16_t *>(p.B);
     const uint16_t *C = static_cast<const uint16_t *>(p.C);
     const long M = p.M, N = p.N, K = p.K;
-    const long m0 = (long)blockIdx.x * BM;
-    const int split = blockIdx.y;
-    const int c_begin = split * p.chunks_per_split;
-    const int c_end = min(c_begin + p.chunks_per_split, p.n_chunks);
-    const int n_my = c_end - c_begin;  // >= 1: the plan leaves no split empty
+    const CtaShare<BM> share(p);
+    const long m0 = share.m0;
+    const int c_begin = share.c_begin, n_my = share.n_my;
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
@@ -256,7 +255,7 @@ __global__ void __launch_bounds__(THREADS) b2b_kernel(const Params p) {
 
     // O fragment (i, j, h): rows 32·warp + 16i + g + 8h of the tile, columns 8j + 2t, +1
     if (p.splits > 1) {
-        float *part = p.part + ((size_t)split * gridDim.x * BM + m0) * KD;
+        float *part = share.partial<KD>(p);
 #pragma unroll
         for (int i = 0; i < WM; ++i)
 #pragma unroll

@@ -20,6 +20,21 @@ struct Params {
     int n_chunks;
 };
 
+// What one CTA of either kernel owns under the plan: row tile blockIdx.x (BM rows from m0) and
+// split blockIdx.y of N's chunks (n_my of them from c_begin; >= 1: the plan leaves no split
+// empty), and, when N is split, its float32 partial tile [BM][KD] in the workspace.
+template <int BM> struct CtaShare {
+    long m0;
+    int split, c_begin, n_my;
+    __device__ __forceinline__ explicit CtaShare(const Params &p)
+        : m0((long)blockIdx.x * BM), split((int)blockIdx.y), c_begin((int)blockIdx.y * p.chunks_per_split) {
+        n_my = min(c_begin + p.chunks_per_split, p.n_chunks) - c_begin;
+    }
+    template <int KD> __device__ __forceinline__ float *partial(const Params &p) const {
+        return p.part + ((size_t)split * gridDim.x * BM + m0) * KD;
+    }
+};
+
 // The wgmma kernel's rows of A per CTA and columns of the intermediate per chunk.
 constexpr int kWgmmaBM = 128, kWgmmaBN = 128;
 

@@ -76,10 +76,9 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     const uint16_t *B = static_cast<const uint16_t *>(p.B);
     const uint16_t *C = static_cast<const uint16_t *>(p.C);
     const long M = p.M, N = p.N, K = p.K;
-    const long m0 = (long)blockIdx.x * BM;
-    const int split = blockIdx.y;
-    const int c_begin = split * p.chunks_per_split;
-    const int n_my = min(c_begin + p.chunks_per_split, p.n_chunks) - c_begin;  // >= 1 (the plan)
+    const CtaShare<BM> share(p);
+    const long m0 = share.m0;
+    const int c_begin = share.c_begin, n_my = share.n_my;
 
     // the A tile: KD/8 units a row
     for (int i = threadIdx.x; i < BM * (KD / 8); i += THREADS) {
@@ -236,7 +235,7 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     const int g = lane >> 2, t = lane & 3;
     const int row0 = wgi * 64 + warp * 16 + g;
     if (p.splits > 1) {
-        float *part = p.part + ((size_t)split * gridDim.x * BM + m0) * KD;
+        float *part = share.partial<KD>(p);
 #pragma unroll
         for (int j = 0; j < KD / 8; ++j)
 #pragma unroll
