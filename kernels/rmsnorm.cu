@@ -81,49 +81,21 @@ __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restric
             }
         }
         const A r = rsqrt_acc(row_sum(ss, G, scratch) * inv_n + eps);
-        // float64 (16-byte rows, U <= 4): w's units for this row all loaded before the first
-        // store. Loaded inside the store loop, each unit's load waits behind the previous unit's
-        // store (the compiler does not move a load across a guarded store): one L1/L2 round trip
-        // per unit after the barrier. Inductor's kernel issues its w loads together there.
-        // Measured (NOTES.md, "RMSNorm: w after the barrier"): float64 fused 0.946x -> geomean
-        // 1.06x faster (2048 x 8192: 412.6 -> 359.2 us, the copy 362.1); the half types lose 5-7%
-        // (44 registers where they had 32: one 1024-thread CTA per SM), U = 8 spills.
-        // wr: w through an empty asm per row, so that the loads are not hoisted out of the row
-        // loop as invariant (held across it).
-        constexpr bool kWFirst = VEC && sizeof(T) == 8 && U <= 4;
-        typename IO::Raw wrow[kWFirst ? U : 1];
-        if constexpr (kWFirst) {
-            const T *wr = w;
-            asm volatile("" : "+l"(wr));
-#pragma unroll
-            for (int j = 0; j < U; ++j) {
-                const long k = l + (long)j * G;
-                if (k < units) wrow[j] = IO::load_raw(wr, k);
-            }
-        }
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const long k = l + (long)j * G;
             if (k < units) {
+                A v[NV], wv[NV];
                 // Widened again here from the raw unit, not kept widened from the sum: left to
                 // itself the compiler keeps all U x NV widened values across the barrier (half
                 // types: 64 registers, half the threads resident; NOTES.md, issue 9 round 2).
                 opaque(raw[j]);
-                if constexpr (kWFirst) {  // element by element: no widened arrays
-                    opaque(wrow[j]);
-                    typename IO::Raw o;
+                IO::widen(raw[j], v);
+                if constexpr (kEarlyW) IO::widen(wraw[j], wv);  // float32: widening is a copy
+                else IO::load(w, k, wv);
 #pragma unroll
-                    for (int i = 0; i < NV; ++i) o.v[i] = from_acc<T>(to_acc(raw[j].v[i]) * r * to_acc(wrow[j].v[i]));
-                    store_pack_stream<T, NV>(yr + k * NV, o);
-                } else {
-                    A v[NV], wv[NV];
-                    IO::widen(raw[j], v);
-                    if constexpr (kEarlyW) IO::widen(wraw[j], wv);  // float32: widening is a copy
-                    else IO::load(w, k, wv);
-#pragma unroll
-                    for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
-                    IO::store_stream(yr, k, v);
-                }
+                for (int i = 0; i < NV; ++i) v[i] = v[i] * r * wv[i];
+                IO::store_stream(yr, k, v);
             }
         }
     }
