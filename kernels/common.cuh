@@ -109,6 +109,29 @@ template <typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_pla
     else *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(p);
     return r;
 }
+// 16-byte loads with an eviction priority in both L1 and L2 (an L2 access policy made by
+// createpolicy), as Inductor's reductions emit them: evict_last for a first pass whose lines a
+// second pass reads again, evict_first for that last read (it demotes the lines, so none
+// outlives the kernel).
+enum class Evict { Last, First };
+template <Evict E> __device__ __forceinline__ int4 load16_evict(const void *p) {
+    int4 r;
+    if constexpr (E == Evict::Last)
+        asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
+                     " ld.global.L1::evict_last.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], pol;\n}"
+                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    else
+        asm volatile("{\n .reg .b64 pol;\n createpolicy.fractional.L2::evict_first.b64 pol, 1.0;\n"
+                     " ld.global.L1::evict_first.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], pol;\n}"
+                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return r;
+}
+template <Evict E, typename T, int N> __device__ __forceinline__ pack<T, N> load_pack_evict(const T *p) {
+    static_assert(sizeof(pack<T, N>) == 16, "16-byte packs only");
+    pack<T, N> r;
+    *reinterpret_cast<int4 *>(&r) = load16_evict<E>(p);
+    return r;
+}
 template <typename T, int N> __device__ __forceinline__ void store_pack_plain(T *p, const pack<T, N> &x) {
     if constexpr (N == 1) *p = x.v[0];
     else *reinterpret_cast<int4 *>(p) = *reinterpret_cast<const int4 *>(&x);
