@@ -235,6 +235,10 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
     const int g = lane >> 2, t = lane & 3;
     const int row0 = wgi * 64 + warp * 16 + g;
     if (p.splits > 1) {
+        // The reduce kernel may be launched now (programmatic dependent launch): its CTAs wait
+        // in griddepcontrol.wait for this whole grid to finish and its stores to be visible,
+        // so only its launch overlaps the rest of this grid.
+        fb::mm2::allow_dependent_launch();
         float *part = share.partial<KD>(p);
 #pragma unroll
         for (int j = 0; j < KD / 8; ++j)
