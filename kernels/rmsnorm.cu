@@ -18,7 +18,7 @@
 //   rmsnorm.straight_reread      one row per CTA, straight-line, for 16-byte rows of exactly G x U
 //                                units: x re-read from L1 after the barrier together with w, as
 //                                Inductor's kernel does. Wins in the half types and float64
-//                                (1.04-1.15x over the three modes' best pick), not in float32.
+//                                (1.04-1.15x over the previous rule's pick), not in float32.
 //   rmsnorm.fused                straight_reread where it applies outside float32, else one of
 //                                the three by shape (pick_mode below: the rule and the tables it
 //                                came from are there).
