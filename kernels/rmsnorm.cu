@@ -338,6 +338,11 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
 //     every mode in one run (results/h100/issue9-r4/shift-modes-runs.tar.xz), static_persistent
 //     within noise of or ahead of cached (float32 2048 x 1027: 29.6-29.7 vs 30.4-30.7 µs;
 //     bfloat16 512 x 1027: 9.8-10.1 vs 10.0-10.2); reload stays element by element there.
+//   - half-type unaligned rows of 130 with 2048 rows (512 x 130): static_persistent, not reload.
+//     Two runs agree (issue9-r4 and issue9-r5 rmsnorm-fwd.json.xz, every mode in each): at 2048
+//     rows persistent 6.69-6.77 us against reload 7.30-7.36 (fused was 8-11% behind the fastest
+//     mode there), at 8192 rows reload 8.27-8.38 against persistent 9.02-9.22. Not yet timed as
+//     rmsnorm.fused with the new rule (no device time left in that session).
 //   - round 5 (results/h100/issue9-r5/straight-all-clean.tar.xz, every dtype, clean flush, one
 //     run): where rmsnorm.straight_reread applies (15 shapes a dtype), the previous rmsnorm.fused
 //     / straight_reread time was 1.04-1.10x in float16 and bfloat16 (geomean 1.065, 1.064),
@@ -347,7 +352,8 @@ Mode pick_mode(const Geom &g, int esz) {
     if (g.U > 8) return MULTI_WAVE_RELOAD;
     if (g.shift) return STATIC_PERSISTENT;
     if (g.vec && esz == 2) return STATIC_PERSISTENT;
-    if (!g.vec && g.rows >= 2048) return esz == 2 && g.N >= 128 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
+    if (!g.vec && g.rows >= 2048)
+        return esz == 2 && g.N >= 128 && g.rows >= 8192 ? MULTI_WAVE_RELOAD : STATIC_PERSISTENT;
     return MULTI_WAVE_CACHED;
 }
 
