@@ -132,6 +132,26 @@ template <Evict E, typename T, int N> __device__ __forceinline__ pack<T, N> load
     *reinterpret_cast<int4 *>(&r) = load16_evict<E>(p);
     return r;
 }
+// Programmatic dependent launch (sm_90): a kernel that feeds a second one lets it be scheduled
+// before this grid ends (allow_dependent_launch), and the second, launched by launch_dependent,
+// waits in wait_prerequisite_grid until the first has finished and its stores are visible. Only
+// the second's launch overlaps the first's tail. Both are no-ops for a kernel launched plainly.
+__device__ __forceinline__ void allow_dependent_launch() { asm volatile("griddepcontrol.launch_dependents;"); }
+__device__ __forceinline__ void wait_prerequisite_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+inline cudaError_t launch_dependent(const void *fn, dim3 grid, dim3 block, size_t smem, void **args,
+                                    cudaStream_t stream) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelExC(&cfg, fn, args);
+}
 template <typename T, int N> __device__ __forceinline__ void store_pack_plain(T *p, const pack<T, N> &x) {
     if constexpr (N == 1) *p = x.v[0];
     else *reinterpret_cast<int4 *>(p) = *reinterpret_cast<const int4 *>(&x);

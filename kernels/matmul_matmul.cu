@@ -258,7 +258,7 @@ __global__ void __launch_bounds__(THREADS) b2b_kernel(const Params p) {
         // The reduce kernel may be launched now (programmatic dependent launch): its CTAs wait
         // in griddepcontrol.wait for this whole grid to finish and its stores to be visible,
         // so only its launch overlaps the rest of this grid.
-        fb::mm2::allow_dependent_launch();
+        fb::allow_dependent_launch();
         float *part = share.partial<KD>(p);
 #pragma unroll
         for (int i = 0; i < WM; ++i)
@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(32 * REDUCE_WARPS) b2b_reduce_kernel(const flo
                                                                        int M, int K, int KD, long rows_padded,
                                                                        int splits) {
     __shared__ float4 sums[32 * REDUCE_WARPS];
-    fb::mm2::wait_prerequisite_grid();  // the partials are complete past this point
+    fb::wait_prerequisite_grid();  // the partials are complete past this point
     const int bx = blockDim.x, ry = blockDim.y;
     const long idx = (long)blockIdx.x * bx + threadIdx.x;
     const int q = KD / 4;
@@ -541,17 +541,9 @@ cudaError_t launch_reduce(const Problem &p, const fb_mm2_plan &pl, void *workspa
     // kernel's tail (b2b_reduce_kernel waits for the partials in griddepcontrol.wait). Measured
     // (NOTES.md, "matmul_matmul: the reduce as a dependent launch"): bfloat16 M = 128-512, N =
     // 512-2048, K = 128, fused 8% faster in geomean (256 x 1024: 12.8-12.9 -> 10.8-11.0 us).
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)((lanes + bx - 1) / bx));
-    cfg.blockDim = dim3((unsigned)bx, (unsigned)ry);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelExC(&cfg, reinterpret_cast<const void *>(&b2b_reduce_kernel<T, VEC>), rargs);
+    return launch_dependent(reinterpret_cast<const void *>(&b2b_reduce_kernel<T, VEC>),
+                            dim3((unsigned)((lanes + bx - 1) / bx)), dim3((unsigned)bx, (unsigned)ry), 0, rargs,
+                            stream);
 }
 
 template <typename T> cudaError_t launch_fused(const Problem &p, const fb_mm2_plan &pl, void *ws, cudaStream_t s) {

@@ -35,21 +35,6 @@ template <int BM> struct CtaShare {
     }
 };
 
-// Programmatic dependent launch between the back-to-back kernel and the reduce kernel (sm_90):
-// the first lets the second be scheduled before it ends; the second waits for the first's
-// completion and memory before it reads the partials. Both are no-ops when the second was
-// launched without the attribute.
-__device__ __forceinline__ void allow_dependent_launch() {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void wait_prerequisite_grid() {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // The wgmma kernel's rows of A per CTA and columns of the intermediate per chunk.
 constexpr int kWgmmaBM = 128, kWgmmaBN = 128;
 

@@ -238,7 +238,7 @@ template <typename T, int KD> __global__ void __launch_bounds__(THREADS, 1) b2b_
         // The reduce kernel may be launched now (programmatic dependent launch): its CTAs wait
         // in griddepcontrol.wait for this whole grid to finish and its stores to be visible,
         // so only its launch overlaps the rest of this grid.
-        fb::mm2::allow_dependent_launch();
+        fb::allow_dependent_launch();
         float *part = share.partial<KD>(p);
 #pragma unroll
         for (int j = 0; j < KD / 8; ++j)

@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
 
     // This CTA's partial row: its groups' dw in group order. The dw kernel may start launching
     // now (it waits for this grid's end before reading anything).
-    asm volatile("griddepcontrol.launch_dependents;");
+    allow_dependent_launch();
     __syncthreads();
     write_partial_row(groups, W, rpc, N, partial);
 }
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
 
     // This CTA's partial row: each group's dw through shared memory (the stages, now idle), then
     // the groups summed in group order. The dw kernel may start launching now (see above).
-    asm volatile("griddepcontrol.launch_dependents;");
+    allow_dependent_launch();
     cp_async_wait_all();
     __syncthreads();
     A *groups = reinterpret_cast<A *>(sr.stage);  // [rpc][N]: rpc * N * sizeof(A) <= one stage
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
     const long c = (long)blockIdx.x * 32 + tx;
     // launched as a programmatic dependent of the row kernel: wait here for all of it (its
     // partial rows written and visible)
-    asm volatile("griddepcontrol.wait;" ::: "memory");
+    wait_prerequisite_grid();
     A acc = A(0);
     if (c < N)
         for (long p = ty; p < P; p += 32) acc += partial[p * N + c];
@@ -275,16 +275,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
 // on 32-64 MB tensors, NOTES.md, RMSNorm backward round 3).
 template <typename T>
 cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream_t stream) {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)((N + 31) / 32));
-    cfg.blockDim = dim3(1024);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    cudaError_t e = cudaLaunchKernelEx(&cfg, rmsnorm_dw_kernel<T>, partial, P, N, dw);
+    void *args[] = {(void *)&partial, &P, &N, (void *)&dw};
+    cudaError_t e = launch_dependent(reinterpret_cast<const void *>(&rmsnorm_dw_kernel<T>),
+                                     dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, args, stream);
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
