@@ -437,10 +437,12 @@ struct Straight {
         return FB_OK;
     }
     static int run(const fb_call *c) {
-        const int st = supports(c, nullptr, 0);
-        if (st != FB_OK) return st;
         Problem p;
-        shape(c, &p);
+        if (check(c, nullptr, 0) != FB_OK || !shape(c, &p)) return FB_E_UNSUPPORTED;
+        return launch(c, p);
+    }
+    // p: shape()'s problem for c (rmsnorm.fused has it already)
+    static int launch(const fb_call *c, const Problem &p) {
         if (p.g.rows == 0) return FB_OK;
         int N = (int)p.g.N;
         cudaError_t e = cudaErrorInvalidValue;
@@ -475,7 +477,7 @@ template <Mode M> struct Variant {
         if (st != FB_OK) return st;
         Problem sp;
         if (M == MODE_AUTO && c->out[0].dtype != FB_F32 && Straight::shape(c, &sp))  // pick_mode's comment
-            return dry ? FB_OK : Straight::run(c);
+            return dry ? FB_OK : Straight::launch(c, sp);
         const Problem p = problem(c);
         if (p.g.rows == 0 || p.g.N == 0) return FB_OK;
         bool ok = false;
