@@ -14,11 +14,15 @@
 //
 // Variants (kernels/rowstream.cuh streams each row once, 64 bytes per lane in flight, peeled
 // rows for odd widths; the team per row is chosen so the grid fills the resident capacity):
-//   horizontal_reduction_pointwise.fused    Picks the team by shape: G = 1..32 lanes per row for
+//   horizontal_reduction_pointwise.fused    Picks the team by shape: float32 rows of >= 4096
+//                                           elements get one CTA per row of 256..512 threads
+//                                           (one pass of 4 units a thread, Inductor's shape:
+//                                           4096 x 4096 55.6 -> 51.6 us, NOTES.md issue 6 round
+//                                           6); otherwise G = 1..32 lanes per row for
 //                                           many rows (a whole warp once a row has >= 128 units),
 //                                           a CTA of 64..512 threads per row when rows x 32 would
 //                                           not fill the GPU, a cluster of 2..8 CTAs per row for
-//                                           few long rows. Prediction (not yet measured): 90-96%
+//                                           few long rows. Prediction (first version): 90-96%
 //                                           of the speed of light on float32 cells of >= 64 MB
 //                                           (the output c is as large as the input, so this is a
 //                                           copy with a cos in it); 80-90% at odd widths 61/130

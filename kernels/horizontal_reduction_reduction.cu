@@ -16,11 +16,17 @@
 //
 // Variants (kernels/rowstream.cuh streams each row once, 64 bytes per lane in flight, peeled
 // rows for odd widths; the team per row is chosen so the grid fills the resident capacity):
-//   horizontal_reduction_reduction.fused    Picks the team by shape: G = 1..32 lanes per row for
+//   horizontal_reduction_reduction.fused    Picks the team by shape: float32 rows of >= 4096
+//                                           elements get one CTA per row of 256..512 threads in
+//                                           a one-shot grid (Inductor's shape: 65536 x 4096
+//                                           377.7 -> 359.0 us under the write flush, torch.compile
+//                                           356.2, NOTES.md issue 6 round 6); otherwise, in a
+//                                           persistent grid with evict-first loads,
+//                                           G = 1..32 lanes per row for
 //                                           many rows (a whole warp once a row has >= 128 units),
 //                                           a CTA of 64..512 threads per row when rows x 32 would
 //                                           not fill the GPU, a cluster of 2..8 CTAs per row for
-//                                           few long rows. Prediction (not yet measured): at the
+//                                           few long rows. Prediction (first version): at the
 //                                           read bandwidth on float32 cells of >= 64 MB (>= 100%
 //                                           of SOL, see above); odd widths 61/130 lower (per-row
 //                                           scalar heads and tails), 1027 close to even widths.
@@ -111,12 +117,21 @@ template <int FORCE, bool VEC, int FLAGS = 0> int run(const fb_call *c) {
 
 using namespace fb::rowstream;
 constexpr unsigned kDtypes = FB_DTYPES_HALF_AND_F32;
+// .fused: the persistent grid, except for the rows plan's long-row rule takes (see rowstream.cuh)
+constexpr int kFusedFlags = kLongRowsOneShot;
 
 }  // namespace
 
+extern "C" fb_rowstream_plan_info fb_horizontal_reduction_reduction_plan(long long rows, long long W, int esz,
+                                                                          int vec, int threads_per_sm) {
+    const Plan p = plan(rows, W, esz, vec != 0, threads_per_sm, -1);
+    const int flags = resolve_flags(p, kFusedFlags);
+    return fb_rowstream_plan_info{(int)p.team, p.G, p.threads, p.C, (flags & kOneShot) != 0};
+}
+
 extern "C" const fb_variant fb_horizontal_reduction_reduction_variants[] = {
     {"horizontal_reduction_reduction.fused", "b = sum(a, -1) and c = amax(a, -1) in one pass over a: team per row by shape",
-     kDtypes, supports, nullptr, run<-1, true>, 1},
+     kDtypes, supports, nullptr, run<-1, true, kFusedFlags>, 1},
     {"horizontal_reduction_reduction.group", "horizontal_reduction_reduction, 1..32 lanes per row (any shape)", kDtypes,
      supports, nullptr, run<kGroup, true>, 1},
     {"horizontal_reduction_reduction.cta", "horizontal_reduction_reduction, one CTA per row (any shape)", kDtypes,

@@ -364,6 +364,15 @@ __device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)
 
 // ---- kernels ------------------------------------------------------------------------------
 
+// The load policy of the engine's register-resident rows (see Unit). float32: evict_last,
+// Inductor's hint for a row's first read. Measured (NOTES.md, issue 6 round 6, H100, old plain
+// loads / evict_last, two runs each): float32 geomean 1.005-1.034 over layernorm, norm_chain,
+// double_softmax and softmax_backward at 15 cells each, clean flush (layernorm 65536 x 4096
+// 731.6 -> 704.9 us, norm_chain 738.5 -> 704.3, the copy 711.3); but the half types lost 5-22%
+// (bfloat16 layernorm 4096 x 65536 505.9 -> 649.1 us), and so did row_smem's loads beside a full
+// shared part (layernorm float32 W = 65536 775.2 -> 860.6), so both keep their earlier policy.
+template <typename T> constexpr Ld engine_ld() { return sizeof(T) == 4 ? Ld::EvictLast : Ld::Plain; }
+
 // K_GROUP: groups of G lanes per row, R consecutive rows per group (all loads issued before
 // any row's program runs). Lane l holds units l, l+G, ... of each row. PEEL: W is not a
 // multiple of the vector width; each row is split into a scalar head (to the next 16-byte
@@ -371,7 +380,7 @@ __device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)
 // scalars. Rows past the end run the program on no values (reductions are collective).
 template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R>
 __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long rows, long W, int G) {
-    using U = Unit<T, VEC, true>;  // plain loads: see Unit
+    using U = Unit<T, VEC, engine_ld<T>()>;  // see engine_ld
     constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
     const int lane = threadIdx.x & (G - 1);
     const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -475,7 +484,7 @@ __device__ __forceinline__ void store_slice(const Op &op, const V &v, const Args
 // [rank * chunk, (rank + 1) * chunk) of the row; thread t holds units t + u * blockDim.
 template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
-    using U = Unit<T, VEC, true>;  // plain loads: see Unit
+    using U = Unit<T, VEC, engine_ld<T>()>;  // see engine_ld
     constexpr int N = U::N, NIN = Op::NIN;
     __shared__ float2 part[66];
 
@@ -561,7 +570,7 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
             // Plain loads only while nothing is in shared memory (see Unit: the shared part
             // takes L1's room, and default-policy loads then thrash it).
             if (v.reg.ok[u]) {
-                if (K == 0) load_inputs<Unit<T, true, true>, NIN>(at, 0, 0, v.reg.v[u]);
+                if (K == 0) load_inputs<Unit<T, true, engine_ld<T>()>, NIN>(at, 0, 0, v.reg.v[u]);
                 else load_inputs<U, NIN>(at, 0, 0, v.reg.v[u]);
             }
 #pragma unroll

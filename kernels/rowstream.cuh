@@ -18,7 +18,9 @@
 //            (one cluster barrier). For few long rows (128 x 65536: one CTA per row would leave
 //            most of the GPU idle).
 // The team size is chosen so the grid fills the resident capacity (occupancy calculator), with
-// at least a warp on any row of >= 128 units so that every access is a long contiguous run.
+// at least a warp on any row of >= 128 units so that every access is a long contiguous run;
+// float32 rows of >= 1024 units (W >= 4096) instead get one CTA of up to 512 threads each,
+// whatever the row count (plan's long-row rule, measured in NOTES.md, issue 6 round 6).
 //
 // Each lane issues UPT = 4 units (64 bytes) before using any (kept packed until then); rows are 16-byte units when x and
 // y are 16-byte aligned, and each row is peeled: a scalar head up to its first 16-byte boundary,
@@ -247,7 +249,9 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
 // kScalarShortOdd (with kByShape): odd rows of <= 256 bytes go one element per access, one-shot
 // and plain, as the .scalar variant: horizontal_reduction_pointwise 65536 x 61 float32 % of SOL,
 // clean L2 67.6 -> 70.1, written L2 69.6 -> 78.1; 2048 x 61 69.9 -> 84.3 (NOTES.md, round 4).
-enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4, kScalarShortOdd = 8 };
+// kLongRowsOneShot: kOneShot where plan's long-row rule chose the team (horizontal_reduction_
+// reduction: its other shapes keep the persistent grid).
+enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4, kScalarShortOdd = 8, kLongRowsOneShot = 16 };
 
 // kByShape: one-shot + plain, except for short rows that are not a multiple of the vector width
 // (head/tail scalars in every row), where the persistent evict-first launch measured faster:
@@ -267,6 +271,7 @@ inline ByShape launch_by_shape(int64_t W, int esz, bool scalar_short_odd) {
 struct Plan {
     Team team;
     bool vec;
+    bool long_rows;  // the long-row rule chose the team (see plan)
     int flags;
     int G;        // kGroup: lanes per row
     int threads;  // CTA size
@@ -295,8 +300,17 @@ inline Plan plan(int64_t rows, int64_t W, int esz, bool vec, int threads_per_sm,
     const int64_t want = pow2floor(std::max<int64_t>(1, capacity / std::max<int64_t>(1, rows)));
     const int64_t useful = pow2ceil(cdiv(units, kUpt));
     int64_t tpr = std::max(std::min(want, useful), std::min<int64_t>(32, useful));
+    // Long float32 rows (>= 256 threads' worth of kUpt units: W >= 4096): one CTA per row, as
+    // many threads as one pass of kUpt units needs, at most 512 (Inductor's 16-warp row
+    // programs), whatever the row count. Not measured for the half types: they keep the rule above. The capacity rule above gave W = 4096 one
+    // warp a row at 65536 rows and 64 threads at 4096 rows; measured (NOTES.md, issue 6 round 6,
+    // H100 float32, write flush) horizontal_reduction_pointwise 4096 x 4096 55.6 -> 51.6 us,
+    // 65536 x 4096 736.9 -> 708.3, 4096 x 65536 789.5 -> 734.2 (torch.compile 50.7, 714.1, 757.2).
+    const bool long_rows = force < 0 && vec && esz == 4 && useful >= 256;
+    if (long_rows) tpr = std::min<int64_t>(useful, kMaxThreads);
     Plan p;
     p.vec = vec;
+    p.long_rows = long_rows;
     p.flags = 0;
     p.G = 32;
     p.threads = kGroupThreads;
@@ -313,6 +327,11 @@ inline Plan plan(int64_t rows, int64_t W, int esz, bool vec, int threads_per_sm,
         p.C = (int)std::min<int64_t>(kMaxClusterCtas, std::max<int64_t>(2, tpr / kMaxThreads));
     }
     return p;
+}
+
+// The launch flags a variant's FLAGS give a plan (kLongRowsOneShot resolved).
+inline int resolve_flags(const Plan &p, int flags) {
+    return p.long_rows && (flags & kLongRowsOneShot) ? flags | kOneShot : flags;
 }
 
 template <typename T, bool VEC, bool PLAIN, class Op>
@@ -351,6 +370,7 @@ inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bo
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
     Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
+    flags = resolve_flags(p, flags);
     p.flags = flags;
     cudaError_t e;
     if (flags & kPlain)

@@ -40,17 +40,27 @@ __device__ __forceinline__ float ex2(float x) {
 }
 
 // A "unit" is what one access moves: a 16-byte vector, or one element when rows are not
-// 16-byte aligned. Values are converted to fp32 on load and back on store.
-// PLAIN (16-byte units): loads take the default cache policy, not evict-first (.cs). Stores stay
-// evict-first. Measured (NOTES.md, "round 4: load policy"): plain loads are 1-3% faster for
-// the register-resident kernels (softmax 65536 x 1024 float32 188.7 -> 183.4 us, the copy
-// 181.3), but 6-12% slower in row_smem CTAs whose shared part takes most of L1 (layernorm
-// W = 65536 float32), so each kernel picks.
-template <typename T, bool VEC, bool PLAIN = false> struct Unit;
-template <typename T, bool PLAIN> struct Unit<T, true, PLAIN> {
+// 16-byte aligned. Values are converted to fp32 on load and back on store. Stores are
+// evict-first (.cs) always; the load policy (16-byte units) is the kernel's pick:
+//   Ld::Stream     evict-first (.cs): the default.
+//   Ld::Plain      the default cache policy. Measured (NOTES.md, "round 4: load policy"): 1-3%
+//                  faster than Stream for the register-resident kernels (softmax 65536 x 1024
+//                  float32 188.7 -> 183.4 us, the copy 181.3), but 6-12% slower in row_smem CTAs
+//                  whose shared part takes most of L1 (layernorm W = 65536 float32).
+//   Ld::EvictLast  L1 and L2 evict_last (createpolicy), the hint Inductor gives the first read of
+//                  a row it reads again: the row engine's float32 loads (rowengine.cuh,
+//                  engine_ld). The timer's flush displaces such lines (l2_sweep.cu), so no
+//                  sample starts with its input in L2.
+enum class Ld { Stream, Plain, EvictLast };
+template <typename T, bool VEC, Ld L = Ld::Stream> struct Unit;
+template <typename T, Ld L> struct Unit<T, true, L> {
     static constexpr int N = 16 / (int)sizeof(T);
     static __device__ __forceinline__ void load(const T *p, long i, float (&v)[N]) {
-        const fb::vec<T> t = PLAIN ? fb::load_vec(p + i * N) : fb::load_vec_stream(p + i * N);
+        fb::vec<T> t;
+        if constexpr (L == Ld::EvictLast)
+            *reinterpret_cast<int4 *>(&t) = fb::load16_evict<fb::Evict::Last>(p + i * N);
+        else
+            t = L == Ld::Plain ? fb::load_vec(p + i * N) : fb::load_vec_stream(p + i * N);
 #pragma unroll
         for (int k = 0; k < N; ++k) v[k] = fb::to_acc(t.v[k]);
     }
@@ -61,10 +71,10 @@ template <typename T, bool PLAIN> struct Unit<T, true, PLAIN> {
         fb::store_vec_stream(p + i * N, t);
     }
 };
-template <typename T, bool PLAIN> struct Unit<T, false, PLAIN> {
+template <typename T, Ld L> struct Unit<T, false, L> {
     static constexpr int N = 1;
     static __device__ __forceinline__ void load(const T *p, long i, float (&v)[1]) {
-        v[0] = fb::to_acc(__ldcs(p + i));  // PLAIN not measured on the scalar path: kept evict-first
+        v[0] = fb::to_acc(__ldcs(p + i));  // the policy is not measured on the scalar path: kept evict-first
     }
     static __device__ __forceinline__ void store(T *p, long i, const float (&v)[1]) {
         __stcs(p + i, fb::from_acc<T>(v[0]));

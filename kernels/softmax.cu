@@ -106,7 +106,7 @@ using namespace fb::rowwise;
 template <typename T, bool VEC, bool PEEL, int UPT, int R>
 __global__ void __launch_bounds__(256) softmax_group_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                             long rows, long W, int G) {
-    using U = Unit<T, VEC, true>;  // plain loads: see Unit
+    using U = Unit<T, VEC, Ld::Plain>;  // plain loads: see Unit
     constexpr int N = U::N;
     const int lane = threadIdx.x & (G - 1);
     const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(256) softmax_group_kernel(const T *__restrict_
 template <typename T, bool VEC, int UPT, bool CLUSTER>
 __global__ void __launch_bounds__(1024) softmax_cta_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                           long W, int C, long chunk) {
-    using U = Unit<T, VEC, true>;  // plain loads: see Unit
+    using U = Unit<T, VEC, Ld::Plain>;  // plain loads: see Unit
     constexpr int N = U::N;
     __shared__ float2 part[32];
 
@@ -438,7 +438,7 @@ __global__ void __launch_bounds__(1024, 1) softmax_row_smem_kernel(const T *__re
         const long i = tid + (long)u * blockDim.x;
         if (i < nunits) {
             // plain loads only while nothing is in shared memory (see Unit)
-            if (K == 0) Unit<T, true, true>::load(xr, i, v[u]);
+            if (K == 0) Unit<T, true, Ld::Plain>::load(xr, i, v[u]);
             else U::load(xr, i, v[u]);
         } else {
 #pragma unroll

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "horizontal_reduction_reduction.h"
 #include "testing.h"
 #include "variant.h"
 
@@ -339,6 +340,29 @@ static void test_horizontal(void)
         }
 }
 
+/* rowstream's long-row rule (horizontal_reduction_reduction.fused): float32 rows of >= 4096
+ * elements get one CTA per row, kUpt = 4 units a thread up to 512 threads, one-shot, whatever
+ * the row count; shorter rows and the half types keep the capacity rule (a warp a row at 65536
+ * rows of 2048, a persistent grid). 2048 resident threads per SM, 132 SMs where none is found. */
+static void test_rowstream_long_rows(void)
+{
+    const int tps = 2048;
+    fb_rowstream_plan_info p = fb_horizontal_reduction_reduction_plan(65536, 4096, 4, 1, tps);
+    CHECK(p.team == 1 && p.threads == 256 && p.one_shot);
+    p = fb_horizontal_reduction_reduction_plan(4096, 4096, 4, 1, tps);
+    CHECK(p.team == 1 && p.threads == 256 && p.one_shot);
+    p = fb_horizontal_reduction_reduction_plan(4096, 8192, 4, 1, tps);
+    CHECK(p.team == 1 && p.threads == 512 && p.one_shot);
+    p = fb_horizontal_reduction_reduction_plan(128, 65536, 4, 1, tps);
+    CHECK(p.team == 1 && p.threads == 512 && p.one_shot); /* was a cluster of CTAs */
+    p = fb_horizontal_reduction_reduction_plan(65536, 2048, 4, 1, tps);
+    CHECK(p.team == 0 && p.lanes == 32 && !p.one_shot);
+    p = fb_horizontal_reduction_reduction_plan(65536, 8192, 2, 1, tps); /* bfloat16: unchanged */
+    CHECK(p.team == 0 && p.lanes == 32 && !p.one_shot);
+    p = fb_horizontal_reduction_reduction_plan(65536, 4096, 4, 0, tps); /* unaligned: unchanged */
+    CHECK(p.team == 0 && p.lanes == 32 && !p.one_shot);
+}
+
 int main(void)
 {
     if (fb_case_load("../cases/bias_dropout_add_train.json", &g_train) != FB_OK) {
@@ -352,5 +376,6 @@ int main(void)
     test_lifecycle();
     test_empty();
     test_horizontal();
+    test_rowstream_long_rows();
     return fb_t_report("variants");
 }
