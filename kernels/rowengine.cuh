@@ -368,9 +368,10 @@ __device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)
 // Inductor's hint for a row's first read. Measured (NOTES.md, issue 6 round 6, H100, old plain
 // loads / evict_last, two runs each): float32 geomean 1.005-1.034 over layernorm, norm_chain,
 // double_softmax and softmax_backward at 15 cells each, clean flush (layernorm 65536 x 4096
-// 731.6 -> 704.9 us, norm_chain 738.5 -> 704.3, the copy 711.3); but the half types lost 5-22%
-// (bfloat16 layernorm 4096 x 65536 505.9 -> 649.1 us), and so did row_smem's loads beside a full
-// shared part (layernorm float32 W = 65536 775.2 -> 860.6), so both keep their earlier policy.
+// 731.6 -> 704.9 us, norm_chain 738.5 -> 704.3); but the half types lost up to 22% (bfloat16
+// geomeans 0.866-0.927 over 9 cells; layernorm 4096 x 65536 505.9 -> 649.1 us), and row_smem's
+// loads beside a full shared part 10% (layernorm float32 W = 65536 775.2 -> 860.6), so both keep
+// their earlier policy.
 template <typename T> constexpr Ld engine_ld() { return sizeof(T) == 4 ? Ld::EvictLast : Ld::Plain; }
 
 // K_GROUP: groups of G lanes per row, R consecutive rows per group (all loads issued before

@@ -302,10 +302,11 @@ inline Plan plan(int64_t rows, int64_t W, int esz, bool vec, int threads_per_sm,
     int64_t tpr = std::max(std::min(want, useful), std::min<int64_t>(32, useful));
     // Long float32 rows (>= 256 threads' worth of kUpt units: W >= 4096): one CTA per row, as
     // many threads as one pass of kUpt units needs, at most 512 (Inductor's 16-warp row
-    // programs), whatever the row count. Not measured for the half types: they keep the rule above. The capacity rule above gave W = 4096 one
-    // warp a row at 65536 rows and 64 threads at 4096 rows; measured (NOTES.md, issue 6 round 6,
-    // H100 float32, write flush) horizontal_reduction_pointwise 4096 x 4096 55.6 -> 51.6 us,
-    // 65536 x 4096 736.9 -> 708.3, 4096 x 65536 789.5 -> 734.2 (torch.compile 50.7, 714.1, 757.2).
+    // programs), whatever the row count. The capacity rule above gave W = 4096 one warp a row
+    // at 65536 rows and 64 threads at 4096 rows; measured (NOTES.md, issue 6 round 6, H100
+    // float32, write flush) horizontal_reduction_pointwise 4096 x 4096 55.6 -> 51.6 us, 65536 x
+    // 4096 736.9 -> 708.3, 4096 x 65536 789.5 -> 734.2 (torch.compile 50.7, 714.1, 757.2). Not
+    // measured for the half types: they keep the capacity rule.
     const bool long_rows = force < 0 && vec && esz == 4 && useful >= 256;
     if (long_rows) tpr = std::min<int64_t>(useful, kMaxThreads);
     Plan p;
