@@ -117,7 +117,7 @@ template <int FORCE, bool VEC, int FLAGS = 0> int run(const fb_call *c) {
 
 using namespace fb::rowstream;
 constexpr unsigned kDtypes = FB_DTYPES_HALF_AND_F32;
-// .fused: the persistent grid, except for the rows plan's long-row rule takes (see rowstream.cuh)
+// .fused: the persistent grid, except for the rows that plan's long-row rule takes (rowstream.cuh)
 constexpr int kFusedFlags = kLongRowsOneShot;
 
 }  // namespace

@@ -568,8 +568,8 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
 #pragma unroll
         for (int u = 0; u < UPT; ++u) {
             v.reg.ok[u] = threadIdx.x + (long)u * T_ < nunits;
-            // Plain loads only while nothing is in shared memory (see Unit: the shared part
-            // takes L1's room, and default-policy loads then thrash it).
+            // The engine's load policy (engine_ld) only while nothing is in shared memory (see
+            // Unit: the shared part takes L1's room, and default-policy loads then thrash it).
             if (v.reg.ok[u]) {
                 if (K == 0) load_inputs<Unit<T, true, engine_ld<T>()>, NIN>(at, 0, 0, v.reg.v[u]);
                 else load_inputs<U, NIN>(at, 0, 0, v.reg.v[u]);
