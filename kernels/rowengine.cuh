@@ -364,6 +364,35 @@ __device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)
 
 // ---- kernels ------------------------------------------------------------------------------
 
+// The parameters' lines for columns [c0, c1), requested into L1 by the CTA's threads (one
+// prefetch per 128-byte line, no registers) while the row's own loads are in flight. The output
+// loops load a unit's parameters after the reductions and after the previous unit's store (the
+// compiler cannot move a load above a store it may alias), so on a cold L2 each unit paid a DRAM
+// round trip in turn: layernorm 128 x 4096 float32 (128-thread CTAs, 8 units a thread) took 9.2
+// us where norm_chain, three reductions and no parameters, took 6.4. Only on grids of at most
+// two CTAs per SM (few_ctas()): in longer grids the first CTAs on an SM leave the lines in L1
+// and L2 for the rest. (A prefetch per unit and thread instead, on grids of up to a wave of
+// threads, doubled layernorm 4096 x 1024: every thread asked L2 for the same few lines.) And
+// only up to 32 KB of parameters a CTA: more crowds L1, where two 512-thread CTAs of W = 16384
+// float32 (128 KB of weight and bias each) lost 9% (256 x 16384: 15.5 -> 16.9 us).
+constexpr long kPrefetchParamBytes = 32 * 1024;
+template <int NP, typename T> __device__ __forceinline__ void prefetch_param_lines(const Args<T> &a, long c0, long c1) {
+    if ((c1 - c0) * (long)sizeof(T) * NP > kPrefetchParamBytes) return;
+#pragma unroll
+    for (int q = 0; q < NP; ++q) {
+        const uintptr_t first = reinterpret_cast<uintptr_t>(a.param[q] + c0) & ~uintptr_t(127);
+        const uintptr_t end = reinterpret_cast<uintptr_t>(a.param[q] + c1);
+        for (uintptr_t l = first + (uintptr_t)threadIdx.x * 128; l < end; l += (uintptr_t)blockDim.x * 128)
+            asm volatile("prefetch.global.L1 [%0];" ::"l"(l));
+    }
+}
+__device__ __forceinline__ bool few_ctas() {
+    unsigned sms;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(sms));  // the SM id range: the SM count, or a little over
+    return gridDim.x <= 2 * sms;
+}
+
+
 // The load policy of the engine's register-resident rows (see Unit). float32: evict_last,
 // Inductor's hint for a row's first read. Measured (NOTES.md, issue 6 round 6, H100, old plain
 // loads / evict_last, two runs each): float32 geomean 1.005-1.034 over layernorm, norm_chain,
@@ -414,6 +443,9 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
             v[r].ok[u] = in && i < nbody[r];
             if (v[r].ok[u]) load_inputs<U, NIN>(a, off[r], i, v[r].v[u]);
         }
+    }
+    if constexpr (NP > 0) {
+        if (few_ctas()) prefetch_param_lines<NP>(a, 0, W);
     }
     GroupReducer red{G};
     Op op[R];
@@ -510,6 +542,9 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
             for (int j = 0; j < NIN; ++j) at.in[j] += (long)blockDim.x * N;
         }
     }
+    if constexpr (Op::NPARAM > 0) {
+        if (few_ctas() && count > 0) prefetch_param_lines<Op::NPARAM>(a, begin * N, (begin + count) * N);
+    }
     CtaReducer<CLUSTER> red{part, C, 0};
     Op op;
     Row<RegVals<NIN, UPT, N, false>, CtaReducer<CLUSTER>> r{v, red, W};
@@ -577,6 +612,9 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
 #pragma unroll
             for (int j = 0; j < NIN; ++j) at.in[j] += (long)T_ * N;
         }
+    }
+    if constexpr (NP > 0) {
+        if (K == 0 && few_ctas()) prefetch_param_lines<NP>(a, 0, W);  // with a shared part, L1 is mostly shared memory
     }
     CtaReducer<false> red{part, 1, 0};
     Op op;
