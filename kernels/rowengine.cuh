@@ -830,6 +830,19 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     if (vec && s.esz == 4 && s.W * s.esz >= 64 * 1024 && plan_rows_smem(s, p)) return true;
     Plan one;
     if (vec && plan_cta(s, 1, &one, kMaxVals, 1024) && one.c == 1) {
+        // An op with parameters, on a grid that holds every unit of every row with one unit a
+        // thread (rows x units <= SMs x 1024: few rows), spreads each row over up to 1024
+        // threads, one unit each, instead of the fewest threads that hold it: its output loop
+        // loads each unit's parameters after the previous unit's store, one round trip per unit
+        // in turn (see prefetch_param_lines). Measured (NOTES.md, issue 6 round 7, float32, µs):
+        // layernorm 128 x 2048 7.65 -> 6.0, 128 x 4096 7.8 -> 6.9, 256 x 2048 8.1 -> 6.7; but
+        // not for the ops without parameters, whose reductions then span 32 warps instead of 4
+        // (norm_chain 128 x 4096 6.4 -> 6.8, softmax_backward 128 x 2048 5.5 -> 5.9).
+        const long nunits = s.W / N;
+        if (s.nparam > 0 && s.rows * nunits <= (long)sm_count() * 1024) {
+            one.threads = (int)std::min<long>(1024, (nunits + 31) / 32 * 32);
+            one.upt = round_up_in(kCtaVecUpt, cdiv(nunits, one.threads));
+        }
         *p = one;
         return true;
     }
@@ -1029,6 +1042,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         s.nin = Op::NIN;
         s.scalar_vals = kScalarCtaVals;
         s.pair_rows = pair_rows_of<Op>(0);
+        s.nparam = Op::NPARAM;
         return s;
     }
     static int supports(const fb_call *c, char *why, size_t n) {

@@ -179,6 +179,7 @@ struct Shape {
     // The op prefers two 512-thread row_smem CTAs per SM over one 1024-thread CTA where both
     // hold the row (rowengine.cuh: Op::kPairRows, measured per op).
     bool pair_rows = false;
+    int nparam = 0;  // per-column inputs (Op::NPARAM): weight, bias
 };
 
 constexpr int kMaxVals = 32;   // fp32 values a thread may hold (register budget)
