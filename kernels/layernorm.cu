@@ -7,7 +7,10 @@
 // once: the row stays in registers, so the variance is a second pass over registers, not
 // memory — as cheap as a one-pass (sum, sum of squares) and without its cancellation when
 // |mean| >> std. weight and bias are read per row at the output (L1/L2 hits: every row reads
-// the same W columns; 16-byte loads when aligned).
+// the same W columns; 16-byte loads when aligned). On grids of at most two CTAs per SM their
+// lines are prefetched into L1 while x loads, and few rows of CTA width take one unit a thread,
+// so the output loop no longer pays a DRAM round trip per unit (rowengine.cuh,
+// prefetch_param_lines and plan_rows; 128 x 4096 float32 9.2 -> 6.7-6.9 us, NOTES.md "Stop 23").
 //
 // Variant:
 //   layernorm.fused       The row engine (rowengine.cuh) picks the plan by shape: G lanes per
@@ -15,10 +18,10 @@
 //                         clusters of 2..8 CTAs for long rows or few rows, 64-row shared-memory
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
 //                         Two row sums (two barriers in CTA rows, two cluster exchanges).
-//                         Prediction (not measured): >= 90% of SOL on float32 cells >= 64 MB
-//                         where softmax.fused is, a point or two under softmax on clusters (two
-//                         exchanges instead of one) and where rows are long enough that
-//                         weight + bias (8 B per element for float32) miss L1 and come from L2.
+//                         Measured (H100, float32, results/h100/stop23/): median 97.0% of SOL
+//                         on the cells of >= 64 MB; under 90% on 128-2048 rows of 16K-64K
+//                         (a few waves of one row per SM, every SM in the same phase:
+//                         NOTES.md, "Few-wave long rows") and at 8192 x 1024 (88.9%).
 #include "layernorm.h"
 #include "rowengine.cuh"
 

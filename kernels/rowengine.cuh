@@ -834,7 +834,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         // thread (rows x units <= SMs x 1024: few rows), spreads each row over up to 1024
         // threads, one unit each, instead of the fewest threads that hold it: its output loop
         // loads each unit's parameters after the previous unit's store, one round trip per unit
-        // in turn (see prefetch_param_lines). Measured (NOTES.md, issue 6 round 7, float32, µs):
+        // in turn (see prefetch_param_lines). Measured (NOTES.md, "Stop 23", float32, µs):
         // layernorm 128 x 2048 7.65 -> 6.0, 128 x 4096 7.8 -> 6.9, 256 x 2048 8.1 -> 6.7; but
         // not for the ops without parameters, whose reductions then span 32 warps instead of 4
         // (norm_chain 128 x 4096 6.4 -> 6.8, softmax_backward 128 x 2048 5.5 -> 5.9).
