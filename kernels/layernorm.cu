@@ -54,6 +54,7 @@ struct LayerNorm {
 }  // namespace
 
 FB_ROW_PLAN_HOOK(LayerNorm, fb_layernorm_plan_only)
+FB_ROW_PLAN_INFO_HOOK(LayerNorm, fb_layernorm_plan_info)
 
 extern "C" const fb_variant fb_layernorm_variants[] = {
     FB_ROW_VARIANT(LayerNorm, "layernorm.fused",

@@ -52,6 +52,7 @@ struct NormChain {
 }  // namespace
 
 FB_ROW_PLAN_HOOK(NormChain, fb_norm_chain_plan_only)
+FB_ROW_PLAN_INFO_HOOK(NormChain, fb_norm_chain_plan_info)
 
 extern "C" const fb_variant fb_norm_chain_variants[] = {
     FB_ROW_VARIANT(NormChain, "norm_chain.fused",

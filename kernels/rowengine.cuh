@@ -44,6 +44,7 @@
 #pragma once
 
 #include "rowwise.cuh"
+#include "rowplan_info.h"
 
 #include <stdio.h>
 
@@ -1103,11 +1104,22 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
     // The whole host side of run() without the launch: FB_OK when the shape has a plan and an
     // instantiated kernel for it. For CPU tests (no GPU needed).
     static int plan_only(const fb_call *c) { return launch(c, true); }
+    // The plan run() would launch, for CPU tests: FB_OK and *out filled, or FB_E_UNSUPPORTED.
+    static int plan_info(const fb_call *c, fb_row_plan_info *out) {
+        if (check(c, nullptr, 0) != FB_OK) return FB_E_UNSUPPORTED;
+        Plan p;
+        if (!PLAN(shape(c), &p)) return FB_E_UNSUPPORTED;
+        *out = fb_row_plan_info{(int)p.kind, p.threads, p.upt, p.c};
+        return FB_OK;
+    }
 };
 
 // An extern "C" int FN(const fb_call *) running RowVariant<Op>::plan_only, for tests.
 #define FB_ROW_PLAN_HOOK(Op, FN) \
     extern "C" int FN(const fb_call *c) { return fb::rowwise::RowVariant<Op>::plan_only(c); }
+// An extern "C" int FN(const fb_call *, fb_row_plan_info *) giving RowVariant<Op>'s plan, for tests.
+#define FB_ROW_PLAN_INFO_HOOK(Op, FN) \
+    extern "C" int FN(const fb_call *c, fb_row_plan_info *out) { return fb::rowwise::RowVariant<Op>::plan_info(c, out); }
 
 // The table entry of an engine op's fused variant.
 #define FB_ROW_VARIANT(Op, NAME, ABOUT) FB_ROW_VARIANT_PLAN(Op, NAME, ABOUT, fb::rowwise::plan_rows)

@@ -4,6 +4,7 @@
  * misaligned tensors) gets a plan with an instantiated kernel (the *_plan_only hooks: the whole
  * of run() but the launch). */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "double_softmax.h"
@@ -178,11 +179,41 @@ static void test_plans(void)
     CHECK(failed == 0);
 }
 
+/* The latency plan (rowengine.cuh, plan_rows; NOTES.md "Stop 23"): an op with parameters
+ * (layernorm) spreads few rows of CTA width over up to 1024 threads, one unit each, where
+ * rows x units fit one unit a thread on 132 SMs (the count a machine without a GPU plans for);
+ * an op without (norm_chain) keeps the fewest threads that hold the row; many rows keep them too. */
+static void expect_plan(int (*info)(const fb_call *, fb_row_plan_info *), const op_case *o, fb_dtype dt,
+                        int64_t rows, int64_t W, int kind, int threads, int upt)
+{
+    call_buf b;
+    make_call(&b, o, dt, rows, W, -1);
+    fb_row_plan_info p = {-1, -1, -1, -1};
+    CHECK(info(&b.call, &p) == FB_OK);
+    CHECK(p.kind == kind && p.threads == threads && p.upt == upt && p.ctas_per_row == 1);
+    if (p.kind != kind || p.threads != threads || p.upt != upt)
+        fprintf(stderr, "  %s %s %lld x %lld: kind %d threads %d upt %d, want %d %d %d\n", o->name,
+                fb_dtype_name(dt), (long long)rows, (long long)W, p.kind, p.threads, p.upt, kind, threads, upt);
+}
+
+static void test_latency_plan(void)
+{
+    const op_case *ln = &ops[2], *nc = &ops[3];
+    CHECK(strcmp(ln->name, "layernorm.fused") == 0 && strcmp(nc->name, "norm_chain.fused") == 0);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 1024, 1);   /* 1024 units a row */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 256, 2048, 1, 512, 1);    /* 131072 units in all */
+    expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 128, 4096, 1, 512, 1);   /* 8 values a unit */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, 128, 8);    /* 524288 units: no */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 4096, 1, 128, 8);   /* no parameters: no */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 64, 8);
+}
+
 int main(void)
 {
     test_registered();
     test_contract();
     test_workspace();
     test_plans();
+    test_latency_plan();
     return fb_t_report("rowwise");
 }

@@ -1,0 +1,17 @@
+/* rowplan_info.h — the row engine's plan for a call (rowengine.cuh's Plan), as plain C for the
+ * CPU tests: which kernel kind, CTA size, units a thread and CTAs a row. */
+#ifndef FB_ROWPLAN_INFO_H
+#define FB_ROWPLAN_INFO_H
+#include "../src/variant.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* kind: 0 group rows, 1 CTA rows (ctas_per_row > 1: a cluster), 2 two-pass, 4 shared-memory
+ * tiles, 5 one CTA a row with a shared-memory part (rowwise.cuh's Kind). */
+typedef struct fb_row_plan_info {
+    int kind, threads, upt, ctas_per_row;
+} fb_row_plan_info;
+#ifdef __cplusplus
+}
+#endif
+#endif
