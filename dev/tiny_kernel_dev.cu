@@ -13,9 +13,12 @@
 // Each is timed two ways: "cold" (as the timer: nothing warm) and "warm-code" (the same kernel run
 // once on other buffers after the sweep and before the start event: its code is in L2 and the
 // instruction caches, its data still cold). cold - warm is what the code fetch costs.
-// Build (after the fusionbench build): nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17
-//   -Isrc -Ibuild dev/tiny_kernel_dev.cu build/libfbcore.a -lcublasLt -lcublas -lcudnn -ljansson
-//   -lcuda -ldl -o build/tiny_kernel_dev
+// Build (after the fusionbench build; compile, then link as meson links fusionbench):
+//   nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -Isrc -Ibuild -c dev/tiny_kernel_dev.cu -o tkd.o
+//   nvcc -gencode arch=compute_90a,code=sm_90a tkd.o -Xlinker=build/libfbcore.a -lcudart -lcublas -lcublasLt
+//     -Xlinker=/usr/local/cuda/lib64/libcudnn.so -Xlinker=/usr/lib/x86_64-linux-gnu/libjansson.so -lm -ldl
+//     -Xcompiler=-pthread -o build/tiny_kernel_dev
+// Run: tiny_kernel_dev [samples, default 400]
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <stdio.h>
@@ -170,24 +173,26 @@ int main(int argc, char **argv) {
         };
     };
 
-    auto probe = [&](auto kern, int threads) {
-        return [=](const Bufs &q) {
-            kern<<<(rows * G + threads - 1) / threads, threads, 0, st>>>((const float4 *)q.x, (const float4 *)q.w,
-                                                                        (float4 *)q.y, (long)rows, G, inv_n, eps);
-        };
+    // the probes, by knob bits (probe_rms) and CTA size
+    using ProbeFn = void (*)(const float4 *, const float4 *, float4 *, long, int, float, float);
+    const struct {
+        const char *name;
+        ProbeFn fn;
+        int threads;
+    } probes[] = {
+        {"probe 16x256 plain", probe_rms<0>, 256},          {"probe 64x64 plain", probe_rms<0>, 64},
+        {"probe 16x256 CS", probe_rms<1>, 256},             {"probe 16x256 WFIRST", probe_rms<2>, 256},
+        {"probe 16x256 LOOP", probe_rms<4>, 256},           {"probe 16x256 DIVN", probe_rms<8>, 256},
+        {"probe 64x64 all (CS WFIRST LOOP DIVN)", probe_rms<15>, 64},
+        {"probe 64x64 all but CS", probe_rms<14>, 64},      {"probe 64x64 all but WFIRST", probe_rms<13>, 64},
+        {"probe 64x64 all but LOOP", probe_rms<11>, 64},    {"probe 16x256 all", probe_rms<15>, 256},
+        {"probe 16x256 all but CS", probe_rms<14>, 256},
     };
-    time("probe 16x256 plain", probe(probe_rms<0>, 256));
-    time("probe 64x64 plain", probe(probe_rms<0>, 64));
-    time("probe 16x256 CS", probe(probe_rms<1>, 256));
-    time("probe 16x256 WFIRST", probe(probe_rms<2>, 256));
-    time("probe 16x256 LOOP", probe(probe_rms<4>, 256));
-    time("probe 16x256 DIVN", probe(probe_rms<8>, 256));
-    time("probe 64x64 all (CS WFIRST LOOP DIVN)", probe(probe_rms<15>, 64));
-    time("probe 64x64 all but CS", probe(probe_rms<14>, 64));
-    time("probe 64x64 all but WFIRST", probe(probe_rms<13>, 64));
-    time("probe 64x64 all but LOOP", probe(probe_rms<11>, 64));
-    time("probe 16x256 all", probe(probe_rms<15>, 256));
-    time("probe 16x256 all but CS", probe(probe_rms<14>, 256));
+    for (const auto &pr : probes)
+        time(pr.name, [&](const Bufs &q) {
+            pr.fn<<<(rows * G + pr.threads - 1) / pr.threads, pr.threads, 0, st>>>(
+                (const float4 *)q.x, (const float4 *)q.w, (float4 *)q.y, (long)rows, G, inv_n, eps);
+        });
     time("copy 64 KiB (cudaMemcpyAsync)", [&](const Bufs &q) { CK(cudaMemcpyAsync(q.y, q.x, 65536, cudaMemcpyDeviceToDevice, st)); });
     time("lean_rms f32 512x32", lean(lean_rms<false, 0, false>));
     time("lean_rms + 4 KiB smem", lean(lean_rms<true, 0, false>));
