@@ -393,7 +393,6 @@ __device__ __forceinline__ bool few_ctas() {
     return gridDim.x <= 2 * sms;
 }
 
-
 // The load policy of the engine's register-resident rows (see Unit). float32: evict_last,
 // Inductor's hint for a row's first read. Measured (NOTES.md, issue 6 round 6, H100, old plain
 // loads / evict_last, two runs each): float32 geomean 1.005-1.034 over layernorm, norm_chain,

@@ -2,7 +2,6 @@
  * CPU tests: which kernel kind, CTA size, units a thread and CTAs a row. */
 #ifndef FB_ROWPLAN_INFO_H
 #define FB_ROWPLAN_INFO_H
-#include "../src/variant.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

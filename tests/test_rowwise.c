@@ -190,10 +190,12 @@ static void expect_plan(int (*info)(const fb_call *, fb_row_plan_info *), const 
     make_call(&b, o, dt, rows, W, -1);
     fb_row_plan_info p = {-1, -1, -1, -1};
     CHECK(info(&b.call, &p) == FB_OK);
-    CHECK(p.kind == kind && p.threads == threads && p.upt == upt && p.ctas_per_row == 1);
-    if (p.kind != kind || p.threads != threads || p.upt != upt)
-        fprintf(stderr, "  %s %s %lld x %lld: kind %d threads %d upt %d, want %d %d %d\n", o->name,
-                fb_dtype_name(dt), (long long)rows, (long long)W, p.kind, p.threads, p.upt, kind, threads, upt);
+    const int as_expected = p.kind == kind && p.threads == threads && p.upt == upt && p.ctas_per_row == 1;
+    CHECK(as_expected);
+    if (!as_expected)
+        fprintf(stderr, "  %s %s %lld x %lld: kind %d threads %d upt %d c %d, want %d %d %d 1\n", o->name,
+                fb_dtype_name(dt), (long long)rows, (long long)W, p.kind, p.threads, p.upt, p.ctas_per_row, kind,
+                threads, upt);
 }
 
 static void test_latency_plan(void)

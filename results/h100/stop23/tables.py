@@ -97,7 +97,10 @@ def main():
     print(tar_text("call7-rmsnorm-invn-layernorm-peer.tar.xz", "peer-compare-ln.txt").split("\n== summary")[0])
 
     # ---- the layernorm grids (call 9) against round 6's ----
-    new = cells(xz_json(os.path.join(HERE, "layernorm-grid.json.xz")), "layernorm")
+    grid = xz_json(os.path.join(HERE, "layernorm-grid.json.xz"))
+    new = cells(grid, "layernorm")
+    ideal = {(c["name"], d["dtype"], cell["row"], cell["col"]): cell.get("ideal_bytes") or 0
+             for c in grid["cases"] for d in c["dtypes"] for cell in d["cells"]}
     old = cells(xz_json(os.path.join(HERE, "..", "issue6-r6", "grid-final.json.xz")), "layernorm")
     rs = []
     for k, (v, _) in new.items():
@@ -109,14 +112,7 @@ def main():
     print("  lowest: " + ", ".join(f"{k[2]}x{k[3]} {r:.3f}" for r, k in rs[:4]))
     print("  highest: " + ", ".join(f"{k[2]}x{k[3]} {r:.3f}" for r, k in rs[-6:]))
     for dt in ("float32", "bfloat16"):
-        big = [(k, v["layernorm.fused"][2]) for k, (v, _) in new.items() if k[1] == dt]
-        doc = xz_json(os.path.join(HERE, "layernorm-grid.json.xz"))
-        ideal = {}
-        for c in doc["cases"]:
-            for d in c["dtypes"]:
-                for cell in d["cells"]:
-                    ideal[(c["name"], d["dtype"], cell["row"], cell["col"])] = cell.get("ideal_bytes")
-        big = [(k, s) for k, s in big if (ideal.get(k) or 0) >= 64e6]
+        big = [(k, v["layernorm.fused"][2]) for k, (v, _) in new.items() if k[1] == dt and ideal[k] >= 64e6]
         miss = [f"{k[2]}x{k[3]} {s:.1f}" for k, s in big if s < 90]
         print(f"  {dt}: {len(big)} cells of >= 64 MB, {len(miss)} under 90% of SOL: {', '.join(miss)}")
 
