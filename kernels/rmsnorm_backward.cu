@@ -18,13 +18,18 @@
 //   rmsnorm_backward.pipelined    one 1024-thread CTA per SM stepping through the rows, the next
 //                                 rows' x and dy copied into shared memory (cp.async) while this
 //                                 row reduces and stores; dw in registers, one partial row per SM.
-//                                 Aligned rows of at most 2048 16-byte units only (half types
-//                                 N <= 16384, float32 8192, float64 4096). Wins from 8 MiB of x:
-//                                 the barrier of each row no longer drains the SM's loads (1024-
+//                                 Aligned rows of 16-byte units. Wins from 8 MiB of x: the
+//                                 barrier of each row no longer drains the SM's loads (1024-
 //                                 thread CTAs of the kernel above: one row in flight per SM at
-//                                 N = 16384 half, 58% of SOL; pipelined 91%).
+//                                 N = 16384 half, 58% of SOL; pipelined 91%). A row of more than
+//                                 2048 units (float32 N > 8192, float64 N > 4096) is split over a
+//                                 cluster of 2-8 CTAs, up to 16384 units: each CTA stages a slice,
+//                                 the row sums meet through distributed shared memory one step
+//                                 out of phase (float64 N = 16384: 60-63% of SOL in registers with
+//                                 dy read twice, 80-81% over clusters of 4; NOTES.md, stop 24).
 //   rmsnorm_backward.fused        pipelined where it applies from 8 MiB of x, else the kernel
-//                                 above on a resident grid (the rule and its table: pick()).
+//                                 above on a resident grid, or the pipelined kernel for rows the
+//                                 registers cannot hold (the rule and its table: pick()).
 // The dw kernel is launched as a programmatic dependent (PDL) of either row kernel, so its launch
 // overlaps the row kernel's tail (1-2 points of SOL on 32-64 MB tensors, NOTES.md).
 #include "rmsnorm_backward.h"
@@ -154,43 +159,59 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
 // partial row per SM (the kernel above: one per resident CTA, up to 32 per SM on short rows).
 // x and dy are read from shared memory twice (for the sums, then for dx and dw) instead of held
 // across the barrier: registers stay at one row's working set.
-template <typename T, int U>
+// CLUSTER: rows longer than one CTA stages (over 2048 units: float32 N > 8192, float64 N > 4096)
+// are split over the C CTAs of a cluster, CTA `rank` holding units [rank * slice, + slice) of
+// every row the cluster steps through; the row sums add the C CTAs' partial sums through
+// distributed shared memory (cluster_publish / cluster_collect), and the cluster's partial row of dw is written in
+// slices, one row per cluster.
+template <typename T, int U, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                    const T *__restrict__ dy, T *__restrict__ dx,
                                                                    acc_t<T> *__restrict__ partial, long rows, long N,
-                                                                   long units, int G, int S, acc_t<T> eps) {
+                                                                   long units, int G, int S, long slice,
+                                                                   acc_t<T> eps) {
     using A = acc_t<T>;
     using IO = Io<T, true>;
     using Raw = typename IO::Raw;
     constexpr int NV = IO::NV;
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    A *scratch = reinterpret_cast<A *>(smem_raw);  // 2 x 64 slots (groups_sum2)
-    StagedRows<T, U, 2> sr(smem_raw + kStagedScratch, S, G, rows, N, units);
+    A *scratch = reinterpret_cast<A *>(smem_raw);                   // 2 x 64 slots (groups_sum2)
+    A *cl = reinterpret_cast<A *>(smem_raw + kStagedScratch);       // 2 x rpc x 2 (cluster_publish)
+    long team = blockIdx.x, teams = gridDim.x, k0 = 0, mine = units;
+    if constexpr (CLUSTER) {
+        const long C = (long)cooperative_groups::this_cluster().num_blocks();
+        const long rank = (long)cooperative_groups::this_cluster().block_rank();
+        team = blockIdx.x / C;  // clusters tile grid.x: a cluster's CTAs are consecutive
+        teams = gridDim.x / C;
+        k0 = rank * slice;
+        mine = units - k0 < slice ? units - k0 : slice;
+        if (mine < 0) mine = 0;
+    }
+    StagedRows<T, U, 2> sr(smem_raw + kStagedScratch + kClusterScratch, S, G, rows, N, mine, team, teams, k0);
     const T *const src[2] = {x, dy};
     const int l = sr.l, g = sr.g, rpc = sr.threads / G;
     const A inv_n = A(1) / (A)N;
+    const T *wk = w + k0 * NV;  // this CTA's columns of w
 
     Raw wraw[U];
     A dwacc[U][NV];
 #pragma unroll
     for (int j = 0; j < U; ++j) {
         const long k = l + (long)j * G;
-        if (k < units) wraw[j] = IO::load_raw(w, k);
+        if (k < mine) wraw[j] = IO::load_raw(wk, k);
 #pragma unroll
         for (int i = 0; i < NV; ++i) dwacc[j][i] = A(0);
     }
-    sr.start(src);
-
-    for (long i = 0; i < sr.steps; ++i) {
-        sr.advance(i, src);
-        const long row = sr.row(i);
-        const bool active = row < rows;
-        A ss = A(0), gx = A(0);
+    // step i's two row sums over this CTA's units (CTA-wide; the cluster's CTAs add theirs after)
+    auto sums = [&](long i, A &ss, A &gx) {
+        ss = A(0);
+        gx = A(0);
+        const bool active = sr.row(i) < rows;
         if (active) {
 #pragma unroll
             for (int j = 0; j < U; ++j) {
                 const long k = l + (long)j * G;
-                if (k < units) {
+                if (k < mine) {
                     A xv[NV], dv[NV], wv[NV];
                     IO::widen(sr.get(i, j, 0), xv);
                     IO::widen(sr.get(i, j, 1), dv);
@@ -202,45 +223,94 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
             }
         }
         if (G > 32) groups_sum2(ss, gx, G, scratch, (int)(i & 1));
-        else if (active) row_sum2(ss, gx, G, scratch);
-        // re-read x and dy from shared memory below rather than keep this pass's values live
-        asm volatile("" ::: "memory");
-        if (active) {
-            const A r = rsqrt_acc(ss * inv_n + eps);
-            const A k3 = r * r * r * (gx * inv_n);
-            T *dxr = dx + row * N;
+        else if (active || CLUSTER) row_sum2(ss, gx, G, scratch);
+    };
+    // step i's dx (stored) and dw terms, from the row's sums
+    auto outputs = [&](long i, A ss, A gx) {
+        const long row = sr.row(i);
+        if (row >= rows) return;
+        const A r = rsqrt_acc(ss * inv_n + eps);
+        const A k3 = r * r * r * (gx * inv_n);
+        T *dxr = dx + row * N + k0 * NV;
 #pragma unroll
-            for (int j = 0; j < U; ++j) {
-                const long k = l + (long)j * G;
-                if (k < units) {
-                    A xv[NV], dv[NV], wv[NV], o[NV];
-                    IO::widen(sr.get(i, j, 0), xv);
-                    IO::widen(sr.get(i, j, 1), dv);
-                    Raw wr = wraw[j];
-                    opaque(wr);
-                    IO::widen(wr, wv);
-                    unit_dx_dw(xv, dv, wv, r, k3, o, dwacc[j]);
-                    IO::store_stream(dxr, k, o);
-                }
+        for (int j = 0; j < U; ++j) {
+            const long k = l + (long)j * G;
+            if (k < mine) {
+                A xv[NV], dv[NV], wv[NV], o[NV];
+                IO::widen(sr.get(i, j, 0), xv);
+                IO::widen(sr.get(i, j, 1), dv);
+                Raw wr = wraw[j];
+                opaque(wr);
+                IO::widen(wr, wv);
+                unit_dx_dw(xv, dv, wv, r, k3, o, dwacc[j]);
+                IO::store_stream(dxr, k, o);
+            }
+        }
+    };
+
+    sr.start(src);
+    if constexpr (!CLUSTER) {
+        for (long i = 0; i < sr.steps; ++i) {
+            sr.advance(i, src);
+            A ss, gx;
+            sums(i, ss, gx);
+            // re-read x and dy from shared memory below rather than keep this pass's values live
+            asm volatile("" ::: "memory");
+            outputs(i, ss, gx);
+        }
+    } else {
+        // One step out of phase: step i + 1's own sums are taken (and published) while the
+        // cluster's barrier for step i completes, so its latency overlaps work instead of
+        // stalling every CTA of the cluster each row. Step i + 1 must have landed while step i is
+        // still read: the copies run S - 2 steps ahead (S >= 3) instead of S - 1.
+        A ss = A(0), gx = A(0), ss1 = A(0), gx1 = A(0);
+        if (sr.steps > 0) {
+            cp_async_wait_pending(S - 2);
+            sums(0, ss, gx);
+            cluster_publish(ss, gx, g, l, rpc, cl, 0);
+        }
+        for (long i = 0; i < sr.steps; ++i) {
+            sr.issue(i + S - 1, src);  // into the stage of step i - 1, done
+            cp_async_wait_pending(S - 2);
+            const bool next = i + 1 < sr.steps;
+            if (next) sums(i + 1, ss1, gx1);
+            cluster_collect(ss, gx, g, rpc, cl, (int)(i & 1));
+            asm volatile("" ::: "memory");
+            outputs(i, ss, gx);
+            if (next) {
+                cluster_publish(ss1, gx1, g, l, rpc, cl, (int)((i + 1) & 1));
+                ss = ss1;
+                gx = gx1;
             }
         }
     }
+    // the peers' last reads of this CTA's cluster_publish slots end before their arrive; the wait
+    // before exit below keeps this shared memory alive until then
+    if constexpr (CLUSTER) asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 
-    // This CTA's partial row: each group's dw through shared memory (the stages, now idle), then
-    // the groups summed in group order. The dw kernel may start launching now (see above).
+    // This CTA's partial row (its team's, in the columns it holds): each group's dw through
+    // shared memory (the stages, now idle), then the groups summed in group order. The dw
+    // kernel may start launching now (see above).
     allow_dependent_launch();
     cp_async_wait_all();
     __syncthreads();
-    A *groups = reinterpret_cast<A *>(sr.stage);  // [rpc][N]: rpc * N * sizeof(A) <= one stage
+    const long width = mine * NV;               // columns this CTA holds
+    A *groups = reinterpret_cast<A *>(sr.stage);  // [rpc][width]: rpc * width * sizeof(A) <= one stage
 #pragma unroll
     for (int j = 0; j < U; ++j) {
         const long k = l + (long)j * G;
-        if (k < units)
+        if (k < mine)
 #pragma unroll
-            for (int q = 0; q < NV; ++q) groups[(long)g * N + k * NV + q] = dwacc[j][q];
+            for (int q = 0; q < NV; ++q) groups[(long)g * width + k * NV + q] = dwacc[j][q];
     }
     __syncthreads();
-    write_partial_row(groups, N, rpc, N, partial);
+    A *out = partial + team * N + k0 * NV;
+    for (long c = threadIdx.x; c < width; c += blockDim.x) {
+        A s = A(0);
+        for (int q = 0; q < rpc; ++q) s += groups[(long)q * width + c];
+        out[c] = s;
+    }
+    if constexpr (CLUSTER) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 }
 
 // dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 32 warps each adding every
@@ -339,10 +409,14 @@ struct Launch {
     int threads = 0;
     size_t smem = 0;
     int G = 0, S = 0;  // the pipelined kernel's group and stages (S = 0: the register kernel)
+    int C = 1;         // CTAs per cluster (the pipelined kernel's rows split over C CTAs)
+    long slice = 0;    // units of a row each CTA of a cluster holds
+    long teams() const { return (long)grid / C; }  // partial rows of dw: one per CTA or cluster
 };
 
-// With L->fn, threads and smem chosen: allow the dynamic shared memory, and size the grid to the
-// CTAs resident at once, or fewer when `need` CTAs cover the rows. false if the smem is refused.
+// With L->fn, threads, smem and C chosen: allow the dynamic shared memory, and size the grid to
+// the CTAs (clusters of C) resident at once, or fewer when `need` teams cover the rows. false if
+// the smem or the cluster shape is refused.
 bool resident_grid(Launch *L, long need) {
     if (L->smem > 48 * 1024 &&
         cudaFuncSetAttribute((const void *)L->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)L->smem) !=
@@ -350,10 +424,48 @@ bool resident_grid(Launch *L, long need) {
         (void)cudaGetLastError();
         return false;
     }
-    const long resident = (long)resident_ctas((const void *)L->fn, L->threads, L->smem) * sm_count();
-    const long grid = need < resident ? need : resident;
-    L->grid = (unsigned)(grid > 0 ? grid : 1);
+    long resident = (long)resident_ctas((const void *)L->fn, L->threads, L->smem) * sm_count();
+    if (L->C > 1) {
+        // whole clusters fit GPCs, not SMs: ask the occupancy calculator how many are resident
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3((unsigned)L->C);
+        cfg.blockDim = dim3((unsigned)L->threads);
+        cfg.dynamicSmemBytes = L->smem;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)L->C;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, L->fn, &cfg) != cudaSuccess || clusters <= 0) {
+            (void)cudaGetLastError();
+            return false;
+        }
+        resident = clusters;
+    }
+    const long teams = need < resident ? need : resident;
+    L->grid = (unsigned)((teams > 0 ? teams : 1) * L->C);
     return true;
+}
+
+// The row kernel of L: a plain launch, or clusters of L.C CTAs.
+cudaError_t launch_teams(const Launch &L, void **args, cudaStream_t stream) {
+    if (L.C == 1) return cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), args, L.smem, stream);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(L.grid);
+    cfg.blockDim = dim3((unsigned)L.threads);
+    cfg.dynamicSmemBytes = L.smem;
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)L.C;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelExC(&cfg, L.fn, args);
 }
 
 template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
@@ -381,15 +493,31 @@ template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
 }
 
 // The pipelined kernel's launch: rowgroup.cuh's plan_staged (x and dy staged: Q = 2) in 200 KB,
-// at most 4 stages; one partial row per CTA.
+// at most 4 stages; one partial row per CTA. Rows of more than 2048 units are split over a
+// cluster of C CTAs (the fewest, a power of two up to 8, that leaves each at most 2048 units).
 constexpr int kPipeStages = 4;
 constexpr size_t kPipeSmem = 200 * 1024;
+constexpr long kPipeUnits = 2048;  // units of a row (or a cluster CTA's slice) one CTA stages
+template <typename T> void *pipe_fn(int U, bool cluster) {
+    if (cluster) return U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1, true> : (void *)rmsnorm_bwd_pipe_kernel<T, 2, true>;
+    return U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1, false> : (void *)rmsnorm_bwd_pipe_kernel<T, 2, false>;
+}
 template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
+    if (!g.vec || g.rows == 0) return false;
+    int C = 1;
+    while (C < 8 && (g.units + C - 1) / C > kPipeUnits) C *= 2;
+    const long slice = (g.units + C - 1) / C;
+    Geom part = g;
+    part.units = slice;
     StagedGeom sg;
-    if (!plan_staged(g, 2, kPipeSmem - kStagedScratch, kPipeStages, sm_count(), &sg)) return false;
-    L->fn = sg.U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1> : (void *)rmsnorm_bwd_pipe_kernel<T, 2>;
+    if (!plan_staged(part, 2, kPipeSmem - kStagedScratch - kClusterScratch, kPipeStages, sm_count(), &sg))
+        return false;
+    if (C > 1 && sg.threads / sg.G > 32) return false;  // cluster_publish's scratch: 32 rows a step
+    L->fn = pipe_fn<T>(sg.U, C > 1);
     L->threads = sg.threads;
-    L->smem = kStagedScratch + (size_t)sg.S * sg.stage_bytes;
+    L->smem = kStagedScratch + kClusterScratch + (size_t)sg.S * sg.stage_bytes;
+    L->C = C;
+    L->slice = slice;
     const long rpc = sg.threads / sg.G;
     if (!resident_grid(L, (g.rows + rpc - 1) / rpc)) return false;
     L->G = sg.G;
@@ -415,6 +543,12 @@ bool pick(Grid mode, const Problem &p, Launch *L) {
         *L = Launch();
     }
     FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(mode, p.g, L); });
+    if (!ok && mode == AUTO) {
+        // a row the registers cannot hold (over 8192 units) on a small tensor: the pipelined
+        // kernel, which stages it (over a cluster), is the one that can
+        *L = Launch();
+        FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, L); });
+    }
     return ok;
 }
 
@@ -423,7 +557,7 @@ size_t workspace_for(Grid mode, const Problem &p) {
     Launch L;
     if (!pick(mode, p, &L)) return 0;
     const size_t acc = p.dt == FB_F64 ? 8 : 4;
-    return (size_t)L.grid * (size_t)p.g.N * acc;
+    return (size_t)L.teams() * (size_t)p.g.N * acc;
 }
 
 template <Grid M> struct Variant {
@@ -436,15 +570,24 @@ template <Grid M> struct Variant {
             if (!pick(M, p, &L)) {
                 if (why)
                     snprintf(why, n, "rmsnorm_backward.pipelined stages 16-byte units: 16-byte aligned rows of at "
-                             "most 2048 units (this row: %ld %s)", p.g.units, p.g.vec ? "units" : "elements, unaligned");
+                             "most %ld units (this row: %ld %s)", 8 * kPipeUnits, p.g.units, p.g.vec ? "units" : "elements, unaligned");
                 return FB_E_UNSUPPORTED;
             }
             return FB_OK;
         }
-        if (p.g.rows > 0 && p.g.N > 0 && p.g.U > kUmax) {
-            if (why)
-                snprintf(why, n, "rmsnorm_backward.%s holds x and dy in registers: rows of at most %d units (this "
-                         "row has %ld)", grid_names[M], 1024 * kUmax, p.g.units);
+        // (the pipelined kernel is asked only for rows beyond the registers: its plan queries the
+        // device, and the register plans need none)
+        Launch L;
+        if (p.g.rows > 0 && p.g.N > 0 && p.g.U > kUmax && !(M == AUTO && pick(M, p, &L))) {
+            if (why) {
+                if (M == AUTO)
+                    snprintf(why, n, "rmsnorm_backward.fused holds x and dy in registers (rows of at most %d units) "
+                             "or stages them over a cluster (16-byte aligned rows of at most %ld units); this row "
+                             "has %ld %s", 1024 * kUmax, 8 * kPipeUnits, p.g.units, p.g.vec ? "units" : "elements, unaligned");
+                else
+                    snprintf(why, n, "rmsnorm_backward.%s holds x and dy in registers: rows of at most %d units (this "
+                             "row has %ld)", grid_names[M], 1024 * kUmax, p.g.units);
+            }
             return FB_E_UNSUPPORTED;
         }
         return FB_OK;
@@ -466,12 +609,12 @@ template <Grid M> struct Variant {
         }
         if (dry) return FB_OK;
         const size_t acc = p.dt == FB_F64 ? 8 : 4;
-        if (c->workspace_bytes < (size_t)L.grid * (size_t)p.g.N * acc || !c->workspace) {
+        if (c->workspace_bytes < (size_t)L.teams() * (size_t)p.g.N * acc || !c->workspace) {
             fb_error("rmsnorm_backward.%s: needs a %zu-byte workspace", grid_names[M],
-                     (size_t)L.grid * (size_t)p.g.N * acc);
+                     (size_t)L.teams() * (size_t)p.g.N * acc);
             return FB_E_UNSUPPORTED;
         }
-        long rows = p.g.rows, N = p.g.N, units = p.g.units, P = L.grid;
+        long rows = p.g.rows, N = p.g.N, units = p.g.units, P = L.teams(), slice = L.slice;
         int G = p.g.G;
         void *partial = c->workspace;
         cudaError_t e = cudaErrorInvalidValue;
@@ -488,9 +631,8 @@ template <Grid M> struct Variant {
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                             &rows, &N, &units, &G, &eps};
             void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
-                                 &rows, &N, &units, &G, &S, &eps};
-            e = cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), piped ? pipe_args : args, L.smem,
-                                 c->stream);
+                                 &rows, &N, &units, &G, &S, &slice, &eps};
+            e = launch_teams(L, piped ? pipe_args : args, c->stream);
             if (e == cudaSuccess) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
         });
         return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);

@@ -13,6 +13,8 @@
 
 #include "common.cuh"
 
+#include <cooperative_groups.h>
+
 namespace fb {
 namespace rowgroup {
 
@@ -179,6 +181,43 @@ template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, in
     b = __shfl_sync(0xffffffffu, b, 0);
 }
 
+// Rows whose columns are split over the C CTAs of a cluster (each CTA's groups hold a slice of
+// the same rows): after each CTA's own group sums (row_sum2 / groups_sum2), the C partial sums of
+// group g's row, added in rank order, so every CTA gets the same bits. In two halves around one
+// cluster barrier, so that a kernel can work between them (the next row's own sums):
+// cluster_publish writes this CTA's two sums and arrives; cluster_collect waits and adds the C
+// CTAs' sums. `cl` holds 2 x rpc x 2 slots in each CTA's shared memory, used alternately
+// (`parity`) as groups_sum2's scratch is: a CTA writes slot p again only after the collect that
+// follows the next publish, which every peer reaches after its reads of slot p. Every thread of
+// every CTA of the cluster calls both the same number of times, alternately; the caller keeps its
+// shared memory alive until the peers' last reads (an arrive after the last collect and a wait
+// before exit).
+template <typename A>
+__device__ __forceinline__ void cluster_publish(A a, A b, int g, int l, int rpc, A *cl, int parity) {
+    A *mine = cl + ((long)parity * rpc + g) * 2;
+    if (l == 0) {
+        mine[0] = a;
+        mine[1] = b;
+    }
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+template <typename A>
+__device__ __forceinline__ void cluster_collect(A &a, A &b, int g, int rpc, A *cl, int parity) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+    const A *mine = cl + ((long)parity * rpc + g) * 2;
+    A sa = A(0), sb = A(0);
+    const int C = (int)cluster.num_blocks();
+    for (int r = 0; r < C; ++r) {
+        const A *p = cluster.map_shared_rank(mine, r);
+        sa += p[0];
+        sb += p[1];
+    }
+    a = sa;
+    b = sb;
+}
+
 __device__ __forceinline__ float rsqrt_acc(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
 
@@ -193,24 +232,29 @@ __device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
 // forward on it (Q = 1) lost to the register kernels on all but half-type rows of 32 KB, and
 // there to static_persistent (NOTES.md, round 3), so it is not kept.
 // Bytes in front of the stages in the kernels' dynamic shared memory: groups_sum2's 2 x 64
-// slots, in either accumulation type.
+// slots and cluster_publish's 2 x 32 x 2, in either accumulation type.
 constexpr size_t kStagedScratch = 128 * 8;
+constexpr size_t kClusterScratch = 128 * 8;
+// A team steps through the rows: a CTA, or the C CTAs of a cluster that each hold a slice of
+// every row's units (units k0 .. k0 + units - 1 of rows N elements long; k0 = 0 and `units`
+// the whole row for a CTA team). Teams are numbered `team` of `teams`.
 template <typename T, int U, int Q> struct StagedRows {
     using Raw = typename Io<T, true>::Raw;
     static constexpr int NV = Io<T, true>::NV;
     Raw *stage;
     int S, G, threads, t, l, g;
-    long rows, N, units, base0, per_step, steps;
-    __device__ StagedRows(void *smem, int S_, int G_, long rows_, long N_, long units_)
-        : stage(reinterpret_cast<Raw *>(smem)), S(S_), G(G_), rows(rows_), N(N_), units(units_) {
+    long rows, N, units, k0, base0, per_step, steps;
+    __device__ StagedRows(void *smem, int S_, int G_, long rows_, long N_, long units_, long team, long teams,
+                          long k0_)
+        : stage(reinterpret_cast<Raw *>(smem)), S(S_), G(G_), rows(rows_), N(N_), units(units_), k0(k0_) {
         threads = blockDim.x;
         t = threadIdx.x;
         l = t & (G - 1);
         g = t / G;
         const int rpc = threads / G;
-        per_step = (long)gridDim.x * rpc;
-        base0 = (long)blockIdx.x * rpc;
-        steps = base0 < rows ? (rows - base0 + per_step - 1) / per_step : 0;  // the same for the whole CTA
+        per_step = teams * rpc;
+        base0 = team * rpc;
+        steps = base0 < rows ? (rows - base0 + per_step - 1) / per_step : 0;  // the same for the whole team
     }
     __device__ long row(long i) const { return base0 + i * per_step + g; }
     __device__ Raw *slot(long i, int j, int q) const {
@@ -233,7 +277,7 @@ template <typename T, int U, int Q> struct StagedRows {
                 const long k = l + (long)j * G;
                 if (k < units)
 #pragma unroll
-                    for (int q = 0; q < Q; ++q) cp_async16(slot(i, j, q), src[q] + r * N + k * NV);
+                    for (int q = 0; q < Q; ++q) cp_async16(slot(i, j, q), src[q] + r * N + (k0 + k) * NV);
             }
         }
         cp_async_commit();
