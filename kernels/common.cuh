@@ -181,6 +181,37 @@ __device__ __forceinline__ void cp_async_wait_pending(int n) {
     }
 }
 
+// ---- mbarriers: per-stage "full" (the copies landed) and "empty" (its readers are done) ----
+// These are sm_80+ instructions (cp.async.mbarrier.arrive) and sm_90 forms; they let warps or
+// warpgroups run out of phase instead of meeting at a CTA barrier every stage (the back-to-back
+// GEMM's stages, rowgroup.cuh's split group sums).
+__device__ __forceinline__ void mbar_init(uint64_t *bar, uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(count)
+                 : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"((uint32_t)__cvta_generic_to_shared(bar))
+                 : "memory");
+}
+// The barrier counts one arrival for this thread when all its cp.async copies so far have landed.
+__device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
+                     (uint32_t)__cvta_generic_to_shared(bar))
+                 : "memory");
+}
+// Wait until the phase with this parity (0 for the first) has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity) {
+    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(bar);
+    uint32_t done;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(addr), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+
 // ---- math in the accumulation type ----------------------------------------------
 // Precise libdevice functions (cosf, not __cosf): results are checked against float64
 // (float32 with rtol ~1e-5). math::cos(x) picks cosf or cos by the type of x.

@@ -27,6 +27,8 @@
 //                                 the row sums meet through distributed shared memory one step
 //                                 out of phase (float64 N = 16384: 60-63% of SOL in registers with
 //                                 dy read twice, 80-81% over clusters of 4; NOTES.md, stop 24).
+//                                 The half types' one-CTA steps go out of phase too from 16 MiB
+//                                 (an mbarrier instead of the CTA barrier: pick_pipe).
 //   rmsnorm_backward.fused        pipelined where it applies from 8 MiB of x, else the kernel
 //                                 above on a resident grid, or the pipelined kernel for rows the
 //                                 registers cannot hold (the rule and its table: pick()).
@@ -169,7 +171,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                                                                    const T *__restrict__ dy, T *__restrict__ dx,
                                                                    acc_t<T> *__restrict__ partial, long rows, long N,
                                                                    long units, int G, int S, long slice,
-                                                                   acc_t<T> eps) {
+                                                                   int out_of_phase, acc_t<T> eps) {
     using A = acc_t<T>;
     using IO = Io<T, true>;
     using Raw = typename IO::Raw;
@@ -202,8 +204,9 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
 #pragma unroll
         for (int i = 0; i < NV; ++i) dwacc[j][i] = A(0);
     }
-    // step i's two row sums over this CTA's units (CTA-wide; the cluster's CTAs add theirs after)
-    auto sums = [&](long i, A &ss, A &gx) {
+    // step i's two row sums over this thread's units; `reduce`: then over the CTA's group (a
+    // cluster's CTAs add theirs after)
+    auto sums = [&](long i, A &ss, A &gx, bool reduce) {
         ss = A(0);
         gx = A(0);
         const bool active = sr.row(i) < rows;
@@ -222,6 +225,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                 }
             }
         }
+        if (!reduce) return;
         if (G > 32) groups_sum2(ss, gx, G, scratch, (int)(i & 1));
         else if (active || CLUSTER) row_sum2(ss, gx, G, scratch);
     };
@@ -247,38 +251,56 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
             }
         }
     };
+    // Groups of more than a warp meet at a barrier every step: over a cluster, the cluster's
+    // (cluster_publish / collect); in one CTA, an mbarrier (groups_publish / collect, one arrival
+    // per warp) in the cluster scratch, which a CTA of no cluster does not use. The host asks for
+    // the one-CTA form where it measured faster (`out_of_phase`: pick_pipe).
+    uint64_t *bar = reinterpret_cast<uint64_t *>(cl);
+    const bool skew = CLUSTER || (out_of_phase && G > 32);
+    if (!CLUSTER && skew) {
+        if (threadIdx.x == 0) mbar_init(bar, blockDim.x / 32);
+        __syncthreads();
+    }
+    auto publish = [&](long i, A ss, A gx) {
+        if constexpr (CLUSTER) cluster_publish(ss, gx, g, l, rpc, cl, (int)(i & 1));
+        else groups_publish(ss, gx, scratch, bar, (int)(i & 1));
+    };
+    auto collect = [&](long i, A &ss, A &gx) {
+        if constexpr (CLUSTER) cluster_collect(ss, gx, g, rpc, cl, (int)(i & 1));
+        else groups_collect(ss, gx, G, scratch, bar, (int)(i & 1));
+    };
 
     sr.start(src);
-    if constexpr (!CLUSTER) {
+    if (!skew) {
         for (long i = 0; i < sr.steps; ++i) {
             sr.advance(i, src);
             A ss, gx;
-            sums(i, ss, gx);
+            sums(i, ss, gx, true);
             // re-read x and dy from shared memory below rather than keep this pass's values live
             asm volatile("" ::: "memory");
             outputs(i, ss, gx);
         }
     } else {
         // One step out of phase: step i + 1's own sums are taken (and published) while the
-        // cluster's barrier for step i completes, so its latency overlaps work instead of
-        // stalling every CTA of the cluster each row. Step i + 1 must have landed while step i is
+        // barrier for step i completes, so its latency overlaps work instead of stalling every
+        // warp (every CTA of the cluster) each row. Step i + 1 must have landed while step i is
         // still read: the copies run S - 2 steps ahead (S >= 3) instead of S - 1.
         A ss = A(0), gx = A(0), ss1 = A(0), gx1 = A(0);
         if (sr.steps > 0) {
             cp_async_wait_pending(S - 2);
-            sums(0, ss, gx);
-            cluster_publish(ss, gx, g, l, rpc, cl, 0);
+            sums(0, ss, gx, CLUSTER);
+            publish(0, ss, gx);
         }
         for (long i = 0; i < sr.steps; ++i) {
             sr.issue(i + S - 1, src);  // into the stage of step i - 1, done
             cp_async_wait_pending(S - 2);
             const bool next = i + 1 < sr.steps;
-            if (next) sums(i + 1, ss1, gx1);
-            cluster_collect(ss, gx, g, rpc, cl, (int)(i & 1));
+            if (next) sums(i + 1, ss1, gx1, CLUSTER);
+            collect(i, ss, gx);
             asm volatile("" ::: "memory");
             outputs(i, ss, gx);
             if (next) {
-                cluster_publish(ss1, gx1, g, l, rpc, cl, (int)((i + 1) & 1));
+                publish(i + 1, ss1, gx1);
                 ss = ss1;
                 gx = gx1;
             }
@@ -410,6 +432,7 @@ struct Launch {
     size_t smem = 0;
     int G = 0, S = 0;  // the pipelined kernel's group and stages (S = 0: the register kernel)
     int C = 1;         // CTAs per cluster (the pipelined kernel's rows split over C CTAs)
+    int out_of_phase = 0;  // the pipelined kernel's one-CTA steps out of phase (see pick_pipe)
     long slice = 0;    // units of a row each CTA of a cluster holds
     long teams() const { return (long)grid / C; }  // partial rows of dw: one per CTA or cluster
 };
@@ -522,6 +545,13 @@ template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
     if (!resident_grid(L, (g.rows + rpc - 1) / rpc)) return false;
     L->G = sg.G;
     L->S = sg.S;
+    // One CTA's steps out of phase (groups_publish / collect) where it measured faster: the half
+    // types from 16 MiB of x (H100, against steps in phase, t_old / t_new, best of two runs:
+    // 1.01-1.06 on their 8 cells of 16-64 MiB, 2048 x 2048 77.9 -> 82.6% of SOL; 0.92-0.97 on
+    // 8 MiB; float32 and float64 0.94-0.98 on 16-64 MiB, where the copies' S - 2 steps ahead
+    // instead of S - 1 cost more than the barrier saves; NOTES.md, stop 24).
+    const double xbytes = (double)g.rows * (double)g.N * (double)sizeof(T);
+    L->out_of_phase = sizeof(T) == 2 && xbytes >= 16.0 * 1024 * 1024;
     return true;
 }
 
@@ -615,6 +645,7 @@ template <Grid M> struct Variant {
             return FB_E_UNSUPPORTED;
         }
         long rows = p.g.rows, N = p.g.N, units = p.g.units, P = L.teams(), slice = L.slice;
+        int out_of_phase = L.out_of_phase;
         int G = p.g.G;
         void *partial = c->workspace;
         cudaError_t e = cudaErrorInvalidValue;
@@ -631,7 +662,7 @@ template <Grid M> struct Variant {
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                             &rows, &N, &units, &G, &eps};
             void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
-                                 &rows, &N, &units, &G, &S, &slice, &eps};
+                                 &rows, &N, &units, &G, &S, &slice, &out_of_phase, &eps};
             e = launch_teams(L, piped ? pipe_args : args, c->stream);
             if (e == cudaSuccess) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
         });

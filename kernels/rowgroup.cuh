@@ -181,6 +181,43 @@ template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, in
     b = __shfl_sync(0xffffffffu, b, 0);
 }
 
+// groups_sum2 in two halves around an mbarrier instead of a CTA barrier, for a kernel that works
+// between them (the next row's own sums): groups_publish adds each warp's values and its lane 0
+// writes them to slot `parity` and arrives (one arrival per warp: `bar` counts blockDim.x / 32);
+// groups_collect waits for the phase and adds the group's warps in warp order (the bits
+// groups_sum2 gives). Every warp publishes and collects once per step, alternately, so a warp
+// cannot arrive for step i + 1 before step i's phase has completed, and slot p is rewritten only
+// after every warp has read it (its collect precedes its next publish). Phase i has parity i & 1.
+template <typename A> __device__ __forceinline__ void groups_publish(A a, A b, A *scratch, uint64_t *bar, int parity) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    if (lane == 0) {
+        A *s = scratch + parity * 64;
+        s[warp] = a;
+        s[32 + warp] = b;
+        mbar_arrive(bar);  // release: the two writes before it
+    }
+}
+template <typename A>
+__device__ __forceinline__ void groups_collect(A &a, A &b, int G, A *scratch, uint64_t *bar, int parity) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gw = G >> 5;
+    mbar_wait(bar, (uint32_t)parity);
+    const A *s = scratch + parity * 64;
+    const int first = warp & ~(gw - 1);
+    a = lane < gw ? s[first + lane] : A(0);
+    b = lane < gw ? s[32 + first + lane] : A(0);
+    for (int o = gw >> 1; o > 0; o >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, o);
+        b += __shfl_xor_sync(0xffffffffu, b, o);
+    }
+    a = __shfl_sync(0xffffffffu, a, 0);
+    b = __shfl_sync(0xffffffffu, b, 0);
+}
+
 // Rows whose columns are split over the C CTAs of a cluster (each CTA's groups hold a slice of
 // the same rows): after each CTA's own group sums (row_sum2 / groups_sum2), the C partial sums of
 // group g's row, added in rank order, so every CTA gets the same bits. In two halves around one
@@ -228,7 +265,9 @@ __device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
 // stages, copied with 16-byte cp.async. Each thread copies and reads only its own slots
 // ([S][U][Q][threads] 16-byte units: a warp's accesses are consecutive), so reusing a stage needs
 // no barrier, and the loads of the next rows are in flight through this row's reductions and
-// stores. Aligned (16-byte unit) rows only. Used by rmsnorm_backward.pipelined (Q = 2: x, dy). A
+// stores. Aligned (16-byte unit) rows only; a kernel may take a team's rows one step out of phase
+// (issue() itself, S - 2 ahead) around groups_publish / cluster_publish. Used by
+// rmsnorm_backward.pipelined (Q = 2: x, dy). A
 // forward on it (Q = 1) lost to the register kernels on all but half-type rows of 32 KB, and
 // there to static_persistent (NOTES.md, round 3), so it is not kept.
 // Bytes in front of the stages in the kernels' dynamic shared memory: groups_sum2's 2 x 64

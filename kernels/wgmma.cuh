@@ -26,6 +26,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "common.cuh"
+
 // The instructions exist only in sm_90a code; other device passes compile a trap (the host
 // never launches those: fb::wg::available() says so).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -79,35 +81,11 @@ __device__ __forceinline__ void fence_proxy_async() {
     FB_WGMMA_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-// ---- mbarriers: per-stage "full" (the copies landed) and "empty" (its readers are done) ----
-// These are sm_80+ instructions (cp.async.mbarrier.arrive) and sm_90 forms; they let warpgroups
-// run out of phase instead of meeting at a CTA barrier every stage.
-__device__ __forceinline__ void mbar_init(uint64_t *bar, uint32_t count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"((uint32_t)__cvta_generic_to_shared(bar)), "r"(count)
-                 : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t *bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"((uint32_t)__cvta_generic_to_shared(bar))
-                 : "memory");
-}
-// The barrier counts one arrival for this thread when all its cp.async copies so far have landed.
-__device__ __forceinline__ void mbar_arrive_cp_async(uint64_t *bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
-                     (uint32_t)__cvta_generic_to_shared(bar))
-                 : "memory");
-}
-// Wait until the phase with this parity (0 for the first) has completed.
-__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity) {
-    const uint32_t addr = (uint32_t)__cvta_generic_to_shared(bar);
-    uint32_t done;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(addr), "r"(parity)
-            : "memory");
-    } while (!done);
-}
+// mbarriers (mbar_init, mbar_arrive, mbar_arrive_cp_async, mbar_wait) live in common.cuh
+using fb::mbar_arrive;
+using fb::mbar_arrive_cp_async;
+using fb::mbar_init;
+using fb::mbar_wait;
 
 // D[64 x N] (+)= A · B, k16. ss: A K-major and B MN-major, both by descriptor; rs: A from
 // registers, B MN-major by descriptor. accumulate = 0 overwrites D.
