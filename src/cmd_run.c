@@ -214,31 +214,8 @@ static fb_status parse_list(const char *opt, const char *s, axis_override *ov)
 /* --dtype: known names, 'all' alone, and no dtype twice under two spellings (f32,float32). */
 static fb_status check_dtypes(run_opts *o)
 {
-    static const char *const names[] = {"float32", "float16", "bfloat16", "float64", "all"};
-    const fb_strlist *l = &o->dtype_list;
-    fb_dtype seen[FB_NDTYPES + 1];
-    char q[256], sg[96];
-    for (int i = 0; i < l->n; i++) {
-        if (!strcmp(l->item[i], "all")) {
-            if (l->n > 1) {
-                fb_error("--dtype: 'all' stands alone (got %d dtypes)", l->n);
-                return FB_E_USAGE;
-            }
-            continue;
-        }
-        if (fb_dtype_from_name(l->item[i], &seen[i]) != 0) {
-            fb_error("--dtype: unknown dtype '%s'%s", fb_opt_quote(l->item[i], q, sizeof q),
-                     fb_suggest("", l->item[i], names, 5, sg, sizeof sg));
-            return FB_E_USAGE;
-        }
-        for (int k = 0; k < i; k++)
-            if (seen[k] == seen[i]) {
-                fb_error("--dtype: '%s' and '%s' are the same dtype (%s)", l->item[k], l->item[i],
-                         fb_dtype_name(seen[i]));
-                return FB_E_USAGE;
-            }
-    }
-    return FB_OK;
+    unsigned mask;
+    return fb_opt_dtypes("--dtype", &o->dtype_list, &mask);
 }
 
 static fb_status parse_args(int argc, char **argv, run_opts *o)

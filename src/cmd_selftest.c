@@ -41,7 +41,7 @@ static const int64_t shapes1[] = {1, 61, 130, 1027, 65536, 1228800};
 static void selftest_usage(FILE *f, const fb_opt *opts, int n)
 {
     fprintf(f,
-            "usage: fusionbench selftest [--case NAME|FILE ...] [--no-timer] [--no-metrics]\n"
+            "usage: fusionbench selftest [--case NAME|FILE ...] [--dtype T[,T...]] [--no-timer] [--no-metrics]\n"
             "\n"
             "Checks the eager interpreter and every fused variant of every case in\n"
             "%s (or $FUSIONBENCH_CASES; the case's list and every registered CASE.*\n"
@@ -101,7 +101,7 @@ static void report_cell(const fb_case *c, fb_dtype dt, const char *shape, json_t
     }
 }
 
-static fb_status check_case(fb_run_env *env, const fb_case *c, tally *t)
+static fb_status check_case(fb_run_env *env, const fb_case *c, unsigned dtypes, tally *t)
 {
     /* full checks up to 2^28 elements per value: a matmul case's 1x262144 shape reads a
      * [1024, 262144] B whole, and a [1, N] output has no rows to sample */
@@ -109,6 +109,7 @@ static fb_status check_case(fb_run_env *env, const fb_case *c, tally *t)
     int n = c->n_axes > 1 ? N2 : N1;
     for (int d = 0; d < FB_NDTYPES; d++) {
         fb_dtype dt = (fb_dtype)d;
+        if (!(dtypes & FB_DTYPE_BIT(dt))) continue; /* --dtype */
         const char *variants[MAX_SELFTEST_VARIANTS];
         int nv = 0;
         variants[nv++] = FB_EAGER;
@@ -355,11 +356,13 @@ static fb_status load_cases(const fb_strlist *only, fb_case **out, int *n_out)
 
 fb_status fb_cmd_selftest(int argc, char **argv)
 {
-    fb_strlist only = {0};
+    fb_strlist only = {0}, dtype_list = {0};
     bool no_timer = false, no_metrics = false;
     const fb_opt opts[] = {
         {.name = "case", .kind = FB_OPT_LIST, .dst = &only, .arg = "NAME",
          .help = "only this case (a name or a path to a case file);\nrepeatable, or comma-separated"},
+        {.name = "dtype", .kind = FB_OPT_LIST, .dst = &dtype_list, .arg = "T",
+         .help = "only these dtypes of the cases (float32, float16,\nbfloat16, float64; default all)"},
         {.name = "no-timer", .kind = FB_OPT_FLAG, .dst = &no_timer, .help = "skip the timer's self-checks"},
         {.name = "no-metrics", .kind = FB_OPT_FLAG, .dst = &no_metrics,
          .help = "skip the metrics pass's self-check (CUPTI)"},
@@ -372,11 +375,32 @@ fb_status fb_cmd_selftest(int argc, char **argv)
     fb_cmdline cl = {.cmd = "selftest", .opts = opts, .n_opts = n_opts};
     fb_case *cases = NULL;
     int n_cases = 0;
+    unsigned dtypes = FB_DTYPES_ALL;
     fb_status s = fb_opts_parse(&cl, argc, argv);
+    if (s == FB_OK) s = fb_opt_dtypes("--dtype", &dtype_list, &dtypes);
     if (s == FB_OK) s = load_cases(&only, &cases, &n_cases);
+    if (s == FB_OK && dtypes != FB_DTYPES_ALL) {
+        /* a filter that leaves nothing to check is a mistake, not an empty pass */
+        bool any = false;
+        for (int i = 0; i < n_cases; i++)
+            for (int d = 0; d < cases[i].n_dtypes; d++) any |= (dtypes & FB_DTYPE_BIT(cases[i].dtypes[d])) != 0;
+        if (!any) {
+            char *want = fb_strlist_join(&dtype_list);
+            fb_error("--dtype %s: no selected case lists %s", want ? want : "?",
+                     dtype_list.n > 1 ? "any of them" : "it");
+            free(want);
+            s = FB_E_USAGE;
+        }
+    }
     fb_cmdline_free(&cl);
     fb_strlist_free(&only);
-    if (s != FB_OK) return s;
+    fb_strlist_free(&dtype_list);
+    if (s != FB_OK) {
+        free(cases);
+        return s;
+    }
+    /* a line at a time: selftest under a sanitizer runs for minutes, often into a file */
+    setvbuf(stdout, NULL, _IOLBF, 0);
 
     fb_timer_opts opts_t;
     fb_timer_opts_default(&opts_t);
@@ -390,7 +414,7 @@ fb_status fb_cmd_selftest(int argc, char **argv)
            env.ctx.dev.sms);
 
     tally t = {0};
-    for (int i = 0; i < n_cases && s == FB_OK; i++) s = check_case(&env, &cases[i], &t);
+    for (int i = 0; i < n_cases && s == FB_OK; i++) s = check_case(&env, &cases[i], dtypes, &t);
     if (s == FB_OK && n_cases > 0) s = checker_selfcheck(&env, &cases[0], &t);
     if (s == FB_OK) s = dropout_selfcheck(&env, &t);
     if (s == FB_OK) s = row_simplex_selfcheck(&env, &t);

@@ -459,3 +459,35 @@ void fb_opts_help(FILE *f, const fb_opt *opts, int n, const char *const *extra)
     for (; extra && extra[0] && extra[1]; extra += 2) help_line(f, extra[0], extra[1]);
     help_line(f, "-h, --help", "this text");
 }
+
+fb_status fb_opt_dtypes(const char *opt, const fb_strlist *l, unsigned *mask)
+{
+    static const char *const names[] = {"float32", "float16", "bfloat16", "float64", "all"};
+    fb_dtype seen[FB_NDTYPES + 1];
+    char q[256], sg[96];
+    *mask = l->n == 0 ? FB_DTYPES_ALL : 0;
+    for (int i = 0; i < l->n; i++) {
+        if (!strcmp(l->item[i], "all")) {
+            if (l->n > 1) {
+                fb_error("%s: 'all' stands alone (got %d dtypes)", opt, l->n);
+                return FB_E_USAGE;
+            }
+            *mask = FB_DTYPES_ALL;
+            continue;
+        }
+        /* seen[] holds five: past four known dtypes a fifth item is "all", unknown or a repeat */
+        if (fb_dtype_from_name(l->item[i], &seen[i]) != 0) {
+            fb_error("%s: unknown dtype '%s'%s", opt, fb_opt_quote(l->item[i], q, sizeof q),
+                     fb_suggest("", l->item[i], names, 5, sg, sizeof sg));
+            return FB_E_USAGE;
+        }
+        for (int k = 0; k < i; k++)
+            if (seen[k] == seen[i]) {
+                fb_error("%s: '%s' and '%s' are the same dtype (%s)", opt, l->item[k], l->item[i],
+                         fb_dtype_name(seen[i]));
+                return FB_E_USAGE;
+            }
+        *mask |= FB_DTYPE_BIT(seen[i]);
+    }
+    return FB_OK;
+}

@@ -123,6 +123,11 @@ fb_status fb_opt_bytes(const char *opt, const char *s, int64_t lo, int64_t hi, s
  * most `max` of them. */
 fb_status fb_opt_sizes(const char *opt, const char *s, int64_t *v, int max, int *n);
 
+/* A --dtype list (fb_opt_split's items): known dtype names (aliases such as f32 or bf16 too),
+ * or "all" alone; no dtype twice under two spellings. *mask gets FB_DTYPE_BIT of each, every
+ * dtype for "all" or an empty list. FB_E_USAGE, with the message, otherwise. */
+fb_status fb_opt_dtypes(const char *opt, const fb_strlist *l, unsigned *mask);
+
 /* `s` for a message: control bytes as \xNN, and at most about 200 characters with
  * "..." marking a cut; written into buf (which is returned). */
 const char *fb_opt_quote(const char *s, char *buf, size_t n);

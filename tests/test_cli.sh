@@ -654,7 +654,19 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect "env --bytes 512MiB" 77 "no usable GPU"
     run selftest --case "$long/softmax_long.json" --no-timer
     expect "selftest long path" 77 "no usable GPU"
+    run selftest --case rmsnorm_backward --dtype float64,bf16 --no-timer
+    expect "selftest --dtype reaches the device" 77 "no usable GPU"
 fi
+
+# -- selftest --dtype: named dtypes only, and a filter that leaves nothing to check is an error
+run selftest --dtype float65
+expect "selftest --dtype unknown" 2 "--dtype: unknown dtype 'float65' (did you mean 'float64'?)"
+run selftest --dtype f64,float64
+expect "selftest --dtype twice" 2 "'f64' and 'float64' are the same dtype (float64)"
+run selftest --dtype all,float32
+expect "selftest --dtype all with others" 2 "'all' stands alone"
+run selftest --case softmax --dtype float64
+expect "selftest --dtype no case lists it" 2 "--dtype float64: no selected case lists it"
 
 # -- item 3: no leak on an early return (opt in: valgrind takes ~20 s per run here,
 # since it reads the CUDA libraries' symbols; the sanitizer build's LeakSanitizer
