@@ -287,6 +287,59 @@ template <typename K> inline int resident_ctas(K kernel, int threads, size_t sme
     return n;
 }
 
+// ---- clusters (host) -------------------------------------------------------------
+// A launch of `grid` CTAs in clusters of C along x (C = 1: no cluster attribute). `attr` is
+// the caller's and must outlive the launch call.
+inline cudaLaunchConfig_t cluster_config(unsigned grid, unsigned threads, size_t smem, cudaStream_t st, int C,
+                                         cudaLaunchAttribute *attr) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = st;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)C;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = C > 1 ? 1 : 0;
+    return cfg;
+}
+// The same launch of a kernel known by address, its arguments as an array (cudaLaunchKernel's).
+inline cudaError_t launch_clusters_args(const void *fn, unsigned grid, unsigned threads, size_t smem,
+                                        cudaStream_t st, int C, void **args) {
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = cluster_config(grid, threads, smem, st, C, attr);
+    return cudaLaunchKernelExC(&cfg, fn, args);
+}
+// Clusters of C CTAs (of `threads` threads, `smem` dynamic bytes) of `fn` resident at once:
+// whole clusters must fit one GPC, so they can leave SMs idle (H100, 1024-thread CTAs of ~200 KB:
+// C = 4 fits 30, 120 of 132 SMs); 0 if refused. The occupancy calculator is a driver query and
+// kernels plan on every launch, so each answer is kept (a handful of kernels and shapes per
+// process).
+inline int resident_clusters(const void *fn, int threads, size_t smem, int C) {
+    struct Known {
+        const void *fn;
+        int threads, C;
+        size_t smem;
+        int clusters;
+    };
+    static Known known[32];
+    static int n_known = 0;
+    for (int i = 0; i < n_known; ++i)
+        if (known[i].fn == fn && known[i].threads == threads && known[i].C == C && known[i].smem == smem)
+            return known[i].clusters;
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = cluster_config((unsigned)C, (unsigned)threads, smem, 0, C, attr);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg) != cudaSuccess || clusters <= 0) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (n_known < 32) known[n_known++] = Known{fn, threads, C, smem, clusters};
+    return clusters;
+}
+
 }  // namespace fb
 
 // ---- dtype dispatch -------------------------------------------------------------

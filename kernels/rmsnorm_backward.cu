@@ -437,42 +437,6 @@ struct Launch {
     long teams() const { return (long)grid / C; }  // partial rows of dw: one per CTA or cluster
 };
 
-// Clusters of C CTAs of `fn` resident at once (whole clusters fit GPCs, not SMs: H100, 1024-
-// thread CTAs of ~200 KB, C = 4 gives 30 clusters, 120 of 132 SMs); 0 if refused. The
-// occupancy calculator is a driver query and launch() plans on every sample, so each answer is
-// kept (a handful of kernels and shapes per process).
-int resident_clusters(void *fn, int threads, size_t smem, int C) {
-    struct Known {
-        void *fn;
-        int threads, C;
-        size_t smem;
-        int clusters;
-    };
-    static Known known[32];
-    static int n_known = 0;
-    for (int i = 0; i < n_known; ++i)
-        if (known[i].fn == fn && known[i].threads == threads && known[i].C == C && known[i].smem == smem)
-            return known[i].clusters;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)C);
-    cfg.blockDim = dim3((unsigned)threads);
-    cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg) != cudaSuccess || clusters <= 0) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    if (n_known < 32) known[n_known++] = Known{fn, threads, C, smem, clusters};
-    return clusters;
-}
-
 // With L->fn, threads, smem and C chosen: allow the dynamic shared memory, and size the grid to
 // the CTAs (clusters of C) resident at once, or fewer when `need` teams cover the rows. false if
 // the smem or the cluster shape is refused.
@@ -494,19 +458,7 @@ bool resident_grid(Launch *L, long need) {
 // The row kernel of L: a plain launch, or clusters of L.C CTAs.
 cudaError_t launch_teams(const Launch &L, void **args, cudaStream_t stream) {
     if (L.C == 1) return cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), args, L.smem, stream);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(L.grid);
-    cfg.blockDim = dim3((unsigned)L.threads);
-    cfg.dynamicSmemBytes = L.smem;
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)L.C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelExC(&cfg, L.fn, args);
+    return launch_clusters_args(L.fn, L.grid, (unsigned)L.threads, L.smem, stream, L.C, args);
 }
 
 template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
