@@ -188,8 +188,8 @@ template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, in
 // groups_sum2 gives). Every warp publishes and collects once per step, alternately, so a warp
 // cannot arrive for step i + 1 before step i's phase has completed, and slot p is rewritten only
 // after every warp has read it (its collect precedes its next publish). Phase i has parity i & 1.
-// compute-sanitizer's racecheck does not follow mbarrier phases: with no CTA barrier between
-// them it reports each publish's writes against the collects' reads (H100, stop 24, call 7).
+// compute-sanitizer's racecheck reports each publish's writes against the collects' reads (H100,
+// stop 24, calls 7-8); we read that as its not following mbarrier phases (NOTES.md, stop 24).
 template <typename A> __device__ __forceinline__ void groups_publish(A a, A b, A *scratch, uint64_t *bar, int parity) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     // every lane's reads of the previous collect before lane 0's arrive (release), which the
