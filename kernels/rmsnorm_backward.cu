@@ -495,33 +495,49 @@ template <typename T> void *pipe_fn(int U, bool cluster) {
     if (cluster) return U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1, true> : (void *)rmsnorm_bwd_pipe_kernel<T, 2, true>;
     return U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1, false> : (void *)rmsnorm_bwd_pipe_kernel<T, 2, false>;
 }
-template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
+// The staging of a row (host arithmetic only): C CTAs a row, `slice` units each, plan_staged's
+// threads, group, units per thread and stages; and whether one CTA's steps go out of phase.
+struct PipeShape {
+    int C = 1;
+    long slice = 0;
+    StagedGeom sg;
+    bool out_of_phase = false;
+    size_t smem() const { return kStagedScratch + kClusterScratch + (size_t)sg.S * sg.stage_bytes; }
+};
+bool pipe_shape(const Geom &g, int esz, PipeShape *ps) {
     if (!g.vec || g.rows == 0) return false;
     int C = 1;
     while (C < 8 && (g.units + C - 1) / C > kPipeUnits) C *= 2;
-    const long slice = (g.units + C - 1) / C;
+    ps->C = C;
+    ps->slice = (g.units + C - 1) / C;
     Geom part = g;
-    part.units = slice;
-    StagedGeom sg;
-    if (!plan_staged(part, 2, kPipeSmem - kStagedScratch - kClusterScratch, kPipeStages, sm_count(), &sg))
+    part.units = ps->slice;
+    if (!plan_staged(part, 2, kPipeSmem - kStagedScratch - kClusterScratch, kPipeStages, sm_count(), &ps->sg))
         return false;
-    if (C > 1 && sg.threads / sg.G > 32) return false;  // cluster_publish's scratch: 32 rows a step
-    L->fn = pipe_fn<T>(sg.U, C > 1);
-    L->threads = sg.threads;
-    L->smem = kStagedScratch + kClusterScratch + (size_t)sg.S * sg.stage_bytes;
-    L->C = C;
-    L->slice = slice;
-    const long rpc = sg.threads / sg.G;
-    if (!resident_grid(L, (g.rows + rpc - 1) / rpc)) return false;
-    L->G = sg.G;
-    L->S = sg.S;
+    if (C > 1 && ps->sg.threads / ps->sg.G > 32) return false;  // cluster_publish's scratch: 32 rows a step
     // One CTA's steps out of phase (groups_publish / collect) where it measured faster: the half
     // types from 16 MiB of x (H100, against steps in phase, t_old / t_new, best of two runs:
     // 1.01-1.06 on their 8 cells of 16-64 MiB, 2048 x 2048 77.9 -> 82.6% of SOL; 0.92-0.97 on
     // 8 MiB; float32 and float64 0.94-0.98 on 16-64 MiB, where the copies' S - 2 steps ahead
     // instead of S - 1 cost more than the barrier saves; NOTES.md, stop 24).
-    const double xbytes = (double)g.rows * (double)g.N * (double)sizeof(T);
-    L->out_of_phase = sizeof(T) == 2 && xbytes >= 16.0 * 1024 * 1024;
+    const double xbytes = (double)g.rows * (double)g.N * (double)esz;
+    ps->out_of_phase = esz == 2 && xbytes >= 16.0 * 1024 * 1024;
+    return true;
+}
+
+template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
+    PipeShape ps;
+    if (!pipe_shape(g, (int)sizeof(T), &ps)) return false;
+    L->fn = pipe_fn<T>(ps.sg.U, ps.C > 1);
+    L->threads = ps.sg.threads;
+    L->smem = ps.smem();
+    L->C = ps.C;
+    L->slice = ps.slice;
+    const long rpc = ps.sg.threads / ps.sg.G;
+    if (!resident_grid(L, (g.rows + rpc - 1) / rpc)) return false;
+    L->G = ps.sg.G;
+    L->S = ps.sg.S;
+    L->out_of_phase = ps.out_of_phase;
     return true;
 }
 
@@ -644,6 +660,16 @@ template <Grid M> struct Variant {
 }  // namespace
 
 extern "C" int fb_rmsnorm_backward_plan_only(const fb_call *c) { return Variant<AUTO>::launch(c, true); }
+
+extern "C" int fb_rmsnorm_backward_pipe_plan(long rows, long N, int esz, fb_rmsnorm_pipe_plan *out) {
+    Geom g;
+    (void)plan_geom(rows, N, esz, true, held_values(esz), &g);  // the pipeline's own limit is below
+    PipeShape ps;
+    if (!pipe_shape(g, esz, &ps)) return FB_E_UNSUPPORTED;
+    *out = fb_rmsnorm_pipe_plan{ps.C, ps.slice, ps.sg.threads, ps.sg.G, ps.sg.U, ps.sg.S, ps.smem(),
+                                (size_t)ps.sg.stage_bytes, ps.out_of_phase ? 1 : 0};
+    return FB_OK;
+}
 
 extern "C" const fb_variant fb_rmsnorm_backward_variants[] = {
     {"rmsnorm_backward.fused",

@@ -11,6 +11,7 @@
 #include "fb.h"
 #include "layernorm.h"
 #include "norm_chain.h"
+#include "rmsnorm_backward.h"
 #include "softmax_backward.h"
 #include "testing.h"
 #include "variant.h"
@@ -210,6 +211,41 @@ static void test_latency_plan(void)
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 64, 8);
 }
 
+/* rmsnorm_backward.pipelined's staging (fb_rmsnorm_backward_pipe_plan): a row stays in one CTA up
+ * to 2048 16-byte units, beyond that over the fewest of 2, 4, 8 CTAs of a cluster (each at most
+ * 2048 units, the slices covering the row), up to 16384 units; the stages fit the shared memory;
+ * one CTA's steps go out of phase for the half types from 16 MiB of x only. */
+static void test_rmsnorm_pipe_plan(void)
+{
+    static const struct { long rows, N; int esz, C; } want[] = {
+        {2048, 8192, 2, 1},   {2048, 16384, 2, 1}, {2048, 32768, 2, 2},  {64, 131072, 2, 8},
+        {2048, 8192, 4, 1},   {2048, 16384, 4, 2}, {2048, 12288, 4, 2},  {8, 65536, 4, 8},
+        {2048, 4096, 8, 1},   {2048, 8192, 8, 2},  {2048, 16384, 8, 4},  {512, 16384, 8, 4},
+        {3, 32768, 8, 8},     {1, 4, 4, 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        fb_rmsnorm_pipe_plan p;
+        const long units = want[i].N * want[i].esz / 16;
+        const int st = fb_rmsnorm_backward_pipe_plan(want[i].rows, want[i].N, want[i].esz, &p);
+        CHECK(st == FB_OK);
+        if (st != FB_OK) continue;
+        const bool ok = p.C == want[i].C && p.slice <= 2048 && p.slice * p.C >= units &&
+                        (p.C == 1 || p.slice * (p.C / 2) < units) && p.G * p.U >= p.slice && p.threads % p.G == 0 &&
+                        p.S >= 2 && p.smem <= 200 * 1024 && p.stage_bytes * (size_t)p.S < p.smem &&
+                        p.out_of_phase == (want[i].esz == 2 && want[i].rows * want[i].N * 2 >= (16L << 20));
+        if (!ok)
+            fprintf(stderr, "pipe plan %ld x %ld (esz %d): C %d (want %d) slice %ld G %d U %d threads %d S %d smem %zu "
+                            "out_of_phase %d\n", want[i].rows, want[i].N, want[i].esz, p.C, want[i].C, p.slice, p.G,
+                    p.U, p.threads, p.S, p.smem, p.out_of_phase);
+        CHECK(ok);
+    }
+    /* beyond the pipeline: rows of more than 8 x 2048 units, rows not in 16-byte units, no rows */
+    fb_rmsnorm_pipe_plan p;
+    CHECK(fb_rmsnorm_backward_pipe_plan(2048, 65536, 8, &p) == FB_E_UNSUPPORTED);
+    CHECK(fb_rmsnorm_backward_pipe_plan(2048, 1027, 4, &p) == FB_E_UNSUPPORTED);
+    CHECK(fb_rmsnorm_backward_pipe_plan(0, 4096, 4, &p) == FB_E_UNSUPPORTED);
+}
+
 int main(void)
 {
     test_registered();
@@ -217,5 +253,6 @@ int main(void)
     test_workspace();
     test_plans();
     test_latency_plan();
+    test_rmsnorm_pipe_plan();
     return fb_t_report("rowwise");
 }
