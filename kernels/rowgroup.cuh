@@ -151,25 +151,23 @@ template <typename A> __device__ __forceinline__ A row_sum(A a, int G, A *scratc
     return a;
 }
 
-// The same two sums for a CTA of several groups of G > 32 threads (whole warps each), on a
-// loop every thread of the CTA runs the same number of times (a group with no row adds zeros
-// and still arrives at the barrier). One barrier per call: `scratch` holds 2 x 2 x 32 slots,
-// used alternately by odd and even calls (`parity`), so a call's writes cannot meet the previous
-// call's reads (every thread has passed that call's barrier before anyone writes again). The
-// group's warps are summed in warp order: the same bits on every run.
-template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, int G, A *scratch, int parity) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gw = G >> 5;
+// groups_sum2's three parts (the two halves below share them): each warp's sums; a warp's
+// partials into slot `s`; the group's warps' partials from it, added in warp order and given to
+// every lane.
+template <typename A> __device__ __forceinline__ void warp_sum2(A &a, A &b) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) {
         a += __shfl_xor_sync(0xffffffffu, a, o);
         b += __shfl_xor_sync(0xffffffffu, b, o);
     }
-    A *s = scratch + parity * 64;
-    if (lane == 0) {
-        s[warp] = a;
-        s[32 + warp] = b;
-    }
-    __syncthreads();
+}
+template <typename A> __device__ __forceinline__ void slot_write2(A *s, A a, A b) {
+    const int warp = threadIdx.x >> 5;
+    s[warp] = a;
+    s[32 + warp] = b;
+}
+template <typename A> __device__ __forceinline__ void group_read_sum2(A &a, A &b, int G, const A *s) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gw = G >> 5;
     const int first = warp & ~(gw - 1);  // this group's first warp
     a = lane < gw ? s[first + lane] : A(0);
     b = lane < gw ? s[32 + first + lane] : A(0);
@@ -179,6 +177,19 @@ template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, in
     }
     a = __shfl_sync(0xffffffffu, a, 0);
     b = __shfl_sync(0xffffffffu, b, 0);
+}
+// The same two sums for a CTA of several groups of G > 32 threads (whole warps each), on a
+// loop every thread of the CTA runs the same number of times (a group with no row adds zeros
+// and still arrives at the barrier). One barrier per call: `scratch` holds 2 x 2 x 32 slots,
+// used alternately by odd and even calls (`parity`), so a call's writes cannot meet the previous
+// call's reads (every thread has passed that call's barrier before anyone writes again). The
+// group's warps are summed in warp order: the same bits on every run.
+template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, int G, A *scratch, int parity) {
+    warp_sum2(a, b);
+    A *s = scratch + parity * 64;
+    if ((threadIdx.x & 31) == 0) slot_write2(s, a, b);
+    __syncthreads();
+    group_read_sum2(a, b, G, s);
 }
 
 // groups_sum2 in two halves around an mbarrier instead of a CTA barrier, for a kernel that works
@@ -191,36 +202,19 @@ template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, in
 // compute-sanitizer's racecheck reports each publish's writes against the collects' reads (H100,
 // stop 24, calls 7-8); we read that as its not following mbarrier phases (NOTES.md, stop 24).
 template <typename A> __device__ __forceinline__ void groups_publish(A a, A b, A *scratch, uint64_t *bar, int parity) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     // every lane's reads of the previous collect before lane 0's arrive (release), which the
     // next writer of that slot acquires: __syncwarp orders the warp's lanes in memory
     __syncwarp();
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        a += __shfl_xor_sync(0xffffffffu, a, o);
-        b += __shfl_xor_sync(0xffffffffu, b, o);
-    }
-    if (lane == 0) {
-        A *s = scratch + parity * 64;
-        s[warp] = a;
-        s[32 + warp] = b;
+    warp_sum2(a, b);
+    if ((threadIdx.x & 31) == 0) {
+        slot_write2(scratch + parity * 64, a, b);
         mbar_arrive(bar);  // release: the two writes before it
     }
 }
 template <typename A>
 __device__ __forceinline__ void groups_collect(A &a, A &b, int G, A *scratch, uint64_t *bar, int parity) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gw = G >> 5;
     mbar_wait(bar, (uint32_t)parity);
-    const A *s = scratch + parity * 64;
-    const int first = warp & ~(gw - 1);
-    a = lane < gw ? s[first + lane] : A(0);
-    b = lane < gw ? s[32 + first + lane] : A(0);
-    for (int o = gw >> 1; o > 0; o >>= 1) {
-        a += __shfl_xor_sync(0xffffffffu, a, o);
-        b += __shfl_xor_sync(0xffffffffu, b, o);
-    }
-    a = __shfl_sync(0xffffffffu, a, 0);
-    b = __shfl_sync(0xffffffffu, b, 0);
+    group_read_sum2(a, b, G, scratch + parity * 64);
 }
 
 // Rows whose columns are split over the C CTAs of a cluster (each CTA's groups hold a slice of
