@@ -79,6 +79,20 @@ def main():
     ab("call 5: f00b3a2 (c3) against da18601 (final: out of phase for the half types from 16 MiB)",
        "call5-final-table.tar.xz", {"c3": ["ab-c3-1.json"], "final": ["ab-final-1.json"]}, ("c3", "final"))
 
+    ab("call 8: b2d9467 (head) against __syncwarp before groups_publish's arrive (sw)",
+       "call8-syncwarp-racecheck.tar.xz", {"head": ["ab-head-1.json"], "sw": ["ab-sw-1.json"]}, ("head", "sw"))
+    for tarname, member in (("call7-selftest-racecheck.tar.xz", "selftest-head.txt"),
+                            ("call7-selftest-racecheck.tar.xz", "racecheck-f64.txt"),
+                            ("call7-selftest-racecheck.tar.xz", "racecheck-bf16.txt"),
+                            ("call8-syncwarp-racecheck.tar.xz", "racecheck-bf16.txt")):
+        with tarfile.open(os.path.join(HERE, tarname), "r:xz") as t:
+            text = t.extractfile("r/" + member).read().decode()
+        lines = text.splitlines()
+        summary = [l for l in lines if l.startswith("selftest:")]
+        print(f"\n## {tarname} {member}: {sum(l.startswith('ok ') for l in lines)} ok lines, "
+              f"{sum(l.startswith('FAIL') for l in lines)} FAIL, {text.count('Race reported')} racecheck reports; "
+              f"{summary[-1] if summary else 'no summary (the time limit ended it)'}")
+
     # ---- issue 9's table (call 5) ----
     doc = tar_json("call5-final-table.tar.xz", "rms-all.json")
     old = xz_json(os.path.join(HERE, "..", "stop23", "rmsnorm-all.json.xz"))
