@@ -56,6 +56,11 @@ def ab(title, tarname, files, labels, variant="rmsnorm_backward.fused"):
         print(f"  {k[0]:9s} T={k[1]:<5} N={k[2]:<6} {la} {ta:8.1f} us ({sa:5.1f}%)  {lb} {tb:8.1f} us ({sb:5.1f}%)"
               f"  {la}/{lb} {ta / tb:.3f}{' *' if 4 * k[1] * k[2] >= 16 * 2 ** 20 else ''}"
               f"{'' if ok else '  CHECK FAILED'}")
+    for half in (False, True):
+        rs = [r for (h, _), v in by_size.items() if h == half for r in v]
+        if rs:
+            print(f"  {'half types' if half else 'float32/64'}, every size: geomean {la}/{lb} {gmean(rs):.3f} over "
+                  f"{len(rs)}")
     for (half, size), rs in sorted(by_size.items()):
         print(f"  {'half types' if half else 'float32/64'} x {size:>5} MiB: geomean {la}/{lb} {gmean(rs):.3f} over "
               f"{len(rs)} (min {min(rs):.3f}, max {max(rs):.3f})")
