@@ -608,23 +608,6 @@ static fb_status measure_with(fb_timer *t, const fb_runnable *r, fb_flush_mode f
     return s;
 }
 
-static void appendf(char *buf, size_t n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void appendf(char *buf, size_t n, const char *fmt, ...)
-{
-    if (!buf || n == 0) return;
-    size_t len = strnlen(buf, n);
-    if (len >= n - 1) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
-    va_end(ap);
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
     unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
@@ -670,7 +653,7 @@ static fb_status check_spin(fb_timer *t, char *report, size_t n, bool *ok)
         double mhz = runs ? (double)cyc[runs / 2] / gt_ns * 1e3 : NAN;
         double diff = fabs(st.median - expected);
         *ok = runs > 0 && diff <= SPIN_REL_TOL * expected + SPIN_ABS_TOL_MS;
-        appendf(report, n, "timer: spin %.3f ms expected %.3f ms (clock %.0f MHz, %lld cycles, n=%d): %s\n",
+        fb_appendf(report, n, "timer: spin %.3f ms expected %.3f ms (clock %.0f MHz, %lld cycles, n=%d): %s\n",
                 st.median, expected, mhz, j.cycles, st.n, *ok ? "ok" : "FAIL (beyond 2% + 5 us)");
     }
     free(h);
@@ -701,12 +684,12 @@ static fb_status check_flush(fb_timer *t, char *report, size_t n, bool *ok)
     for (int m = 0; m < 2 && s == FB_OK; m++) {
         bool slower = cold[m].median > warm.median;
         *ok &= slower;
-        appendf(report, n, "timer: flush %s: 16 MiB working set %.2f us flushed vs %.2f us unflushed (%.2fx): %s\n",
+        fb_appendf(report, n, "timer: flush %s: 16 MiB working set %.2f us flushed vs %.2f us unflushed (%.2fx): %s\n",
                 fb_flush_mode_name(modes[m]), cold[m].median * 1e3, warm.median * 1e3, cold[m].median / warm.median,
                 slower ? "ok" : "FAIL (the flush does not cool L2)");
     }
     if (s == FB_OK)
-        appendf(report, n, "timer: flush clean / write on that working set: %.3f (the write flush's dirty lines cost %+.1f%%)\n",
+        fb_appendf(report, n, "timer: flush clean / write on that working set: %.3f (the write flush's dirty lines cost %+.1f%%)\n",
                 cold[1].median / cold[0].median, (cold[0].median / cold[1].median - 1) * 100);
     fb_dfree((void *)j.src);
     fb_dfree(j.dst);

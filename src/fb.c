@@ -60,6 +60,17 @@ void fb_clear_error(void)
     g_error_small[0] = 0;
 }
 
+void fb_appendf(char *buf, size_t n, const char *fmt, ...)
+{
+    if (!buf || n == 0) return;
+    size_t len = strnlen(buf, n);
+    if (len >= n - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
+}
+
 void fb_set_context(const char *fmt, ...)
 {
     if (!fmt) {

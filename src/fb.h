@@ -45,6 +45,14 @@ void fb_error(const char *fmt, ...)
 #endif
     ;
 const char *fb_last_error(void);
+/* Append printf-style text to the NUL-terminated report in buf[n], cut at the end of the
+ * buffer; a full buffer (or none) takes nothing. For the self-check reports. */
+void fb_appendf(char *buf, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 void fb_clear_error(void);
 
 /* What is in flight ("softmax float32 dim0=128 dim1=256 softmax.fused"); CUDA

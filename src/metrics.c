@@ -324,21 +324,6 @@ fb_status fb_metrics_load_cupti(const char **path, unsigned *version)
     return s;
 }
 
-static void append(char *buf, size_t n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void append(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t len = strnlen(buf, n);
-    if (len + 1 >= n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- CUPTI errors ------------------------------------------------------------------------ */
 
 static const char *result_name(CUptiResult r)
@@ -536,7 +521,7 @@ static fb_status device_supported(int ordinal)
     char why[256] = "";
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (parts[i].l != CUPTI_PROFILER_CONFIGURATION_SUPPORTED && (unsigned)parts[i].l < 4)
-            append(why, sizeof why, "%s%s: %s", why[0] ? ", " : "", parts[i].what, level[parts[i].l]);
+            fb_appendf(why, sizeof why, "%s%s: %s", why[0] ? ", " : "", parts[i].what, level[parts[i].l]);
     fb_error("device %d cannot be profiled by CUPTI's range profiler (%s)", ordinal, why[0] ? why : "no reason given");
     return FB_E_UNSUPPORTED;
 }
@@ -881,7 +866,7 @@ fb_status fb_metrics_selfcheck(const fb_context *ctx, fb_timer *timer, char *rep
         bool good = fabs(rd - 1) <= 0.03 && fabs(wr - 1) <= 0.03;
         ok &= good;
         if (report)
-            append(report, n, "metrics: copy %zu MiB: DRAM read %.4fx, written %.4fx of its bytes, %.0f instructions: %s\n",
+            fb_appendf(report, n, "metrics: copy %zu MiB: DRAM read %.4fx, written %.4fx of its bytes, %.0f instructions: %s\n",
                    c.bytes >> 20, rd, wr, v[k][FB_METRIC_INST], good ? "ok" : "FAIL (beyond 3%)");
     }
     if (s == FB_OK) {
@@ -889,7 +874,7 @@ fb_status fb_metrics_selfcheck(const fb_context *ctx, fb_timer *timer, char *rep
         bool good = fabs(ratio - 2) <= 0.1;
         ok &= good;
         if (report)
-            append(report, n, "metrics: instructions of the 128 MiB copy / the 64 MiB copy = %.3f (2 expected): %s\n",
+            fb_appendf(report, n, "metrics: instructions of the 128 MiB copy / the 64 MiB copy = %.3f (2 expected): %s\n",
                    ratio, good ? "ok" : "FAIL (beyond 5%)");
     }
     fb_dfree(c.dst);

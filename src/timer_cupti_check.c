@@ -30,21 +30,6 @@
 #define PAIR_ABS_TOL_MS 0.008 /* two kernels and a small memset */
 #define GEMM_N 1024
 
-static void say(char *buf, size_t n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void say(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t len = strnlen(buf, n);
-    if (len + 1 >= n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
-    va_end(ap);
-}
-
 typedef struct spin_job {
     long long cycles;
     unsigned long long *log;
@@ -140,14 +125,14 @@ static fb_status check_spins(fb_timer *t, const fb_device_info *dev, cudaStream_
         bool time_ok = fabs(one.median - truth) <= REL_TOL * truth + ABS_TOL_MS;
         bool census_ok = k->count == 1 && k->count_min == 1 && k->count_max == 1 && k->memops == 0 && k->n_names == 1 &&
                          names_contain(k, "spin_cycles_kernel");
-        say(report, n, "timer cupti: spin %.4f ms, its own clock %.4f ms (n=%d): %s\n", one.median, truth, one.n,
+        fb_appendf(report, n, "timer cupti: spin %.4f ms, its own clock %.4f ms (n=%d): %s\n", one.median, truth, one.n,
             time_ok ? "ok" : "FAIL (beyond 1% + 3 us)");
-        say(report, n, "timer cupti: %d kernel per run, %d memset, named %s: %s\n", k->count, k->memops,
+        fb_appendf(report, n, "timer cupti: %d kernel per run, %d memset, named %s: %s\n", k->count, k->memops,
             k->n_names ? k->names[0] : "(none)",
             census_ok ? "ok (flush and blocking kernel left out)" : "FAIL (want 1 spin_cycles_kernel, no memset)");
         *failed += !time_ok + !census_ok;
     } else if (st == FB_OK) {
-        say(report, n, "timer cupti: FAIL (no kernel census after a CUPTI measurement)\n");
+        fb_appendf(report, n, "timer cupti: FAIL (no kernel census after a CUPTI measurement)\n");
         (*failed)++;
     }
 
@@ -163,7 +148,7 @@ static fb_status check_spins(fb_timer *t, const fb_device_info *dev, cudaStream_
         double want = 2 * truth;
         bool ok = k->count == 2 && k->memops == 1 && fabs(two.median - want) <= REL_TOL * want + PAIR_ABS_TOL_MS &&
                   k->span.median >= two.median * (1 - 1e-3);
-        say(report, n, "timer cupti: 2 spins + a memset per run: %d kernels, %d memset, sum %.4f ms (2 x %.4f), "
+        fb_appendf(report, n, "timer cupti: 2 spins + a memset per run: %d kernels, %d memset, sum %.4f ms (2 x %.4f), "
                        "span %.4f ms: %s\n",
             k->count, k->memops, two.median, truth, k->span.median, ok ? "ok" : "FAIL");
         *failed += !ok;
@@ -194,7 +179,7 @@ static fb_status check_gemm(fb_timer *t, fb_context *ctx, char *report, size_t n
     const fb_timer_kernels *k = st == FB_OK ? fb_timer_last_kernels(t) : NULL;
     if (st == FB_OK && k) {
         bool ok = k->count >= 1 && k->n_names >= 1 && cu.median <= ev.median * 1.02 && cu.median >= ev.median * 0.5;
-        say(report, n, "timer cupti: cuBLAS SGEMM %d^3: %d kernel%s per run (%s%s), %.4f ms (events %.4f ms): %s\n",
+        fb_appendf(report, n, "timer cupti: cuBLAS SGEMM %d^3: %d kernel%s per run (%s%s), %.4f ms (events %.4f ms): %s\n",
             GEMM_N, k->count, k->count == 1 ? "" : "s", k->n_names ? k->names[0] : "unnamed", k->n_names > 1 ? ", ..." : "",
             cu.median, ev.median, ok ? "ok" : "FAIL (want >= 1 named kernel, timed within events')");
         *failed += !ok;
@@ -211,7 +196,7 @@ fb_status fb_timer_selfcheck_cupti(fb_timer *t, fb_context *ctx, char *report, s
     if (fb_cupti_load(NULL) != FB_OK) {
         char why[2048];
         snprintf(why, sizeof why, "%s", fb_last_error());
-        say(report, n, "timer cupti: skipped: %s\n", why);
+        fb_appendf(report, n, "timer cupti: skipped: %s\n", why);
         fb_error("timer cupti self-check skipped: %s", why);
         return FB_E_UNSUPPORTED;
     }
@@ -221,7 +206,7 @@ fb_status fb_timer_selfcheck_cupti(fb_timer *t, fb_context *ctx, char *report, s
     if (st == FB_OK) st = check_gemm(t, ctx, report, n, &failed);
     fb_set_context(NULL);
     if (st == FB_E_UNSUPPORTED) { /* CUPTI loaded, yet a measurement saw no work: a failure, not a skip */
-        say(report, n, "timer cupti: FAIL: %s\n", fb_last_error());
+        fb_appendf(report, n, "timer cupti: FAIL: %s\n", fb_last_error());
         failed++;
         st = FB_OK;
     }

@@ -299,8 +299,45 @@ static void test_quote(void)
     CHECK_STR(fb_opt_quote("abcdefgh", tiny, sizeof tiny), "...");
 }
 
+/* fb_appendf (fb.c): the self-check reports' append, cut at the buffer's end; the dtype list
+ * check that run and selftest share (fb_opt_dtypes) */
+static void test_appendf_and_dtypes(void)
+{
+    char buf[12] = "";
+    fb_appendf(buf, sizeof buf, "%s=%d", "ab", 7);
+    fb_appendf(buf, sizeof buf, ", %s", "cdefghijk");
+    CHECK_STR(buf, "ab=7, cdefg");
+    fb_appendf(buf, sizeof buf, "more"); /* full: nothing */
+    CHECK_STR(buf, "ab=7, cdefg");
+    fb_appendf(NULL, 4, "x");
+    fb_appendf(buf, 0, "x");
+
+    unsigned mask = 0;
+    fb_strlist l = {0};
+    CHECK(fb_opt_dtypes("--dtype", &l, &mask) == FB_OK && mask == FB_DTYPES_ALL);
+    CHECK(fb_opt_split("--dtype", "bf16,f64", &l) == FB_OK);
+    CHECK(fb_opt_dtypes("--dtype", &l, &mask) == FB_OK &&
+          mask == (FB_DTYPE_BIT(FB_BF16) | FB_DTYPE_BIT(FB_F64)));
+    fb_strlist_free(&l);
+    CHECK(fb_opt_split("--dtype", "float64,f64", &l) == FB_OK);
+    CHECK(fb_opt_dtypes("--dtype", &l, &mask) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "--dtype: 'float64' and 'f64' are the same dtype (float64)");
+    fb_strlist_free(&l);
+    CHECK(fb_opt_split("--dtype", "all", &l) == FB_OK);
+    CHECK(fb_opt_dtypes("--dtype", &l, &mask) == FB_OK && mask == FB_DTYPES_ALL);
+    CHECK(fb_opt_split("--dtype", "float16", &l) == FB_OK);
+    CHECK(fb_opt_dtypes("--dtype", &l, &mask) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "--dtype: 'all' stands alone (got 2 dtypes)");
+    fb_strlist_free(&l);
+    CHECK(fb_opt_split("--dtype", "flaot32", &l) == FB_OK);
+    CHECK(fb_opt_dtypes("--dtype", &l, &mask) == FB_E_USAGE);
+    CHECK_STR(fb_last_error(), "--dtype: unknown dtype 'flaot32' (did you mean 'float32'?)");
+    fb_strlist_free(&l);
+}
+
 int main(void)
 {
+    test_appendf_and_dtypes();
     test_spellings();
     test_values_and_flags();
     test_lists();
