@@ -28,7 +28,7 @@
 //                                 out of phase (float64 N = 16384: 60-63% of SOL in registers with
 //                                 dy read twice, 80-81% over clusters of 4; NOTES.md, stop 24).
 //                                 The half types' one-CTA steps go out of phase too from 16 MiB
-//                                 (an mbarrier instead of the CTA barrier: pick_pipe).
+//                                 (an mbarrier instead of the CTA barrier: pipe_shape).
 //   rmsnorm_backward.fused        pipelined where it applies from 8 MiB of x, else the kernel
 //                                 above on a resident grid, or the pipelined kernel for rows the
 //                                 registers cannot hold (the rule and its table: pick()).
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     // Groups of more than a warp meet at a barrier every step: over a cluster, the cluster's
     // (cluster_publish / collect); in one CTA, an mbarrier (groups_publish / collect, one arrival
     // per warp) in the cluster scratch, which a CTA of no cluster does not use. The host asks for
-    // the one-CTA form where it measured faster (`out_of_phase`: pick_pipe).
+    // the one-CTA form where it measured faster (`out_of_phase`: pipe_shape).
     uint64_t *bar = reinterpret_cast<uint64_t *>(cl);
     const bool skew = CLUSTER || (out_of_phase && G > 32);
     if (!CLUSTER && skew) {
@@ -432,7 +432,7 @@ struct Launch {
     size_t smem = 0;
     int G = 0, S = 0;  // the pipelined kernel's group and stages (S = 0: the register kernel)
     int C = 1;         // CTAs per cluster (the pipelined kernel's rows split over C CTAs)
-    int out_of_phase = 0;  // the pipelined kernel's one-CTA steps out of phase (see pick_pipe)
+    int out_of_phase = 0;  // the pipelined kernel's one-CTA steps out of phase (see pipe_shape)
     long slice = 0;    // units of a row each CTA of a cluster holds
     long teams() const { return (long)grid / C; }  // partial rows of dw: one per CTA or cluster
 };
@@ -516,10 +516,12 @@ bool pipe_shape(const Geom &g, int esz, PipeShape *ps) {
         return false;
     if (C > 1 && ps->sg.threads / ps->sg.G > 32) return false;  // cluster_publish's scratch: 32 rows a step
     // One CTA's steps out of phase (groups_publish / collect) where it measured faster: the half
-    // types from 16 MiB of x (H100, against steps in phase, t_old / t_new, best of two runs:
-    // 1.01-1.06 on their 8 cells of 16-64 MiB, 2048 x 2048 77.9 -> 82.6% of SOL; 0.92-0.97 on
-    // 8 MiB; float32 and float64 0.94-0.98 on 16-64 MiB, where the copies' S - 2 steps ahead
-    // instead of S - 1 cost more than the barrier saves; NOTES.md, stop 24).
+    // types from 16 MiB of x (H100, against steps in phase, t_old / t_new, best of two runs,
+    // geomean (range): half types 16-64 MiB 1.024 over 10 cells (0.98-1.06; bfloat16 2048 x 2048
+    // 77.9 -> 82.6% of SOL), from 64 MiB 1.015 over 8 (1.00-1.04), 8 MiB 0.968 over 4 (0.92-1.03);
+    // float32 and float64 8-16 MiB 0.969 over 3, 16-64 MiB 0.982 over 9 (0.94-1.02), from 64 MiB
+    // 1.001 over 15: there the copies' S - 2 steps ahead instead of S - 1 cost more than the
+    // barrier saves; NOTES.md, stop 24).
     const double xbytes = (double)g.rows * (double)g.N * (double)esz;
     ps->out_of_phase = esz == 2 && xbytes >= 16.0 * 1024 * 1024;
     return true;
