@@ -287,6 +287,17 @@ template <typename K> inline int resident_ctas(K kernel, int threads, size_t sme
     return n;
 }
 
+// ---- cluster barrier halves (device) ---------------------------------------------
+// arrive.release + wait (acquire) publishes shared-memory writes to the peer CTAs; a second
+// arrive after the last remote read, paired with a wait just before exit, keeps every CTA's
+// shared memory alive while peers may still read it, without stalling the stores in between.
+__device__ __forceinline__ void cluster_arrive_release() {
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+
 // ---- clusters (host) -------------------------------------------------------------
 // A launch of `grid` CTAs in clusters of C along x (C = 1: no cluster attribute). `attr` is
 // the caller's and must outlive the launch call.

@@ -308,7 +308,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     }
     // the peers' last reads of this CTA's cluster_publish slots end before their arrive; the wait
     // before exit below keeps this shared memory alive until then
-    if constexpr (CLUSTER) asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    if constexpr (CLUSTER) cluster_arrive_release();
 
     // This CTA's partial row (its team's, in the columns it holds): each group's dw through
     // shared memory (the stages, now idle), then the groups summed in group order. The dw
@@ -332,7 +332,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         for (int q = 0; q < rpc; ++q) s += groups[(long)q * width + c];
         out[c] = s;
     }
-    if constexpr (CLUSTER) asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+    if constexpr (CLUSTER) cluster_wait();
 }
 
 // dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 32 warps each adding every
@@ -435,6 +435,8 @@ struct Launch {
     int out_of_phase = 0;  // the pipelined kernel's one-CTA steps out of phase (see pipe_shape)
     long slice = 0;    // units of a row each CTA of a cluster holds
     long teams() const { return (long)grid / C; }  // partial rows of dw: one per CTA or cluster
+    // the workspace: the partial rows of dw, in float32 (float64 for float64)
+    size_t partial_bytes(long N, fb_dtype dt) const { return (size_t)teams() * (size_t)N * (dt == FB_F64 ? 8 : 4); }
 };
 
 // With L->fn, threads, smem and C chosen: allow the dynamic shared memory, and size the grid to
@@ -453,12 +455,6 @@ bool resident_grid(Launch *L, long need) {
     const long teams = need < resident ? need : resident;
     L->grid = (unsigned)((teams > 0 ? teams : 1) * L->C);
     return true;
-}
-
-// The row kernel of L: a plain launch, or clusters of L.C CTAs.
-cudaError_t launch_teams(const Launch &L, void **args, cudaStream_t stream) {
-    if (L.C == 1) return cudaLaunchKernel(L.fn, dim3(L.grid), dim3((unsigned)L.threads), args, L.smem, stream);
-    return launch_clusters_args(L.fn, L.grid, (unsigned)L.threads, L.smem, stream, L.C, args);
 }
 
 template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
@@ -574,8 +570,7 @@ size_t workspace_for(Grid mode, const Problem &p) {
     // the partial rows: one per CTA of a resident grid at most
     Launch L;
     if (!pick(mode, p, &L)) return 0;
-    const size_t acc = p.dt == FB_F64 ? 8 : 4;
-    return (size_t)L.teams() * (size_t)p.g.N * acc;
+    return L.partial_bytes(p.g.N, p.dt);
 }
 
 template <Grid M> struct Variant {
@@ -626,10 +621,9 @@ template <Grid M> struct Variant {
             return FB_E_UNSUPPORTED;
         }
         if (dry) return FB_OK;
-        const size_t acc = p.dt == FB_F64 ? 8 : 4;
-        if (c->workspace_bytes < (size_t)L.teams() * (size_t)p.g.N * acc || !c->workspace) {
-            fb_error("rmsnorm_backward.%s: needs a %zu-byte workspace", grid_names[M],
-                     (size_t)L.teams() * (size_t)p.g.N * acc);
+        const size_t need = L.partial_bytes(p.g.N, p.dt);
+        if (c->workspace_bytes < need || !c->workspace) {
+            fb_error("rmsnorm_backward.%s: needs a %zu-byte workspace", grid_names[M], need);
             return FB_E_UNSUPPORTED;
         }
         long rows = p.g.rows, N = p.g.N, units = p.g.units, P = L.teams(), slice = L.slice;
@@ -651,7 +645,9 @@ template <Grid M> struct Variant {
                             &rows, &N, &units, &G, &eps};
             void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                                  &rows, &N, &units, &G, &S, &slice, &out_of_phase, &eps};
-            e = launch_teams(L, piped ? pipe_args : args, c->stream);
+            // a plain launch for C = 1, clusters of C CTAs otherwise
+            e = launch_clusters_args(L.fn, L.grid, (unsigned)L.threads, L.smem, c->stream, L.C,
+                                     piped ? pipe_args : args);
             if (e == cudaSuccess) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
         });
         return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);

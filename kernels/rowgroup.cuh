@@ -235,13 +235,13 @@ __device__ __forceinline__ void cluster_publish(A a, A b, int g, int l, int rpc,
         mine[0] = a;
         mine[1] = b;
     }
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    cluster_arrive_release();
 }
 template <typename A>
 __device__ __forceinline__ void cluster_collect(A &a, A &b, int g, int rpc, A *cl, int parity) {
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
-    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+    cluster_wait();
     const A *mine = cl + ((long)parity * rpc + g) * 2;
     A sa = A(0), sb = A(0);
     const int C = (int)cluster.num_blocks();

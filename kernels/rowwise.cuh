@@ -103,16 +103,9 @@ __device__ __forceinline__ float block_fmax(float x, float *scratch) {
     return group_max(x, 32);
 }
 
-// Cluster barrier halves. arrive.release + wait (acquire) publishes shared-memory writes
-// to the peer CTAs; a second arrive after the last remote read, paired with a wait just
-// before exit, keeps every CTA's shared memory alive while peers may still read it,
-// without stalling the stores in between.
-__device__ __forceinline__ void cluster_arrive_release() {
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() {
-    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-}
+// The cluster barrier halves live in common.cuh (rowgroup.cuh's kernels use them too).
+using fb::cluster_arrive_release;
+using fb::cluster_wait;
 
 // Launches `kernel` as clusters of C CTAs along x (C = 1: an ordinary launch), with `smem`
 // bytes of dynamic shared memory (the attribute is raised past 48 KB). Host side.
