@@ -211,13 +211,6 @@ static fb_status parse_list(const char *opt, const char *s, axis_override *ov)
     return fb_opt_sizes(opt, s, ov->v, FB_MAX_GRID, &ov->n);
 }
 
-/* --dtype: known names, 'all' alone, and no dtype twice under two spellings (f32,float32). */
-static fb_status check_dtypes(run_opts *o)
-{
-    unsigned mask;
-    return fb_opt_dtypes("--dtype", &o->dtype_list, &mask);
-}
-
 static fb_status parse_args(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -255,7 +248,8 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
         fb_error("--timer cupti: %s", fb_last_error());
         return FB_E_UNSUPPORTED;
     }
-    FB_TRY(check_dtypes(o));
+    unsigned dtype_mask; /* --dtype: known names, 'all' alone, no dtype twice (f32,float32) */
+    FB_TRY(fb_opt_dtypes("--dtype", &o->dtype_list, &dtype_mask));
     if (o->metrics_list.n) {
         char *joined = fb_strlist_join(&o->metrics_list);
         if (!joined) goto nomem;
