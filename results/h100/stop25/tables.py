@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""tables.py — the tables kernels/NOTES.md ("Stop 25") cites, printed from this directory's device
+outputs: `python3 tables.py [FUSIONBENCH]` (default ../../../build/fusionbench, used for
+`export --format csv`; no GPU needed). Writes nothing; tables.txt is its output.
+"""
+import csv
+import io
+import math
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FB = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "../../../build/fusionbench")
+
+
+def unpack(tmp, name):
+    d = os.path.join(tmp, name)
+    with tarfile.open(os.path.join(HERE, name + ".tar.xz")) as t:
+        t.extractall(d)
+    return os.path.join(d, "r")
+
+
+def cells(path):
+    """(case, dtype, row, col, variant) -> median us, for the ok cells of a result file (the
+    speed-of-light copy is the variant 'sol')."""
+    out = subprocess.run([FB, "export", path, "--format", "csv"], capture_output=True, text=True, check=True).stdout
+    d = {}
+    for r in csv.DictReader(io.StringIO(out)):
+        if r["status"] == "ok":
+            d[(r["case"], r["dtype"], int(r["row"]), int(r["col"]), r["variant"])] = float(r["median_us"])
+    return d
+
+
+def geo(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def section_pipe(c1, c2):
+    print("== 1. row_pipe_kernel (NAME.pipe) against NAME.fused (call 1, float32, clean flush; us, % of SOL)")
+    for case in ("layernorm", "norm_chain", "double_softmax", "softmax_backward"):
+        d = cells(os.path.join(c1, "ab-%s.json" % case))
+        rat = []
+        print("  %s" % case)
+        for (cs, dt, row, col, v) in sorted(k for k in d if k[4] == case + ".fused"):
+            f, p, s = d[(cs, dt, row, col, v)], d[(cs, dt, row, col, case + ".pipe")], d[(cs, dt, row, col, "sol")]
+            rat.append(f / p)
+            print("    %5d x %5d  fused %7.1f (%5.1f%%)  pipe %7.1f (%5.1f%%)  t_fused/t_pipe %.3f" %
+                  (row, col, f, 100 * s / f, p, 100 * s / p, f / p))
+        print("    geomean t_fused/t_pipe %.3f over %d cells (min %.3f, max %.3f)" % (geo(rat), len(rat), min(rat), max(rat)))
+    print()
+    print("== 2. stages in flight (call 2, FB_DEV_PIPE_S = 1..4; one run each; us)")
+    runs = {S: cells(os.path.join(c2, "s%d.json" % S)) for S in (1, 2, 3, 4)}
+    for case in ("norm_chain", "double_softmax"):
+        for row in (512, 2048):
+            for col in (8192, 16384):
+                f = [runs[S][(case, "float32", row, col, case + ".fused")] for S in (1, 2, 3, 4)]
+                p = [runs[S][(case, "float32", row, col, case + ".pipe")] for S in (1, 2, 3, 4)]
+                print("  %-15s %5d x %5d  fused %s  pipe S=1..4 %s" % (case, row, col, "/".join("%.1f" % x for x in f),
+                                                                     "/".join("%.1f" % x for x in p)))
+    print()
+    print("== 3. Nsight Compute, norm_chain 2048 x 16384 float32 (call 2)")
+    for v in ("fused", "pipe"):
+        with open(os.path.join(c2, "ncu-%s.txt" % v)) as fh:
+            keep = [l.strip() for l in fh if any(k in l for k in ("DRAM Throughput", "Duration", "Grid Size", "Block Size",
+                                                                  "Registers Per Thread", "Achieved Occupancy",
+                                                                  "Dynamic Shared Memory Per Block"))]
+        print("  %s: %s" % (v, "; ".join(" ".join(k.split()) for k in keep)))
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    c1, c2 = unpack(tmp, "call1-pipe-ab"), unpack(tmp, "call2-pipe-stages-ncu")
+    section_pipe(c1, c2)
+
+
+if __name__ == "__main__":
+    main()
