@@ -32,6 +32,8 @@ using namespace fb::rowwise;
 struct LayerNorm {
     static constexpr const char *name = "layernorm";
     static constexpr int NIN = 1, NPARAM = 2;  // p[0] = weight, p[1] = bias
+    // half-type rows beyond one CTA's registers: row_smem beats the cluster (NOTES.md, "Stop 25")
+    static constexpr bool kHalfSmemRows = true;
     static constexpr float kEps = 1e-5f;
     float mean, rstd;
     template <class R> __device__ __forceinline__ void row(R &r) {

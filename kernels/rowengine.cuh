@@ -20,6 +20,9 @@
 //       the output element from the held values and the column's parameters p[NPARAM].
 //   static constexpr bool kPairRows;       optional: prefer two 512-thread row_smem CTAs per SM
 //                                          to one of 1024 threads (measured per op; default false)
+//   static constexpr bool kHalfSmemRows;   optional: half-type rows that one CTA's registers cannot
+//                                          hold go to row_smem, not a cluster (measured per op;
+//                                          default false)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -36,8 +39,8 @@
 //            fp32 values per thread, shared by the NIN inputs.
 //   K_ROW_SMEM  one CTA per row, no cluster: 32 values per thread in registers, the rest of the
 //            row as fp32 in shared memory (up to 200 KB: float32 W = 65536 in one 1024-thread CTA);
-//            every reduction CTA-local. plan_rows picks it for float32 rows of >= 64 KB;
-//            NAME.row_smem forces it.
+//            every reduction CTA-local. plan_rows picks it for float32 rows of >= 64 KB and
+//            for some half-type rows of >= 32 KB (see plan_rows); NAME.row_smem forces it.
 //   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
 //            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
 // softmax.cu keeps its own tuned kernels; its planners are the ones used here.
@@ -211,13 +214,38 @@ template <typename T, int NIN> struct StreamVals {
 // warp's accesses are 16 consecutive bytes per lane, conflict-free. Each thread only ever reads
 // the slots it wrote (or copied with cp.async), so no barrier is needed between passes, and
 // wait_all once before the first read completes this thread's copies.
-template <int NIN, int N> struct SmemVals {
+// Every dtype is copied with 16-byte cp.async, as it is in memory: float32 straight into its
+// slot; a half-type unit (8 values, 16 bytes) into the last of its two chunks (`raw`), widened to
+// fp32 in place, over both chunks, by the first read (widen_raw). (The half types used to load,
+// widen and store each unit in turn, K round trips to memory in series before the row's first
+// reduction: bfloat16 layernorm at W = 65536 ran at 55-71% of SOL, NOTES.md "Stop 23".)
+template <typename T, int NIN, int N> struct SmemVals {
     static constexpr int CH = N / 4;  // float4 chunks per unit
+    static_assert(sizeof(T) == 4 || (sizeof(T) == 2 && CH == 2), "float32 units, or half-type units of two chunks");
     float4 *sm;
     int K;          // slots per thread
     long first;     // the row's unit index of slot 0 of thread 0
     long nunits;    // units in the row
     bool pending;   // cp.async copies not yet waited for
+    bool raw;       // half types: the slots still hold the units as copied (T values in chunk CH - 1)
+    // where unit k of input j is copied to
+    __device__ __forceinline__ float4 *copy_slot(int k, int j) const { return slot(k, j, CH - 1); }
+    __device__ __forceinline__ void widen_raw() {
+        for (int k = 0; k < K; ++k) {
+            if (!ok(k)) break;
+#pragma unroll
+            for (int j = 0; j < NIN; ++j) {
+                fb::vec<T> t;
+                *reinterpret_cast<float4 *>(&t) = *copy_slot(k, j);
+                float e[N];
+#pragma unroll
+                for (int i = 0; i < N; ++i) e[i] = fb::to_acc(t.v[i]);
+#pragma unroll
+                for (int h = 0; h < CH; ++h) *slot(k, j, h) = make_float4(e[4 * h], e[4 * h + 1], e[4 * h + 2], e[4 * h + 3]);
+            }
+        }
+        raw = false;
+    }
     __device__ __forceinline__ bool ok(int k) const {
         return first + threadIdx.x + (long)k * blockDim.x < nunits;
     }
@@ -243,10 +271,14 @@ template <int NIN, int N> struct SmemVals {
             for (int h = 0; h < CH; ++h)
                 *slot(k, j, h) = make_float4(e[4 * h][j], e[4 * h + 1][j], e[4 * h + 2][j], e[4 * h + 3][j]);
     }
+    // this thread's copies landed and widened: every read goes through here first
     __device__ __forceinline__ void wait() {
         if (pending) {
             cp_async_wait_all();
             pending = false;
+        }
+        if constexpr (sizeof(T) != 4) {
+            if (raw) widen_raw();
         }
     }
     template <class F> __device__ __forceinline__ void each(F &&f) {
@@ -271,9 +303,9 @@ template <int NIN, int N> struct SmemVals {
 };
 
 // A row split between registers (the first UPT * T units) and shared memory (the rest).
-template <int NIN, int UPT, int N> struct RegSmemVals {
+template <typename T, int NIN, int UPT, int N> struct RegSmemVals {
     RegVals<NIN, UPT, N, false> reg;
-    SmemVals<NIN, N> smem;
+    SmemVals<T, NIN, N> smem;
     template <class F> __device__ __forceinline__ void each(F &&f) {
         reg.each(f);
         smem.each(f);
@@ -560,9 +592,8 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
 // registers and units UPT * T + t + k * T (k < K) in shared memory as fp32, so a row of up to
 // 32 x T values plus ~200 KB fits one CTA (float32 W = 65536 at T = 1024). Every reduction is
 // CTA-local (one __syncthreads), where K_CTA would need a cluster and pay a cluster barrier and
-// a DSMEM exchange per reduction. The shared part is requested first (16-byte cp.async for
-// float32: straight from global memory to its slot; half types load, widen and store) so that
-// it is in flight while the register part loads.
+// a DSMEM exchange per reduction. The shared part is requested first (16-byte cp.async, as it
+// is in memory: see SmemVals) so that it is in flight while the register part loads.
 template <class Op, typename T, int UPT>
 __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long W, int K) {
     using U = Unit<T, true>;
@@ -572,28 +603,19 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
     const long row = blockIdx.x, off = row * W, nunits = W / N;
     const int T_ = blockDim.x;
 
-    RegSmemVals<NIN, UPT, N> v;
+    RegSmemVals<T, NIN, UPT, N> v;
     v.smem.sm = row_sm;
     v.smem.K = K;
     v.smem.first = (long)UPT * T_;
     v.smem.nunits = nunits;
     v.smem.pending = false;
+    v.smem.raw = sizeof(T) != 4;
     for (int k = 0; k < K; ++k) {
         if (!v.smem.ok(k)) break;
         const long i = v.smem.first + threadIdx.x + (long)k * T_;
 #pragma unroll
-        for (int j = 0; j < NIN; ++j) {
-            if constexpr (sizeof(T) == 4) {
-                cp_async16(v.smem.slot(k, j, 0), a.in[j] + off + i * N);
-                v.smem.pending = true;
-            } else {
-                float t[N];
-                U::load(a.in[j] + off, i, t);
-#pragma unroll
-                for (int h = 0; h < N / 4; ++h)
-                    *v.smem.slot(k, j, h) = make_float4(t[4 * h], t[4 * h + 1], t[4 * h + 2], t[4 * h + 3]);
-            }
-        }
+        for (int j = 0; j < NIN; ++j) cp_async16(v.smem.copy_slot(k, j), a.in[j] + off + i * N);
+        v.smem.pending = true;
     }
     if (v.smem.pending) cp_async_commit();
     {
@@ -618,7 +640,7 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
     }
     CtaReducer<false> red{part, 1, 0};
     Op op;
-    Row<RegSmemVals<NIN, UPT, N>, CtaReducer<false>> r{v, red, W};
+    Row<RegSmemVals<T, NIN, UPT, N>, CtaReducer<false>> r{v, red, W};
     op.row(r);
     v.smem.wait();  // an op whose row() never reads the values still owns complete slots
     store_slice<Op, U, true>(op, v.reg, a, off, 0);
@@ -825,9 +847,19 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     // (K_ROW_SMEM) wherever it fits — every reduction stays in the CTA. Measured (NOTES.md,
     // issue 6 round 3, H100 float32, % of SOL, clusters/K_CTA -> K_ROW_SMEM): W = 65536 at
     // >= 2048 rows layernorm 76-81 -> 89-93, norm_chain 76-78 -> 91-97, double_softmax 86-87 ->
-    // 93-97; 128..256 rows of W = 16384..32768 67-90 -> 88-103. Half types keep the plans
-    // below (their shared part loads synchronously: not measured).
+    // 93-97; 128..256 rows of W = 16384..32768 67-90 -> 88-103. Half types: next.
     if (vec && s.esz == 4 && s.W * s.esz >= 64 * 1024 && plan_rows_smem(s, p)) return true;
+    // Half-type rows of >= 32 KB: row_smem for a grid of one wave (rows <= SMs), and for rows one
+    // 1024-thread CTA's registers cannot hold (else a cluster) where the op asks (kHalfSmemRows).
+    // Measured (NOTES.md, "Stop 25", H100, t_cluster-or-CTA / t_row_smem with the shared part by
+    // cp.async): 128 rows of 16K-64K 1.10-1.34x for all four ops; rows that need a cluster, 512-8192
+    // of them: layernorm (W = 65536) 1.08-1.13x, softmax_backward (W = 32768) 1.09-1.12x, but
+    // norm_chain 0.99-1.06x and double_softmax 0.94-1.00x, which keep the cluster.
+    if (vec && s.esz == 2 && s.W * s.esz >= 32 * 1024) {
+        const bool one_wave = s.rows <= sm_count();
+        const bool needs_cluster = s.W * s.nin > 1024L * kMaxVals;
+        if ((one_wave || (needs_cluster && s.half_smem_rows)) && plan_rows_smem(s, p)) return true;
+    }
     Plan one;
     if (vec && plan_cta(s, 1, &one, kMaxVals, 1024) && one.c == 1) {
         // An op with parameters, on a grid that holds every unit of every row with one unit a
@@ -981,6 +1013,9 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
 // Op::kPairRows if the op declares it, else false.
 template <class Op> constexpr auto pair_rows_of(int) -> decltype(Op::kPairRows, bool()) { return Op::kPairRows; }
 template <class Op> constexpr bool pair_rows_of(long) { return false; }
+// Op::kHalfSmemRows if the op declares it, else false.
+template <class Op> constexpr auto half_smem_rows_of(int) -> decltype(Op::kHalfSmemRows, bool()) { return Op::kHalfSmemRows; }
+template <class Op> constexpr bool half_smem_rows_of(long) { return false; }
 
 template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
@@ -1042,6 +1077,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         s.nin = Op::NIN;
         s.scalar_vals = kScalarCtaVals;
         s.pair_rows = pair_rows_of<Op>(0);
+        s.half_smem_rows = half_smem_rows_of<Op>(0);
         s.nparam = Op::NPARAM;
         return s;
     }

@@ -162,6 +162,9 @@ struct Shape {
     // The op prefers two 512-thread row_smem CTAs per SM over one 1024-thread CTA where both
     // hold the row (rowengine.cuh: Op::kPairRows, measured per op).
     bool pair_rows = false;
+    // The op prefers row_smem to a cluster for half-type rows that one CTA's registers cannot hold
+    // (rowengine.cuh: Op::kHalfSmemRows, measured per op).
+    bool half_smem_rows = false;
     int nparam = 0;  // per-column inputs (Op::NPARAM): weight, bias
 };
 

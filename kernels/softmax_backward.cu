@@ -27,6 +27,8 @@ using namespace fb::rowwise;
 struct SoftmaxBackward {
     static constexpr const char *name = "softmax_backward";
     static constexpr int NIN = 2, NPARAM = 0;  // e[0] = y, e[1] = dy
+    // half-type rows beyond one CTA's registers: row_smem beats the cluster (NOTES.md, "Stop 25")
+    static constexpr bool kHalfSmemRows = true;
     float s;
     template <class R> __device__ __forceinline__ void row(R &r) {
         float t = 0.f;

@@ -184,19 +184,26 @@ static void test_plans(void)
  * (layernorm) spreads few rows of CTA width over up to 1024 threads, one unit each, where
  * rows x units fit one unit a thread on 132 SMs (the count a machine without a GPU plans for);
  * an op without (norm_chain) keeps the fewest threads that hold the row; many rows keep them too. */
-static void expect_plan(int (*info)(const fb_call *, fb_row_plan_info *), const op_case *o, fb_dtype dt,
-                        int64_t rows, int64_t W, int kind, int threads, int upt)
+/* threads or upt -1: any */
+static void expect_plan_c(int (*info)(const fb_call *, fb_row_plan_info *), const op_case *o, fb_dtype dt,
+                          int64_t rows, int64_t W, int kind, int threads, int upt, int ctas)
 {
     call_buf b;
     make_call(&b, o, dt, rows, W, -1);
     fb_row_plan_info p = {-1, -1, -1, -1};
     CHECK(info(&b.call, &p) == FB_OK);
-    const int as_expected = p.kind == kind && p.threads == threads && p.upt == upt && p.ctas_per_row == 1;
+    const int as_expected = p.kind == kind && (threads < 0 || p.threads == threads) && (upt < 0 || p.upt == upt) &&
+                            p.ctas_per_row == ctas;
     CHECK(as_expected);
     if (!as_expected)
-        fprintf(stderr, "  %s %s %lld x %lld: kind %d threads %d upt %d c %d, want %d %d %d 1\n", o->name,
+        fprintf(stderr, "  %s %s %lld x %lld: kind %d threads %d upt %d c %d, want %d %d %d %d\n", o->name,
                 fb_dtype_name(dt), (long long)rows, (long long)W, p.kind, p.threads, p.upt, p.ctas_per_row, kind,
-                threads, upt);
+                threads, upt, ctas);
+}
+static void expect_plan(int (*info)(const fb_call *, fb_row_plan_info *), const op_case *o, fb_dtype dt,
+                        int64_t rows, int64_t W, int kind, int threads, int upt)
+{
+    expect_plan_c(info, o, dt, rows, W, kind, threads, upt, 1);
 }
 
 static void test_latency_plan(void)
@@ -209,6 +216,23 @@ static void test_latency_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, 128, 8);    /* 524288 units: no */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 4096, 1, 128, 8);   /* no parameters: no */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 64, 8);
+}
+
+/* Half-type rows of >= 32 KB (rowengine.cuh, plan_rows; NOTES.md "Stop 25"): one CTA a row with a
+ * shared part (kind 5) for a grid of one wave (rows <= 132, the SM count a machine without a GPU
+ * plans for), and beyond one wave for rows that would need a cluster only where the op asks
+ * (layernorm does, norm_chain does not); rows the registers hold keep one CTA (kind 1). */
+static void test_half_smem_plan(void)
+{
+    const op_case *ln = &ops[2], *nc = &ops[3];
+    expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 128, 16384, 5, 512, 4);     /* no shared part */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F16, 128, 32768, 5, 1024, 4);
+    expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 2048, 65536, 5, 1024, 4);   /* 4 units a thread shared */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F16, 133, 65536, 5, 1024, 4);
+    expect_plan_c(fb_norm_chain_plan_info, nc, FB_BF16, 2048, 65536, 1, -1, -1, 4); /* the cluster */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F16, 2048, 16384, 1, -1, -1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 2048, 32768, 1, -1, -1);    /* the registers hold it */
+    expect_plan_c(fb_layernorm_plan_info, ln, FB_BF16, 128, 8192, 1, -1, -1, 2); /* 16 KB rows: not taken */
 }
 
 /* rmsnorm_backward.pipelined's staging (fb_rmsnorm_backward_pipe_plan): a row stays in one CTA up
@@ -253,6 +277,7 @@ int main(void)
     test_workspace();
     test_plans();
     test_latency_plan();
+    test_half_smem_plan();
     test_rmsnorm_pipe_plan();
     return fb_t_report("rowwise");
 }

@@ -70,10 +70,45 @@ def section_pipe(c1, c2):
         print("  %s: %s" % (v, "; ".join(" ".join(k.split()) for k in keep)))
 
 
+def section_half(c3, c4):
+    print("== 4. half types: NAME.row_smem (shared part by cp.async, call 3's binary) against NAME.fused (the")
+    print("   plans before this stop: CTA rows or clusters); call 3, one run, clean flush; us, % of SOL")
+    for case in ("layernorm", "norm_chain", "double_softmax", "softmax_backward"):
+        d = cells(os.path.join(c3, "ab-%s.json" % case))
+        print("  %s" % case)
+        for (cs, dt, row, col, v) in sorted(k for k in d if k[4] == case + ".fused"):
+            f, s = d[(cs, dt, row, col, v)], d[(cs, dt, row, col, "sol")]
+            p = d.get((cs, dt, row, col, case + ".row_smem"))
+            if p is None:
+                print("    %-8s %5d x %5d  fused %7.1f (%5.1f%%)  row_smem declines" % (dt, row, col, f, 100 * s / f))
+            else:
+                print("    %-8s %5d x %5d  fused %7.1f (%5.1f%%)  row_smem %7.1f (%5.1f%%)  t_fused/t_row_smem %.3f" %
+                      (dt, row, col, f, 100 * s / f, p, 100 * s / p, f / p))
+    print()
+    print("== 5. bfloat16 default grids, fused: d115d79 (old) / the half-type rule (new); call 4, one run each")
+    new = cells(os.path.join(c4, "bf16-new.json"))
+    for case in ("layernorm", "norm_chain", "double_softmax", "softmax_backward"):
+        old = cells(os.path.join(c4, "bf16-old-%s.json" % case))
+        rows = []
+        for k, t in new.items():
+            if k[0] == case and k[4] == case + ".fused" and k in old:
+                rows.append((old[k] / t, k[2], k[3], old[k], t, 100 * new[k[:4] + ("sol",)] / t))
+        rows.sort()
+        print("  %-17s geomean %.3f over %d cells (min %.3f at %d x %d, max %.3f at %d x %d)" %
+              (case, geo([r[0] for r in rows]), len(rows), rows[0][0], rows[0][1], rows[0][2], rows[-1][0], rows[-1][1],
+               rows[-1][2]))
+        for r in rows:
+            if r[0] >= 1.06:
+                print("      %5d x %5d  %7.1f -> %7.1f us  %.3fx  now %5.1f%% of SOL" % (r[1], r[2], r[3], r[4], r[0], r[5]))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     c1, c2 = unpack(tmp, "call1-pipe-ab"), unpack(tmp, "call2-pipe-stages-ncu")
     section_pipe(c1, c2)
+    print()
+    c3, c4 = unpack(tmp, "call3-half-row-smem-ab"), unpack(tmp, "call4-half-rule-grids")
+    section_half(c3, c4)
 
 
 if __name__ == "__main__":
