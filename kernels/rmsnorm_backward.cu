@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     }
     // step i's two row sums over this thread's units; `reduce`: then over the CTA's group (a
     // cluster's CTAs add theirs after)
-    auto sums = [&](long i, A &ss, A &gx, bool reduce) {
+    auto sums = [&](long i, int st, A &ss, A &gx, bool reduce) {
         ss = A(0);
         gx = A(0);
         const bool active = sr.row(i) < rows;
@@ -216,8 +216,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
                 const long k = l + (long)j * G;
                 if (k < mine) {
                     A xv[NV], dv[NV], wv[NV];
-                    IO::widen(sr.get(i, j, 0), xv);
-                    IO::widen(sr.get(i, j, 1), dv);
+                    IO::widen(sr.get(st, j, 0), xv);
+                    IO::widen(sr.get(st, j, 1), dv);
                     Raw wr = wraw[j];
                     opaque(wr);  // widen w per row: kept widened it would double its registers
                     IO::widen(wr, wv);
@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         else if (active || CLUSTER) row_sum2(ss, gx, G, scratch);
     };
     // step i's dx (stored) and dw terms, from the row's sums
-    auto outputs = [&](long i, A ss, A gx) {
+    auto outputs = [&](long i, int st, A ss, A gx) {
         const long row = sr.row(i);
         if (row >= rows) return;
         const A r = rsqrt_acc(ss * inv_n + eps);
@@ -241,8 +241,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
             const long k = l + (long)j * G;
             if (k < mine) {
                 A xv[NV], dv[NV], wv[NV], o[NV];
-                IO::widen(sr.get(i, j, 0), xv);
-                IO::widen(sr.get(i, j, 1), dv);
+                IO::widen(sr.get(st, j, 0), xv);
+                IO::widen(sr.get(st, j, 1), dv);
                 Raw wr = wraw[j];
                 opaque(wr);
                 IO::widen(wr, wv);
@@ -272,13 +272,14 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
 
     sr.start(src);
     if (!skew) {
-        for (long i = 0; i < sr.steps; ++i) {
-            sr.advance(i, src);
+        int st = 0;  // the stage of step i
+        for (long i = 0; i < sr.steps; ++i, st = sr.next_stage(st)) {
+            sr.advance(i, st, src);
             A ss, gx;
-            sums(i, ss, gx, true);
+            sums(i, st, ss, gx, true);
             // re-read x and dy from shared memory below rather than keep this pass's values live
             asm volatile("" ::: "memory");
-            outputs(i, ss, gx);
+            outputs(i, st, ss, gx);
         }
     } else {
         // One step out of phase: step i + 1's own sums are taken (and published) while the
@@ -288,17 +289,18 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         A ss = A(0), gx = A(0), ss1 = A(0), gx1 = A(0);
         if (sr.steps > 0) {
             cp_async_wait_pending(S - 2);
-            sums(0, ss, gx, CLUSTER);
+            sums(0, 0, ss, gx, CLUSTER);
             publish(0, ss, gx);
         }
-        for (long i = 0; i < sr.steps; ++i) {
-            sr.issue(i + S - 1, src);  // into the stage of step i - 1, done
+        int st = 0;  // the stage of step i
+        for (long i = 0; i < sr.steps; ++i, st = sr.next_stage(st)) {
+            sr.issue(i + S - 1, sr.prev_stage(st), src);  // into the stage of step i - 1, done
             cp_async_wait_pending(S - 2);
             const bool next = i + 1 < sr.steps;
-            if (next) sums(i + 1, ss1, gx1, CLUSTER);
+            if (next) sums(i + 1, sr.next_stage(st), ss1, gx1, CLUSTER);
             collect(i, ss, gx);
             asm volatile("" ::: "memory");
-            outputs(i, ss, gx);
+            outputs(i, st, ss, gx);
             if (next) {
                 publish(i + 1, ss1, gx1);
                 ss = ss1;

@@ -295,19 +295,23 @@ template <typename T, int U, int Q> struct StagedRows {
         steps = base0 < rows ? (rows - base0 + per_step - 1) / per_step : 0;  // the same for the whole team
     }
     __device__ long row(long i) const { return base0 + i * per_step + g; }
-    __device__ Raw *slot(long i, int j, int q) const {
-        return stage + ((long)((int)(i % S) * U + j) * Q + q) * threads + t;
-    }
+    // Stages are named by index, not found as step % S: the kernels keep the index of the step
+    // they read (next_stage / prev_stage) because a 64-bit modulo at every slot address was ~20
+    // instructions a call, about a tenth of the issue slots of an issue-bound half-type row step
+    // (ncu, stop 25).
+    __device__ int next_stage(int s) const { return s + 1 == S ? 0 : s + 1; }
+    __device__ int prev_stage(int s) const { return s == 0 ? S - 1 : s - 1; }
+    __device__ Raw *slot(int s, int j, int q) const { return stage + ((long)(s * U + j) * Q + q) * threads + t; }
     // one 16-byte shared load per unit: read through the pack's elements, bfloat16 compiled to 8
     // LDS.U16 a unit (float16 to 2 LDS.64) and ran 10-20% behind float16 (NOTES.md, round 3)
-    __device__ Raw get(long i, int j, int q) const {
+    __device__ Raw get(int s, int j, int q) const {
         Raw r;
-        *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(slot(i, j, q));
+        *reinterpret_cast<int4 *>(&r) = *reinterpret_cast<const int4 *>(slot(s, j, q));
         return r;
     }
-    // step i's copies (nothing past the last step), then one commit group: empty or not, so that
-    // wait() counts steps
-    __device__ void issue(long i, const T *const (&src)[Q]) {
+    // step i's copies into stage s (nothing past the last step), then one commit group: empty or
+    // not, so that wait() counts steps
+    __device__ void issue(long i, int s, const T *const (&src)[Q]) {
         const long r = row(i);
         if (i < steps && r < rows) {
 #pragma unroll
@@ -315,17 +319,19 @@ template <typename T, int U, int Q> struct StagedRows {
                 const long k = l + (long)j * G;
                 if (k < units)
 #pragma unroll
-                    for (int q = 0; q < Q; ++q) cp_async16(slot(i, j, q), src[q] + r * N + (k0 + k) * NV);
+                    for (int q = 0; q < Q; ++q) cp_async16(slot(s, j, q), src[q] + r * N + (k0 + k) * NV);
             }
         }
         cp_async_commit();
     }
+    // steps 0 .. S - 2 into stages 0 .. S - 2; step i then reads stage i % S
     __device__ void start(const T *const (&src)[Q]) {
-        for (int i = 0; i < S - 1; ++i) issue(i, src);
+        for (int i = 0; i < S - 1; ++i) issue(i, i, src);
     }
-    // at step i: ask for step i + S - 1, then wait until step i's copies (this thread's) landed
-    __device__ void advance(long i, const T *const (&src)[Q]) {
-        issue(i + S - 1, src);
+    // at step i (in stage s): ask for step i + S - 1 (into the stage of step i - 1, read), then
+    // wait until step i's copies (this thread's) landed
+    __device__ void advance(long i, int s, const T *const (&src)[Q]) {
+        issue(i + S - 1, prev_stage(s), src);
         cp_async_wait_pending(S - 1);
     }
 };
