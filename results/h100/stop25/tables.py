@@ -5,6 +5,7 @@ outputs: `python3 tables.py [FUSIONBENCH]` (default ../../../build/fusionbench, 
 """
 import csv
 import io
+import lzma
 import math
 import os
 import subprocess
@@ -102,6 +103,90 @@ def section_half(c3, c4):
                 print("      %5d x %5d  %7.1f -> %7.1f us  %.3fx  now %5.1f%% of SOL" % (r[1], r[2], r[3], r[4], r[0], r[5]))
 
 
+def sol_cells(path):
+    """(case, dtype, row, col, variant) -> (median us, % of SOL) from a result file."""
+    out = subprocess.run([FB, "export", path, "--format", "csv"], capture_output=True, text=True, check=True).stdout
+    d = {}
+    for r in csv.DictReader(io.StringIO(out)):
+        if r["status"] == "ok" and r["sol_pct"]:
+            d[(r["case"], r["dtype"], int(r["row"]), int(r["col"]), r["variant"])] = (float(r["median_us"]), float(r["sol_pct"]))
+    return d
+
+
+def section_issue9(c7):
+    print("== 6. issue 9's table on 99a3c43 (call 7: run --case rmsnorm,rmsnorm_backward --dtype all --table),")
+    print("   against stop 24's (../rmsnorm.json.xz before this stop's commit, da18601); % of SOL on M*N >= 16M")
+    new = sol_cells(os.path.join(c7, "rms-all.json"))
+    tmp = tempfile.mkdtemp()
+    old_path = os.path.join(tmp, "old.json")
+    with open(old_path, "wb") as fh:
+        fh.write(lzma.decompress(subprocess.run(["git", "-C", HERE, "show", "d115d79:results/h100/rmsnorm.json.xz"],
+                                                capture_output=True, check=True).stdout))
+    old = sol_cells(old_path)
+    for case, floor in (("rmsnorm", 90), ("rmsnorm_backward", 80)):
+        for dt in ("float32", "float64", "float16", "bfloat16"):
+            v = case + ".fused"
+            big = sorted((s[1], k) for k, s in new.items() if k[0] == case and k[1] == dt and k[4] == v
+                         and 4 * k[2] * k[3] >= 16 * 1024 * 1024)
+            ob = sorted(s[1] for k, s in old.items() if k[0] == case and k[1] == dt and k[4] == v
+                        and 4 * k[2] * k[3] >= 16 * 1024 * 1024)
+            miss = ["T=%d N=%d %.1f" % (k[2], k[3], s) for s, k in big if s < floor]
+            print("  %-17s %-9s %d shapes: min %.1f median %.1f (stop 24: %.1f / %.1f); under %d: %s" %
+                  (case, dt, len(big), big[0][0], big[len(big) // 2][0], ob[0], ob[len(ob) // 2], floor,
+                   ", ".join(miss) or "none"))
+    rs = {}
+    for k, (t, _) in new.items():
+        if k[0] == "rmsnorm_backward" and k[4] == "rmsnorm_backward.fused" and k in old:
+            rs.setdefault(k[1], []).append(old[k][0] / t)
+    for dt, r in rs.items():
+        print("  rmsnorm_backward.fused %-9s t_stop24 / t_new geomean %.3f over %d shapes (min %.3f, max %.3f)" %
+              (dt, geo(r), len(r), min(r), max(r)))
+    modes = ("rmsnorm.multi_wave_cached", "rmsnorm.multi_wave_reload", "rmsnorm.static_persistent")
+    for dt in ("float32", "float64", "float16", "bfloat16"):
+        within, n, worst = 0, 0, (-1.0, None)
+        for k, (t, _) in new.items():
+            if k[0] != "rmsnorm" or k[1] != dt or k[4] != "rmsnorm.fused":
+                continue
+            best = min(new[k[:4] + (m,)][0] for m in modes if k[:4] + (m,) in new)
+            r = t / best - 1
+            n += 1
+            within += r <= 0.03
+            if r > worst[0]:
+                worst = (r, k)
+        print("  modes %-9s rmsnorm.fused within 3%% of the fastest mode on %d/%d shapes, worst +%.1f%% (T=%d N=%d)" %
+              (dt, within, n, 100 * worst[0], worst[1][2], worst[1][3]))
+
+
+def ncu_lines(path, keys):
+    with open(path) as fh:
+        return ["; ".join(" ".join(l.split()) for l in blk if any(k in l for k in keys))
+                for blk in [fh.readlines()]][0]
+
+
+def section_stage_index(c5, c6):
+    print("== 7. rmsnorm_backward.pipelined: the stage index (calls 5-6)")
+    keys = ("Duration", "Issued Warp Per Scheduler", "Executed Instructions  ", "DRAM Throughput")
+    for d in ("bfloat16", "float16", "float32"):
+        print("  call 5, ncu [4, 512, 8192] %-9s (row kernel, then dw kernel): %s" % (d, ncu_lines(os.path.join(c5, "ncu-%s.txt" % d), keys)))
+    for b in ("base", "st"):
+        print("  call 6, ncu [4, 512, 8192] bfloat16 %-4s: %s" % (b, ncu_lines(os.path.join(c6, "ncu-%s.txt" % b), keys)))
+    runs = {b: [cells(os.path.join(c6, "ab-%s-%d.json" % (b, k))) for k in (1, 2)] for b in ("base", "st")}
+    v = "rmsnorm_backward.fused"
+    for dt in ("float32", "float64", "float16", "bfloat16"):
+        rs, big = [], []
+        for k in sorted(runs["base"][0]):
+            if k[1] != dt or k[4] != v:
+                continue
+            tb = min(r[k] for r in runs["base"])
+            ts = min(r[k] for r in runs["st"])
+            sol = min(r[k[:4] + ("sol",)] for r in runs["base"] + runs["st"])
+            rs.append(tb / ts)
+            if 4 * k[2] * k[3] >= 16 * 1024 * 1024:
+                big.append("T=%d N=%d %.1f -> %.1f%%" % (k[2], k[3], 100 * sol / tb, 100 * sol / ts))
+        print("  call 6 %-9s t_base / t_st geomean %.3f over %d shapes (min %.3f, max %.3f); %% of SOL, M*N >= 16M: %s" %
+              (dt, geo(rs), len(rs), min(rs), max(rs), ", ".join(big)))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     c1, c2 = unpack(tmp, "call1-pipe-ab"), unpack(tmp, "call2-pipe-stages-ncu")
@@ -109,6 +194,10 @@ def main():
     print()
     c3, c4 = unpack(tmp, "call3-half-row-smem-ab"), unpack(tmp, "call4-half-rule-grids")
     section_half(c3, c4)
+    print()
+    section_issue9(unpack(tmp, "call7-issue9-table"))
+    print()
+    section_stage_index(unpack(tmp, "call5-rmsnorm-bwd-ncu"), unpack(tmp, "call6-stage-index-ab"))
 
 
 if __name__ == "__main__":
