@@ -39,7 +39,8 @@
 //       (W not a multiple of the vector width, <= 1 KB: 61 and 130 float32), where the persistent
 //       evict-first launch measured faster (W = 61: 70.9% vs 44.6% of SOL; rowstream.cuh's
 //       launch_by_shape); and odd rows of <= 256 bytes (float32 W = 61) go one element per access,
-//       as .scalar, which measured faster still (kScalarShortOdd).
+//       as .scalar, which measured faster still on tensors under 4 MB and on rows of <= 128 bytes
+//       (kScalarShortOdd).
 //   horizontal_reduction_pointwise.scalar   .fused with one element per access: the fallback for
 //                                           tensors that are not 16-byte aligned, registered so
 //                                           that selftest covers it.
@@ -119,6 +120,10 @@ using namespace fb::rowstream;
 constexpr unsigned kDtypes = FB_DTYPES_HALF_AND_F32;
 
 }  // namespace
+
+extern "C" int fb_horizontal_reduction_pointwise_scalar(long long rows, long long W, int esz) {
+    return launch_by_shape(rows, W, esz, true).scalar ? 1 : 0;
+}
 
 extern "C" const fb_variant fb_horizontal_reduction_pointwise_variants[] = {
     {"horizontal_reduction_pointwise.fused", "b = sum(a, -1) and c = cos(a) in one pass over a: team per row by shape",

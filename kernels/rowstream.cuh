@@ -247,8 +247,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
 // streams its row and retires) instead of a persistent grid of the resident capacity;
 // kPlain = default-policy loads and stores instead of evict-first (.cs) ones.
 // kScalarShortOdd (with kByShape): odd rows of <= 256 bytes go one element per access, one-shot
-// and plain, as the .scalar variant: horizontal_reduction_pointwise 65536 x 61 float32 % of SOL,
-// clean L2 67.6 -> 70.1, written L2 69.6 -> 78.1; 2048 x 61 69.9 -> 84.3 (NOTES.md, round 4).
+// and plain, as the .scalar variant, where the tensor is small (x < 4 MB) or its rows are of <= 128
+// bytes: horizontal_reduction_pointwise 2048 x 61 float32 % of SOL 69.9 -> 84.3 (NOTES.md, round
+// 4). Larger tensors of longer odd rows keep the 16-byte persistent path, which measured faster
+// there (stop 25, best of three runs, t_scalar / t_persistent: bfloat16 W = 127 at 16384-65536
+// rows 1.19-1.35, float32 32768 x 33 1.16; 30 cells of 2048-65536 rows x 33, 61, 127 in both
+// dtypes: geomean 1.027 for this rule over scalar everywhere, no cell under 0.99).
 // kLongRowsOneShot: kOneShot where plan's long-row rule chose the team (horizontal_reduction_
 // reduction: its other shapes keep the persistent grid).
 enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4, kScalarShortOdd = 8, kLongRowsOneShot = 16 };
@@ -262,9 +266,11 @@ struct ByShape {
     int flags;
     bool scalar;
 };
-inline ByShape launch_by_shape(int64_t W, int esz, bool scalar_short_odd) {
+inline ByShape launch_by_shape(int64_t rows, int64_t W, int esz, bool scalar_short_odd) {
     const bool odd = W % (16 / esz) != 0;
-    if (scalar_short_odd && odd && W * esz <= 256) return {kOneShot | kPlain, true};
+    const int64_t row_bytes = W * esz;
+    if (scalar_short_odd && odd && row_bytes <= 256 && (row_bytes <= 128 || rows * row_bytes < 4000000))
+        return {kOneShot | kPlain, true};
     return {odd && W * esz <= 1024 ? 0 : (kOneShot | kPlain), false};
 }
 
@@ -364,7 +370,7 @@ inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bo
                      cudaStream_t st, const char *what, int flags = 0) {
     if (rows == 0 || W == 0) return FB_OK;
     if (flags & kByShape) {
-        const ByShape b = launch_by_shape(W, (int)sizeof(T), (flags & kScalarShortOdd) != 0);
+        const ByShape b = launch_by_shape(rows, W, (int)sizeof(T), (flags & kScalarShortOdd) != 0);
         flags = b.flags;
         if (b.scalar) allow_vec = false;
     }

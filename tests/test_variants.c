@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "horizontal_reduction_pointwise.h"
 #include "horizontal_reduction_reduction.h"
 #include "testing.h"
 #include "variant.h"
@@ -363,6 +364,23 @@ static void test_rowstream_long_rows(void)
     CHECK(p.team == 0 && p.lanes == 32 && !p.one_shot);
 }
 
+/* horizontal_reduction_pointwise.fused's short odd rows (rowstream.cuh, launch_by_shape; NOTES.md
+ * stop 25): one element per access for odd rows of <= 256 bytes while x is under 4 MB or the rows
+ * are of <= 128 bytes; larger tensors of longer odd rows, even rows and rows over 256 bytes keep
+ * 16-byte units. */
+static void test_hrp_short_odd(void)
+{
+    CHECK(fb_horizontal_reduction_pointwise_scalar(2048, 61, 4) == 1);
+    CHECK(fb_horizontal_reduction_pointwise_scalar(16384, 61, 4) == 1);  /* 3.998 MB */
+    CHECK(fb_horizontal_reduction_pointwise_scalar(32768, 61, 4) == 0);
+    CHECK(fb_horizontal_reduction_pointwise_scalar(65536, 33, 4) == 0);
+    CHECK(fb_horizontal_reduction_pointwise_scalar(65536, 61, 2) == 1);  /* 122-byte rows */
+    CHECK(fb_horizontal_reduction_pointwise_scalar(16384, 127, 2) == 0); /* 4.2 MB of 254-byte rows */
+    CHECK(fb_horizontal_reduction_pointwise_scalar(8192, 127, 2) == 1);
+    CHECK(fb_horizontal_reduction_pointwise_scalar(2048, 130, 4) == 0);  /* 520-byte rows */
+    CHECK(fb_horizontal_reduction_pointwise_scalar(2048, 64, 4) == 0);   /* even */
+}
+
 int main(void)
 {
     if (fb_case_load("../cases/bias_dropout_add_train.json", &g_train) != FB_OK) {
@@ -377,5 +395,6 @@ int main(void)
     test_empty();
     test_horizontal();
     test_rowstream_long_rows();
+    test_hrp_short_odd();
     return fb_t_report("variants");
 }

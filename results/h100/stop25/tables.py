@@ -187,6 +187,44 @@ def section_stage_index(c5, c6):
               (dt, geo(rs), len(rs), min(rs), max(rs), ", ".join(big)))
 
 
+def section_hrp(c8):
+    print("== 8. horizontal_reduction_pointwise at 65536 x 61 / 130, float32, every variant, three runs (call 8); % of SOL")
+    V = "horizontal_reduction_pointwise"
+    for k in (1, 2, 3):
+        d = cells(os.path.join(c8, "hrp-%d.json" % k))
+        for w in (61, 130):
+            s = d[(V, "float32", 65536, w, "sol")]
+            print("  run %d W = %3d  %s" % (k, w, "  ".join(
+                "%s %.1f" % (v, 100 * s / d[(V, "float32", 65536, w, V + "." + v)])
+                for v in ("fused", "persistent", "group", "cta", "scalar"))))
+    with open(os.path.join(c8, "racecheck-ln-bf16.txt")) as fh:
+        print("  racecheck, layernorm bfloat16: " + "; ".join(l.strip() for l in fh if "RACECHECK SUMMARY" in l or "selftest:" in l))
+
+
+def section_hrp_rule(c9, c10):
+    V = "horizontal_reduction_pointwise"
+    esz = {"float32": 4, "bfloat16": 2}
+    print("== 9. horizontal_reduction_pointwise's short odd rows: .scalar / .persistent, best of three runs (call 9)")
+    runs = [cells(os.path.join(c9, "odd-%d.json" % k)) for k in (1, 2, 3)]
+    for k in sorted({k[:4] for k in runs[0]}):
+        sc = min(r[k + (V + ".scalar",)] for r in runs)
+        pe = min(r[k + (V + ".persistent",)] for r in runs)
+        print("  %-8s %5d x %3d  scalar %6.2f  persistent %6.2f us  t_scalar / t_persistent %.3f" % (k[1], k[2], k[3], sc, pe, sc / pe))
+    print("== 10. the rule (scalar only while x < 4 MB or rows of <= 128 bytes): .fused old / new, best of two runs (call 10)")
+    o = [cells(os.path.join(c10, "ab-old-%d.json" % k)) for k in (1, 2)]
+    n = [cells(os.path.join(c10, "ab-new-%d.json" % k)) for k in (1, 2)]
+    rs = []
+    for k in sorted(k for k in o[0] if k[4] == V + ".fused"):
+        to, tn = min(x[k] for x in o), min(x[k] for x in n)
+        sol = min(x[k[:4] + ("sol",)] for x in o + n)
+        rb = k[3] * esz[k[1]]
+        changed = rb <= 256 and k[3] % (16 // esz[k[1]]) and not (rb <= 128 or k[2] * rb < 4e6)
+        rs.append(to / tn)
+        print("  %-8s %5d x %3d  %6.2f -> %6.2f us  %.3f  %% of SOL %.1f -> %.1f%s" %
+              (k[1], k[2], k[3], to, tn, to / tn, 100 * sol / to, 100 * sol / tn, "  (plan changed)" if changed else ""))
+    print("  geomean %.3f over %d cells" % (geo(rs), len(rs)))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     c1, c2 = unpack(tmp, "call1-pipe-ab"), unpack(tmp, "call2-pipe-stages-ncu")
@@ -198,6 +236,10 @@ def main():
     section_issue9(unpack(tmp, "call7-issue9-table"))
     print()
     section_stage_index(unpack(tmp, "call5-rmsnorm-bwd-ncu"), unpack(tmp, "call6-stage-index-ab"))
+    print()
+    section_hrp(unpack(tmp, "call8-hrp61-racecheck"))
+    print()
+    section_hrp_rule(unpack(tmp, "call9-hrp-short-odd"), unpack(tmp, "call10-hrp-rule-ab"))
 
 
 if __name__ == "__main__":
