@@ -225,6 +225,22 @@ def section_hrp_rule(c9, c10):
     print("  geomean %.3f over %d cells" % (geo(rs), len(rs)))
 
 
+def section_scan(c11):
+    print("== 11. Row::scan (read-only passes write nothing back; each() without the per-value compare; norm_chain")
+    print("   read-only): fused old (1ad13f0) / new, best of two runs (call 11); % of SOL")
+    for grp in ("f32", "mid", "bf16"):
+        for c in ("layernorm", "norm_chain", "double_softmax", "softmax_backward"):
+            o = [cells(os.path.join(c11, "%s-old-%d-%s.json" % (grp, k, c))) for k in (1, 2)]
+            n = [cells(os.path.join(c11, "%s-new-%d-%s.json" % (grp, k, c))) for k in (1, 2)]
+            rs, lines = [], []
+            for k in sorted(k for k in o[0] if k[4] == c + ".fused"):
+                to, tn = min(x[k] for x in o), min(x[k] for x in n)
+                sol = min(x[k[:4] + ("sol",)] for x in o + n)
+                rs.append(to / tn)
+                lines.append("%dx%d %.3f (%.1f -> %.1f)" % (k[2], k[3], to / tn, 100 * sol / to, 100 * sol / tn))
+            print("  %-4s %-17s geomean %.3f (min %.3f, max %.3f): %s" % (grp, c, geo(rs), min(rs), max(rs), ", ".join(lines)))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     c1, c2 = unpack(tmp, "call1-pipe-ab"), unpack(tmp, "call2-pipe-stages-ncu")
@@ -240,6 +256,8 @@ def main():
     section_hrp(unpack(tmp, "call8-hrp61-racecheck"))
     print()
     section_hrp_rule(unpack(tmp, "call9-hrp-short-odd"), unpack(tmp, "call10-hrp-rule-ab"))
+    print()
+    section_scan(unpack(tmp, "call11-scan-ab"))
 
 
 if __name__ == "__main__":
