@@ -3,7 +3,9 @@
 outputs: `python3 tables.py [FUSIONBENCH]` (default ../../../build/fusionbench, used for
 `export --format csv`; no GPU needed). Writes nothing; tables.txt is its output.
 """
+import collections
 import csv
+import json
 import io
 import lzma
 import math
@@ -241,6 +243,29 @@ def section_scan(c11):
             print("  %-4s %-17s geomean %.3f (min %.3f, max %.3f): %s" % (grp, c, geo(rs), min(rs), max(rs), ", ".join(lines)))
 
 
+def section_run_all(c12, c13):
+    print("== 12. issue 6's time criterion: run --all --dtype float32 (call 12, killed at 585 s) and single cases (call 13)")
+    with open(os.path.join(c12, "all-float32.txt")) as fh:
+        print("  call 12: " + " ".join(l.strip() for l in fh if l.startswith("real") or "rc=" in l))
+    cnt = collections.OrderedDict()
+    with open(os.path.join(c12, "all-float32.json.journal")) as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            r = json.loads(line)
+            if "case" in r:
+                cnt[r["case"]] = cnt.get(r["case"], 0) + 1
+    print("  cells journalled before the limit: %d, by case: %s" % (sum(cnt.values()), ", ".join("%s %d" % kv for kv in cnt.items())))
+    for c in ("matmul", "layernorm", "conv_relu", "matmul_matmul"):
+        with open(os.path.join(c13, c + ".txt")) as fh:
+            t = fh.read()
+        cells_line = [l for l in t.splitlines() if "cells in" in l]
+        real = [l.split()[1] for l in t.splitlines() if l.startswith("real")]
+        user = [l.split()[1] for l in t.splitlines() if l.startswith("user")]
+        print("  call 13 %-14s %s; real %s, user %s" % (c, cells_line[0].split(":", 1)[1].split(";")[0].strip(), real[0], user[0]))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     c1, c2 = unpack(tmp, "call1-pipe-ab"), unpack(tmp, "call2-pipe-stages-ncu")
@@ -258,6 +283,8 @@ def main():
     section_hrp_rule(unpack(tmp, "call9-hrp-short-odd"), unpack(tmp, "call10-hrp-rule-ab"))
     print()
     section_scan(unpack(tmp, "call11-scan-ab"))
+    print()
+    section_run_all(unpack(tmp, "call12-run-all-float32"), unpack(tmp, "call13-run-time-by-case"))
 
 
 if __name__ == "__main__":
