@@ -243,7 +243,7 @@ def section_scan(c11):
             print("  %-4s %-17s geomean %.3f (min %.3f, max %.3f): %s" % (grp, c, geo(rs), min(rs), max(rs), ", ".join(lines)))
 
 
-def section_run_all(c12, c13):
+def section_run_all(c12, c13, c14):
     print("== 12. issue 6's time criterion: run --all --dtype float32 (call 12, killed at 585 s) and single cases (call 13)")
     with open(os.path.join(c12, "all-float32.txt")) as fh:
         print("  call 12: " + " ".join(l.strip() for l in fh if l.startswith("real") or "rc=" in l))
@@ -264,6 +264,24 @@ def section_run_all(c12, c13):
         real = [l.split()[1] for l in t.splitlines() if l.startswith("real")]
         user = [l.split()[1] for l in t.splitlines() if l.startswith("user")]
         print("  call 13 %-14s %s; real %s, user %s" % (c, cells_line[0].split(":", 1)[1].split(";")[0].strip(), real[0], user[0]))
+    for c in ("matmul", "matmul_add"):
+        with open(os.path.join(c14, c + ".txt")) as fh:
+            t = fh.read()
+        cells_line = [l for l in t.splitlines() if "cells in" in l]
+        real = [l.split()[1] for l in t.splitlines() if l.startswith("real")]
+        user = [l.split()[1] for l in t.splitlines() if l.startswith("user")]
+        print("  call 14 (reference in blocks) %-10s %s; real %s, user %s" % (c, cells_line[0].split(":", 1)[1].split(";")[0].strip(), real[0], user[0]))
+    d = json.load(open(os.path.join(c13, "matmul.json")))
+    prep = {}
+    for case in d["cases"]:
+        for dt in case["dtypes"]:
+            for cell in dt["cells"]:
+                for v, o in cell["variants"].items():
+                    t = o.get("time_ms", {})
+                    p = prep.setdefault(v, [0.0, 0.0])
+                    p[0] += 2 * (o.get("prepare_ms") or 0) / 1000
+                    p[1] += t.get("n", 0) * t.get("mean", 0) / 1000
+    print("  call 13 matmul by variant: " + ", ".join("%s prepare (twice) %.1f s, samples %.1f s" % (v, p[0], p[1]) for v, p in prep.items()))
 
 
 def main():
@@ -284,7 +302,8 @@ def main():
     print()
     section_scan(unpack(tmp, "call11-scan-ab"))
     print()
-    section_run_all(unpack(tmp, "call12-run-all-float32"), unpack(tmp, "call13-run-time-by-case"))
+    section_run_all(unpack(tmp, "call12-run-all-float32"), unpack(tmp, "call13-run-time-by-case"),
+                    unpack(tmp, "call14-matmul-reference-blocks"))
 
 
 if __name__ == "__main__":
