@@ -257,20 +257,19 @@ def section_run_all(c12, c13, c14):
             if "case" in r:
                 cnt[r["case"]] = cnt.get(r["case"], 0) + 1
     print("  cells journalled before the limit: %d, by case: %s" % (sum(cnt.values()), ", ".join("%s %d" % kv for kv in cnt.items())))
+    def timed(path):
+        """'N cells in T s', and `time`'s real and user, from a timed run's output."""
+        with open(path) as fh:
+            lines = fh.read().splitlines()
+        cells_in = [l for l in lines if "cells in" in l][0].split(":", 1)[1].split(";")[0].strip()
+        real = [l.split()[1] for l in lines if l.startswith("real")][0]
+        user = [l.split()[1] for l in lines if l.startswith("user")][0]
+        return "%s; real %s, user %s" % (cells_in, real, user)
+
     for c in ("matmul", "layernorm", "conv_relu", "matmul_matmul"):
-        with open(os.path.join(c13, c + ".txt")) as fh:
-            t = fh.read()
-        cells_line = [l for l in t.splitlines() if "cells in" in l]
-        real = [l.split()[1] for l in t.splitlines() if l.startswith("real")]
-        user = [l.split()[1] for l in t.splitlines() if l.startswith("user")]
-        print("  call 13 %-14s %s; real %s, user %s" % (c, cells_line[0].split(":", 1)[1].split(";")[0].strip(), real[0], user[0]))
+        print("  call 13 %-14s %s" % (c, timed(os.path.join(c13, c + ".txt"))))
     for c in ("matmul", "matmul_add"):
-        with open(os.path.join(c14, c + ".txt")) as fh:
-            t = fh.read()
-        cells_line = [l for l in t.splitlines() if "cells in" in l]
-        real = [l.split()[1] for l in t.splitlines() if l.startswith("real")]
-        user = [l.split()[1] for l in t.splitlines() if l.startswith("user")]
-        print("  call 14 (reference in blocks) %-10s %s; real %s, user %s" % (c, cells_line[0].split(":", 1)[1].split(";")[0].strip(), real[0], user[0]))
+        print("  call 14 (reference in blocks) %-10s %s" % (c, timed(os.path.join(c14, c + ".txt"))))
     d = json.load(open(os.path.join(c13, "matmul.json")))
     prep = {}
     for case in d["cases"]:
