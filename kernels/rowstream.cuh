@@ -271,7 +271,7 @@ inline ByShape launch_by_shape(int64_t rows, int64_t W, int esz, bool scalar_sho
     const int64_t row_bytes = W * esz;
     if (scalar_short_odd && odd && row_bytes <= 256 && (row_bytes <= 128 || rows * row_bytes < 4000000))
         return {kOneShot | kPlain, true};
-    return {odd && W * esz <= 1024 ? 0 : (kOneShot | kPlain), false};
+    return {odd && row_bytes <= 1024 ? 0 : (kOneShot | kPlain), false};
 }
 
 struct Plan {

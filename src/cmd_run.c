@@ -57,7 +57,9 @@ typedef struct run_opts {
     fb_strlist cases;   /* --case, as given (names or paths) */
     bool all;
     fb_strlist dtype_list, variant_list;
-    const char *dtypes;   /* NULL: the case's first dtype; "all"; or a comma list */
+    const char *dtypes;   /* NULL: the case's first dtype; "all"; or a comma list (for messages) */
+    fb_dtype dtype_order[FB_NDTYPES]; /* --dtype's dtypes as given, checked by fb_opt_dtypes */
+    int n_dtype_order;                /* 0 with "all" or without --dtype */
     const char *variants; /* comma list, NULL: all of the case's */
     char *dtypes_buf, *variants_buf; /* what dtypes and variants point to */
     const char *baseline;
@@ -250,6 +252,8 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     }
     unsigned dtype_mask; /* --dtype: known names, 'all' alone, no dtype twice (f32,float32) */
     FB_TRY(fb_opt_dtypes("--dtype", &o->dtype_list, &dtype_mask));
+    for (int i = 0; i < o->dtype_list.n && strcmp(o->dtype_list.item[i], "all") != 0; i++)
+        (void)fb_dtype_from_name(o->dtype_list.item[i], &o->dtype_order[o->n_dtype_order++]);
     if (o->metrics_list.n) {
         char *joined = fb_strlist_join(&o->metrics_list);
         if (!joined) goto nomem;
@@ -298,17 +302,9 @@ static fb_status plan_dtypes(const run_opts *o, case_plan *p)
         p->n_dtypes = c->n_dtypes;
         return FB_OK;
     }
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", o->dtypes);
     p->n_dtypes = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        fb_dtype d;
-        if (fb_dtype_from_name(tok, &d) != 0) {
-            static const char *const names[] = {"float32", "float16", "bfloat16", "float64"};
-            char sg[96];
-            fb_error("--dtype: unknown dtype '%s'%s", tok, fb_suggest("", tok, names, 4, sg, sizeof sg));
-            return FB_E_USAGE;
-        }
+    for (int k = 0; k < o->n_dtype_order; k++) {
+        const fb_dtype d = o->dtype_order[k];
         bool listed = false;
         for (int i = 0; i < c->n_dtypes; i++) listed |= c->dtypes[i] == d;
         if (!listed && o->all) continue; /* --all: this case sits that dtype out (load_plans says so) */
