@@ -68,7 +68,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "l2_sweep.h"
 #include "timer_cupti.h"
@@ -175,12 +174,6 @@ static fb_status check_opts(const fb_timer_opts *o)
     return FB_OK;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---- create / destroy ---------------------------------------------------- */
 
@@ -358,7 +351,7 @@ static int clamp_count(double want, int lo, int hi)
 static bool should_stop(const fb_timer *t, sampling *S)
 {
     if (S->n >= S->n_rep) return true;
-    if (S->n >= 3 && now_s() - S->t0 > t->opts.max_wall_s) return true;
+    if (S->n >= 3 && fb_now_s() - S->t0 > t->opts.max_wall_s) return true;
     if (S->n >= imax(t->opts.min_samples, 20)) {
         memcpy(S->scratch, S->x, (size_t)S->n * sizeof *S->x);
         fb_stats tmp;
@@ -391,11 +384,11 @@ static double median_of(double *x, int n)
 static fb_status warm_up(fb_timer *t, const fb_runnable *r, double est_ms, double t0)
 {
     int n_warm = clamp_count(t->opts.warmup_ms / est_ms, 1, 100000);
-    double w0 = now_s(), limit = 2 * t->opts.warmup_ms / 1e3 + 0.05;
+    double w0 = fb_now_s(), limit = 2 * t->opts.warmup_ms / 1e3 + 0.05;
     for (int i = 0; i < n_warm; i++) {
         FB_TRY(r->run(r->self, t->stream));
         if ((i & 31) == 31) {
-            double now = now_s();
+            double now = fb_now_s();
             if (now - w0 > limit || now - t0 > t->opts.max_wall_s / 2) break;
         }
     }
@@ -478,12 +471,12 @@ static fb_status measure_graph_with(fb_timer *t, const fb_runnable *r, sampling 
     FB_TRY(capture(t, r, k, gk));
 
     int n_warm = clamp_count(t->opts.warmup_ms / (k * e), 1, 10000);
-    double w0 = now_s();
+    double w0 = fb_now_s();
     for (int i = 0; i < n_warm; i++) {
         FB_CUDA(cudaGraphLaunch(*gk, t->stream));
         if ((i & 7) == 7) {
             FB_CUDA(cudaStreamSynchronize(t->stream));
-            if (now_s() - w0 > 2 * t->opts.warmup_ms / 1e3 + 0.05) break;
+            if (fb_now_s() - w0 > 2 * t->opts.warmup_ms / 1e3 + 0.05) break;
         }
     }
     FB_CUDA(cudaStreamSynchronize(t->stream));
@@ -523,7 +516,7 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
     bool cupti = t->opts.mode == FB_TIMER_CUPTI;
     if (cupti && !t->cupti) FB_TRY(fb_cupti_timer_create(&t->cupti));
     sampling S = {0};
-    S.t0 = now_s();
+    S.t0 = fb_now_s();
     S.cap = fb_timer_sample_cap(t);
     S.x = malloc((size_t)S.cap * sizeof *S.x);
     S.scratch = malloc((size_t)S.cap * sizeof *S.scratch);

@@ -95,6 +95,14 @@ static void set_status(json_t *vj, const char *status, const char *reason)
 }
 
 /* An unchecked variant (mode none) has no "passed": it has "unchecked": why. */
+/* The result's "wall_ms": where a cell's or variant's host time went, phase by
+ * phase (seconds from fb_now_s, stored as ms), so a long run can be taken apart
+ * from its result file. */
+static void set_wall(json_t *wall, const char *phase, double t0, double t1)
+{
+    json_object_set_new(wall, phase, fb_json_real((t1 - t0) * 1e3));
+}
+
 static json_t *check_json(const fb_check_result *r)
 {
     json_t *j = json_object();
@@ -272,6 +280,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
     int kernels = 1;
     double prepare_ms = NAN;
     fb_status s = FB_OK;
+    const double t_begin = fb_now_s();
 
     if (strcmp(name, FB_EAGER) == 0) {
         char why[256];
@@ -320,6 +329,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         if (s == FB_OK) s = (fb_status)fb_variant_prepare(v, &fj.call, sync_stream, stream, &prepare_ms);
     }
 
+    const double t_prepared = fb_now_s();
     if (s == FB_OK) {
         /* the checked run: poisoned outputs, so anything left unwritten fails */
         for (int k = 0; k < c->n_outputs && s == FB_OK; k++)
@@ -336,6 +346,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
     if (s == FB_OK) s = fb_check_outputs(st->ref, st->out, tol, &chk);
     char differs[160] = "";
     if (s == FB_OK && env->repeat && chk.passed) s = same_bits_again(st, &r, differs, sizeof differs);
+    const double t_checked = fb_now_s();
     if (s == FB_OK) {
         json_object_set_new(vj, "check", check_json(&chk));
         /* unchecked stays "ok" (it ran), and check.unchecked says it is not known correct */
@@ -364,6 +375,12 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                 if (env->metrics) collect_metrics(env->metrics, &r, vj);
             }
         }
+        json_t *wall = json_object();
+        set_wall(wall, "prepare", t_begin, t_prepared);
+        set_wall(wall, "check", t_prepared, t_checked);
+        if (env->time) set_wall(wall, "time", t_checked, fb_now_s());
+        set_wall(wall, "total", t_begin, fb_now_s());
+        json_object_set_new(vj, "wall_ms", wall);
         json_object_set_new(vj, "footprint_bytes", json_integer((json_int_t)footprint));
         json_object_set_new(vj, "peak_bytes", json_integer((json_int_t)(fb_dmem_peak() - st->base_bytes)));
         /* last: the one long line of the entry */
@@ -400,6 +417,9 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
     json_object_set_new(cell, "ideal_bytes", json_integer((json_int_t)st.costs.ideal_bytes));
     json_object_set_new(cell, "flops", json_integer((json_int_t)st.costs.flops));
 
+    const double t_begin = fb_now_s();
+    json_t *wall = json_object();
+    json_object_set_new(cell, "wall_ms", wall);
     st.base_bytes = fb_dmem_current();
     fb_dmem_reset_peak();
     fb_status s = FB_OK;
@@ -410,10 +430,17 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
         s = fb_cuda_status(fb_fill(&st.in[i], c->values[i].init, input_seed(env->seed, i), stream), "fb_fill",
                            __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (inputs)", __FILE__, __LINE__);
+    const double t_inputs = fb_now_s();
+    set_wall(wall, "inputs", t_begin, t_inputs);
     if (s == FB_OK) s = fb_reference_create(c, st.shapes, dt, st.in, env->full_limit, &st.ref);
+    const double t_reference = fb_now_s();
+    set_wall(wall, "reference", t_inputs, t_reference);
 
     if (s == FB_OK) {
-        if (env->time) measure_sol(&st, cell);
+        if (env->time) {
+            measure_sol(&st, cell);
+            set_wall(wall, "sol", t_reference, fb_now_s());
+        }
         for (int v = 0; v < n_variants && s == FB_OK; v++) {
             json_t *vj = json_object();
             json_object_set_new(vars, variants[v], vj);
@@ -435,5 +462,6 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
     fb_reference_destroy(st.ref);
     free_tensors(st.in, c->n_inputs);
     free_tensors(st.out, c->n_outputs);
+    set_wall(wall, "total", t_begin, fb_now_s());
     return s;
 }

@@ -551,17 +551,11 @@ static fb_status load_plans(run_opts *o, case_plan **out, int *n_out)
 #define MAX_UNCHECKED_WARNINGS 5 /* by name; past that, a count at the end */
 
 /* ---- progress ------------------------------------------------------------------------------ */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void progress(bool tty, int i, int n, const char *cname, fb_dtype d, const char *pt, double t0)
 {
     if (!tty) return;
-    int el = (int)(now_s() - t0);
+    int el = (int)(fb_now_s() - t0);
     fprintf(stderr, "\r\033[K[%*d/%d] %s %s %s  %d:%02d elapsed", n >= 100 ? 3 : 2, i, n, cname,
             fb_dtype_name(d), pt, el / 60, el % 60);
     fflush(stderr);
@@ -800,7 +794,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     for (int i = 0; i < n_plans; i++)
         total += plans[i].n_dtypes * fb_case_n_points(&plans[i].c);
     bool tty = isatty(2);
-    double t0 = now_s();
+    double t0 = fb_now_s();
     int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
     fb_cell_env cenv = {&env.ctx, env.timer, o.seed, FB_RUN_FULL_LIMIT, true, metrics};
 
@@ -877,7 +871,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                            p->baseline, o.show);
     }
     fflush(stdout);
-    fprintf(stderr, "fusionbench: %d cells in %.1f s; results in %s\n", done, now_s() - t0, out);
+    fprintf(stderr, "fusionbench: %d cells in %.1f s; results in %s\n", done, fb_now_s() - t0, out);
     if (oom_cells) fprintf(stderr, "fusionbench: %d cells out of device memory (marked OOM)\n", oom_cells);
     if (unchecked_cells)
         fprintf(stderr, "fusionbench: warning: %d cell%s not checked against the reference (marked UNCHK)\n",

@@ -1,5 +1,6 @@
 /* fb.c — status names, the thread-local error and context buffers, dtypes,
- * shapes, and the nearest-name suggestion used by every "did you mean". */
+ * shapes, the nearest-name suggestion used by every "did you mean", and the
+ * monotonic clock. */
 #include "fb.h"
 
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 /* The last error: in g_error_small when it fits (every usual message), else in
  * g_error_big on the heap, so a message naming a long path is never cut. */
@@ -323,4 +325,11 @@ bool fb_is_identifier(const char *s)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
             return false;
     return true;
+}
+
+double fb_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -123,6 +123,10 @@ const char *fb_clean(const char *s, char *buf, size_t n);
  * lookups accept unquoted. */
 bool fb_is_identifier(const char *s);
 
+/* Seconds on the monotonic clock: for durations (timer wall caps, progress, a cell's
+ * host time), never a date. */
+double fb_now_s(void);
+
 /* Edit distance based suggestion: the candidate closest to `word`, or NULL if none is close. */
 const char *fb_nearest(const char *word, const char *const *candidates, int n);
 /* " (did you mean 'PREFIXname'?)" for the nearest candidate, or "" when none is close;

@@ -4,7 +4,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "ops/op_table.h"
 
@@ -89,12 +88,6 @@ const struct fb_attrs *fb_call_op_attrs(const fb_call *call, const char *op)
     return NULL;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 void fb_variant_release(const fb_variant *v, fb_call *call)
 {
@@ -107,10 +100,10 @@ int fb_prepare_twice(int (*step)(void *arg), void *arg, int (*sync)(void *sync_a
     *ms = NAN;
     int s = step(arg);
     if (s != FB_OK) return s;
-    const double t0 = now_ms();
+    const double t0 = fb_now_s();
     s = step(arg);
     if (s == FB_OK && sync) s = sync(sync_arg);
-    *ms = now_ms() - t0;
+    *ms = (fb_now_s() - t0) * 1e3;
     return s;
 }
 

@@ -37,6 +37,9 @@
  *            "shapes": {"x": [128, 256]},          (SHAPES below)
  *            "ideal_bytes": 262144, "flops": 163840,
  *            "clocks": {"before": CLOCKS, "after": CLOCKS},  (absent without NVML; clocks.h)
+ *            "wall_ms": {"inputs", "reference", "sol", "total"},  (host time of the cell's phases:
+ *                                  allocating and filling the inputs, the float64 reference, the
+ *                                  speed-of-light copy, and the whole cell; optional, additive)
  *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5, "samples_us": SAMPLES},
  *            "variants": {
  *              "eager": {"status": "ok" | "oom" | "fail" | "error" | "skipped",
@@ -48,6 +51,9 @@
  *                                    kinds' plans, a variant's prepare(); the second of
  *                                    two, so a process's one-time library start-up is
  *                                    not in it; optional)
+ *                        "wall_ms": {"prepare", "check", "time", "total"},  (host time of the
+ *                                  variant's phases: both prepares, the checked run and its
+ *                                  comparison, the timer's measurement, all; optional, additive)
  *                        "kernels_launched": KERNELS, "span_ms": STATS,   (--timer cupti only)
  *                        "check": {"mode": "full|sampled", "rows_checked", "rows_total",
  *                                  "elements", "max_abs", "max_rel", "worst_output",

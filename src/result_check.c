@@ -355,6 +355,24 @@ static fb_status check_kernels_launched(const char *path, const json_t *m, const
     return FB_OK;
 }
 
+/* "wall_ms" of a cell or a variant (cell.c), when present: phases' host times,
+ * each a number; which phases is the writer's business, so none is required. */
+static fb_status check_wall(const char *path, const json_t *obj, const char *where)
+{
+    json_t *wall;
+    TRY(field(path, obj, where, "wall_ms", K_OBJECT, false, &wall));
+    if (!wall) return FB_OK;
+    char w[WHERE_MAX], wk[WHERE_MAX];
+    at_key(w, where, "wall_ms");
+    const char *key;
+    json_t *v;
+    json_object_foreach(wall, key, v) {
+        at_key(wk, w, key);
+        TRY(expect(path, wk, v, K_NUMBER));
+    }
+    return FB_OK;
+}
+
 /* A variant's entry in a cell, or the cell's "sol" (the speed-of-light copy). */
 static fb_status check_measurement(const char *path, const char *where, const json_t *m)
 {
@@ -380,6 +398,7 @@ static fb_status check_measurement(const char *path, const char *where, const js
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, m, where, reals[i], K_NUMBER, false, NULL));
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) TRY(field(path, m, where, ints[i], K_INTEGER, false, NULL));
     TRY(check_metrics(path, m, where));
+    TRY(check_wall(path, m, where));
     return check_check(path, m, where);
 }
 
@@ -481,6 +500,7 @@ static fb_status check_cell(const char *path, const char *where, const json_t *c
     TRY(field(path, cell, where, "ideal_bytes", K_NUMBER, false, NULL));
     TRY(field(path, cell, where, "flops", K_NUMBER, false, NULL));
     TRY(check_clocks(path, cell, where));
+    TRY(check_wall(path, cell, where));
     json_t *sol;
     TRY(field(path, cell, where, "sol", K_OBJECT, false, &sol));
     if (sol) {
