@@ -95,6 +95,10 @@ typedef struct fb_timer_kernels {
     fb_stats span;            /* statistics of span_ms */
 } fb_timer_kernels;
 const fb_timer_kernels *fb_timer_last_kernels(const fb_timer *t);
+/* Batches of the last measurement (events mode) whose blocking kernel timed out:
+ * the variant queued more than it declared, or synchronised inside run(). Their
+ * samples were taken again in smaller batches, except a batch of one (kept). */
+int fb_timer_last_timeouts(const fb_timer *t);
 
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
  * is always timed with events: inside a CUDA graph cudaMemcpyAsync becomes a

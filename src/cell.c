@@ -367,6 +367,8 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                 json_object_set_new(vj, "tflops", fb_json_real(st->costs.flops / sec / 1e12));
                 json_object_set_new(vj, "sol_pct", fb_json_real(st->sol_ms / t.median * 100.0));
                 /* --timer cupti: what the variant launched, measured, and the span beside the sum */
+                const int timeouts = fb_timer_last_timeouts(env->timer);
+                if (timeouts) json_object_set_new(vj, "timer_timeouts", json_integer(timeouts));
                 const fb_timer_kernels *kl = fb_timer_last_kernels(env->timer);
                 if (kl) {
                     json_object_set_new(vj, "kernels_launched", fb_kernels_launched_json(kl));

@@ -54,6 +54,10 @@
  *                        "wall_ms": {"prepare", "check", "time", "total"},  (host time of the
  *                                  variant's phases: both prepares, the checked run and its
  *                                  comparison, the timer's measurement, all; optional, additive)
+ *                        "timer_timeouts": 1,  (batches whose blocking kernel timed out: the
+ *                                  variant queued more than it declared, and those samples were
+ *                                  taken again in smaller batches; or it synchronises inside run();
+ *                                  bench.h; only when there were any)
  *                        "kernels_launched": KERNELS, "span_ms": STATS,   (--timer cupti only)
  *                        "check": {"mode": "full|sampled", "rows_checked", "rows_total",
  *                                  "elements", "max_abs", "max_rel", "worst_output",

@@ -378,7 +378,7 @@ static fb_status check_measurement(const char *path, const char *where, const js
 {
     static const char *const statuses[] = {"ok", "oom", "fail", "error", "skipped"};
     static const char *const reals[] = {"gbps", "tflops", "sol_pct", "prepare_ms"};
-    static const char *const ints[] = {"kernels", "footprint_bytes", "peak_bytes"};
+    static const char *const ints[] = {"kernels", "footprint_bytes", "peak_bytes", "timer_timeouts"};
     TRY(expect(path, where, m, K_OBJECT));
     json_t *st;
     TRY(field(path, m, where, "status", K_NAME, true, &st));

@@ -17,7 +17,7 @@
  * float32 on the host; the device's copy is replaced by the float -> double
  * conversion check.c does after it); `--bench-grid` every cell of rmsnorm and
  * rmsnorm_backward, one dtype's worth (`run` builds one reference per cell and
- * dtype). */
+ * dtype); `--bench-case NAME [THREADS]` every cell of NAME's default grid. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -446,8 +446,47 @@ static int bench(bool grid, int threads, int64_t budget)
     return 0;
 }
 
+/* --bench-case NAME [THREADS]: every cell of NAME's default grid (its fixed
+ * symbols' grids included), each cell's reference timed as --bench does, with
+ * inputs near N(0, 1) of the largest cell's size, a prefix per input. */
+static int bench_case(const char *name, int threads)
+{
+    fb_case c;
+    if (fb_case_find(name, &c) != FB_OK) {
+        fprintf(stderr, "%s\n", fb_last_error());
+        return 1;
+    }
+    int64_t most[FB_MAX_VALUES] = {0};
+    const int n = fb_case_n_points(&c);
+    for (int i = 0; i < n; i++) {
+        fb_point p;
+        fb_shape s[FB_MAX_VALUES];
+        fb_case_point(&c, i, &p);
+        if (fb_program_shapes(&c, &p, s) != FB_OK) return 1;
+        for (int v = 0; v < c.n_inputs; v++)
+            if (fb_shape_numel(&s[v]) > most[v]) most[v] = fb_shape_numel(&s[v]);
+    }
+    float *in32[FB_MAX_VALUES] = {0};
+    for (int v = 0; v < c.n_inputs; v++)
+        if (!(in32[v] = bench_input(most[v] ? most[v] : 1, (uint64_t)v + 1))) return 1;
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        fb_point p;
+        fb_shape s[FB_MAX_VALUES];
+        char pt[128];
+        fb_case_point(&c, i, &p);
+        if (fb_program_shapes(&c, &p, s) != FB_OK) return 1;
+        printf("%-28s ", fb_point_str(&c, &p, pt, sizeof pt));
+        total += bench_cell(&c, s, in32, threads, 0, true);
+    }
+    printf("%s: every cell's reference (%d cells), %d thread(s) asked: %.2f s\n", name, n, threads, total);
+    for (int v = 0; v < c.n_inputs; v++) free(in32[v]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "--bench-case")) return bench_case(argv[2], argc > 3 ? atoi(argv[3]) : 0);
     if (argc > 1 && (!strcmp(argv[1], "--bench") || !strcmp(argv[1], "--bench-grid")))
         return bench(!strcmp(argv[1], "--bench-grid"), argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? atoll(argv[3]) : 0);
     test_backward_chunks();
