@@ -25,6 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ops/op_table.h"
+#include "parallel.h"
+
 #define DEFAULT_CHUNK_ELEMS ((int64_t)1 << 19) /* 4 MiB of doubles per thread */
 #define MAX_THREADS 64
 
@@ -32,7 +35,8 @@ typedef struct engine {
     const fb_rowref_job *job;
     const fb_case *c;
     const fb_rowplan *rp;
-    bool every_row;  /* evaluate every row (else only job->keep's, one at a time) */
+    bool every_row;  /* evaluate every row (else only job->keep's)                */
+    bool gather;     /* kept rows len at a time, as one block (can_gather)        */
     int m;           /* the split axis a chunk ranges over                         */
     int64_t len;     /* its range per chunk                                        */
     int64_t inner;   /* rows per index of axis m                                   */
@@ -52,6 +56,7 @@ typedef struct engine {
     fb_status status;
     char msg[1024];
     char context[512]; /* the caller's fb_set_context, for the workers' messages */
+    int child_budget;  /* threads each worker's ops may use (parallel.h)           */
 } engine;
 
 typedef struct worker {
@@ -62,9 +67,31 @@ typedef struct worker {
 
 typedef struct box {
     int64_t r0, n_rows, lo, len;
+    int64_t k0; /* gathered: the block's first row, as an index into job->keep */
 } box;
 
 /* ---- chunk geometry ------------------------------------------------------------ */
+
+/* Sampled rows are evaluated len at a time as one block: each row's slices are
+ * fetched into consecutive places, and the block is evaluated as a box of len
+ * rows along the last split axis. Row by row, a GEMM's sampled rows each read
+ * all of B (K x N doubles: 1 GiB at K = 8192, N = 16384) from memory; a block
+ * reads it once. Each row's numbers are the same as alone when every value with
+ * a split axis has the last one (its row slices then stack along it) and no
+ * node's reference depends on where its rows are (fb_op_kind.positional). */
+static bool can_gather(const engine *e)
+{
+    const fb_rowplan *rp = e->rp;
+    if (e->every_row || !rp->boxes || rp->accumulates) return false;
+    const int last = rp->n_split - 1;
+    for (int v = 0; v < e->c->n_values; v++)
+        if (e->carries[v] && rp->stride[v][last] == 0) return false;
+    for (int i = 0; i < e->c->n_nodes; i++) {
+        const fb_op_kind *k = fb_node_kind(&e->c->nodes[i]);
+        if (!k || k->positional) return false;
+    }
+    return true;
+}
 
 static void geometry(engine *e, const fb_shape *shapes, int64_t budget)
 {
@@ -91,12 +118,29 @@ static void geometry(engine *e, const fb_shape *shapes, int64_t budget)
     int64_t prefixes = 1;
     for (int s = 0; s < e->m; s++) prefixes *= rp->split_size[s];
     e->n_units = e->every_row ? prefixes * e->per_prefix : e->job->n_keep;
+    e->gather = can_gather(e);
+    if (e->gather) { /* blocks of kept rows, as many as the threads at least */
+        const int64_t n_keep = e->job->n_keep;
+        const int64_t threads = e->job->threads > 0 ? e->job->threads : fb_parallel_budget();
+        const int64_t per_thread = (n_keep + threads - 1) / threads;
+        e->len = rows < per_thread ? rows : per_thread;
+        if (e->len < 1) e->len = 1;
+        e->n_units = (n_keep + e->len - 1) / e->len;
+    }
 }
 
 static box unit_box(const engine *e, int64_t i)
 {
     box b;
     const int64_t size_m = e->rp->split_size[e->m];
+    b.k0 = 0;
+    if (e->gather) { /* kept rows k0 .. k0 + len - 1, one block */
+        b.k0 = i * e->len;
+        b.r0 = e->job->keep[b.k0];
+        b.lo = b.r0 % size_m;
+        b.len = b.n_rows = e->job->n_keep - b.k0 < e->len ? e->job->n_keep - b.k0 : e->len;
+        return b;
+    }
     if (!e->every_row) { /* a kept row alone */
         b.r0 = e->job->keep[i];
         b.lo = b.r0 % size_m;
@@ -155,15 +199,26 @@ static fb_status run_unit(engine *e, worker *w, const box *b, fb_shape *cs, int6
         base[v] = fb_rowplan_offset(rp, v, b->r0);
         vals[v] = e->shared[v] ? e->shared[v] : w->buf[v];
     }
-    for (int v = 0; v < c->n_inputs && s == FB_OK; v++)
-        if (!e->shared[v]) s = job->fetch(job->fetch_ctx, v, base[v], fb_shape_numel(&cs[v]), vals[v]);
+    for (int v = 0; v < c->n_inputs && s == FB_OK; v++) {
+        if (e->shared[v]) continue;
+        if (!e->gather) {
+            s = job->fetch(job->fetch_ctx, v, base[v], fb_shape_numel(&cs[v]), vals[v]);
+            continue;
+        }
+        const int64_t n = fb_shape_numel(&rp->row_shape[v]); /* one row's slice, row after row */
+        for (int64_t g = 0; g < b->n_rows && s == FB_OK; g++)
+            s = job->fetch(job->fetch_ctx, v, fb_rowplan_offset(rp, v, job->keep[b->k0 + g]), n, vals[v] + g * n);
+    }
     if (s == FB_OK) s = fb_reference_eval_values(c, cs, base, vals, w->peak);
     if (s != FB_OK) return s;
 
     for (int k = 0; k < c->n_outputs; k++) {
         const int v = c->outputs[k];
         if (rp->partial[v]) continue;
-        if (job->keep) {
+        if (e->gather) { /* the block's rows are kept rows k0.., in order */
+            const int64_t n = fb_shape_numel(&rp->row_shape[v]);
+            memcpy(job->out[k] + b->k0 * n, vals[v], (size_t)(b->n_rows * n) * sizeof(double));
+        } else if (job->keep) {
             const int64_t n = fb_shape_numel(&rp->row_shape[v]);
             for (int64_t j = lower_bound(job->keep, job->n_keep, b->r0);
                  j < job->n_keep && job->keep[j] < b->r0 + b->n_rows; j++)
@@ -210,6 +265,8 @@ static void *work(void *arg)
     engine *e = w->e;
     const fb_case *c = e->c;
     fb_set_context("%s", e->context);
+    /* each chunk's ops get this thread's share of the CPUs (parallel.h) */
+    fb_parallel_set_budget(e->child_budget);
     for (int v = 0; v < c->n_values; v++) {
         if (e->shared[v]) continue;
         w->buf[v] = malloc((size_t)(e->buf_numel[v] ? e->buf_numel[v] : 1) * sizeof(double));
@@ -265,8 +322,7 @@ void fb_rowref_chunking(const fb_case *c, const fb_shape *shapes, const fb_rowpl
 
 static int thread_count(int asked, int64_t units)
 {
-    long n = asked > 0 ? asked : sysconf(_SC_NPROCESSORS_ONLN);
-    if (n < 1) n = 1;
+    long n = asked > 0 ? asked : fb_parallel_budget();
     if (n > MAX_THREADS) n = MAX_THREADS;
     if (n > units) n = (long)(units > 0 ? units : 1);
     return (int)n;
@@ -331,6 +387,8 @@ fb_status fb_rowref_eval(const fb_rowref_job *job)
     }
 
     const int n_threads = thread_count(job->threads, e->n_units);
+    const int parent_budget = fb_parallel_budget();
+    e->child_budget = parent_budget / n_threads > 1 ? parent_budget / n_threads : 1;
     if (s == FB_OK) {
         pthread_mutex_init(&e->mu, NULL);
         pthread_cond_init(&e->cv, NULL);
@@ -342,6 +400,7 @@ fb_status fb_rowref_eval(const fb_rowref_job *job)
             started = t;
         }
         work(&w[0]);
+        fb_parallel_set_budget(parent_budget); /* work() gave this thread the workers' share */
         for (int t = 1; t <= started; t++) pthread_join(tid[t], NULL);
         pthread_cond_destroy(&e->cv);
         pthread_mutex_destroy(&e->mu);

@@ -41,6 +41,7 @@
  * CUDNN_DEFAULT_MATH, TF32 allowed, when fb_context.tf32 says so; float64 in
  * float64 where cuDNN has an algorithm (else the cell is unsupported, saying so). */
 #include "op_table.h"
+#include "parallel.h"
 
 #include <cudnn.h>
 #include <limits.h>
@@ -189,67 +190,90 @@ static void conv_cost(const fb_node *n, const fb_shape *const *in, const fb_shap
  * stay in L1 while every weight row is used TILE times. */
 #define TILE 8
 
+/* What every output row (b, p) reads: the operands, the weights transposed, the
+ * geometry. Rows are independent, so fb_parallel_for hands them out (parallel.h):
+ * an N = 1 cell checked in full, or the two sampled images of a large one, runs
+ * on every CPU its budget allows rather than on one. */
+typedef struct conv_job {
+    const fb_node *node;
+    const fb_ref_args *a;
+    cv_dims d;
+    const double *wt; /* wt[r][s][c][k] = w[k][c][r][s]: a weight row along K per (r, s, c) */
+    int64_t xn, xc, xh, xw, on, ok, op, oq;
+} conv_job;
+
+static fb_status conv_output_rows(void *ctx, int64_t lo, int64_t hi)
+{
+    const conv_job *j = ctx;
+    const cv_dims *d = &j->d;
+    const int64_t H = d->h, W = d->w, K = d->k, Cg = d->cg, R = d->r, S = d->s, P = d->p, Q = d->q;
+    const int64_t Kg = K / d->groups;
+    double *acc = malloc(sizeof(double) * (size_t)(TILE * K > 0 ? TILE * K : 1));
+    if (!acc) {
+        fb_error("out of host memory for the conv2d reference (accumulators)");
+        return FB_E_NOMEM;
+    }
+    for (int64_t row = lo; row < hi; row++) {
+        const int64_t b = row / P, p = row % P;
+        const double *x = j->a->in[0] + b * j->xn;
+        for (int64_t q0 = 0; q0 < Q; q0 += TILE) {
+            const int nt = Q - q0 < TILE ? (int)(Q - q0) : TILE;
+            for (int64_t i = 0; i < nt * K; i++) acc[i] = 0.0;
+            for (int64_t r = 0; r < R; r++) {
+                const int64_t h = p * d->stride - d->pad + r * d->dil;
+                if (h < 0 || h >= H) continue; /* a padding row: zero terms */
+                for (int64_t s = 0; s < S; s++) {
+                    int64_t col[TILE];
+                    for (int t = 0; t < nt; t++) col[t] = (q0 + t) * d->stride - d->pad + s * d->dil;
+                    for (int64_t g = 0; g < d->groups; g++)
+                        for (int64_t c = 0; c < Cg; c++) {
+                            const double *wrow = j->wt + ((r * S + s) * Cg + c) * K + g * Kg;
+                            const double *xc0 = x + h * j->xh + (g * Cg + c) * j->xc;
+                            for (int t = 0; t < nt; t++) {
+                                if (col[t] < 0 || col[t] >= W) continue;
+                                const double xv = xc0[col[t] * j->xw];
+                                double *at = acc + t * K + g * Kg;
+                                for (int64_t k = 0; k < Kg; k++) at[k] += xv * wrow[k];
+                            }
+                        }
+                }
+            }
+            double *o = j->a->out + b * j->on + p * j->op + q0 * j->oq;
+            for (int t = 0; t < nt; t++)
+                for (int64_t k = 0; k < K; k++) o[t * j->oq + k * j->ok] = acc[t * K + k];
+        }
+    }
+    free(acc);
+    return FB_OK;
+}
+
 static fb_status conv_reference(const fb_node *n, const fb_ref_args *a)
 {
-    cv_dims d;
-    cv_read(n, a->in_shape[0], a->in_shape[1], &d);
-    const bool nhwc = d.layout == LAYOUT_NHWC;
-    const int64_t N = d.n, C = d.c, H = d.h, W = d.w, K = d.k, Cg = d.cg, R = d.r, S = d.s, P = d.p, Q = d.q;
-    const int64_t Kg = K / d.groups;
+    conv_job j = {.node = n, .a = a};
+    cv_read(n, a->in_shape[0], a->in_shape[1], &j.d);
+    const cv_dims *d = &j.d;
+    const bool nhwc = d->layout == LAYOUT_NHWC;
+    const int64_t C = d->c, H = d->h, W = d->w, K = d->k, Cg = d->cg, R = d->r, S = d->s, P = d->p, Q = d->q;
     /* element strides of x along n, c, h, w; of w along k, c, r, s; of out along n, k, p, q */
-    const int64_t xn = C * H * W, xc = nhwc ? 1 : H * W, xh = nhwc ? W * C : W, xw = nhwc ? C : 1;
+    j.xn = C * H * W, j.xc = nhwc ? 1 : H * W, j.xh = nhwc ? W * C : W, j.xw = nhwc ? C : 1;
     const int64_t wk = Cg * R * S, wc = nhwc ? 1 : R * S, wr = nhwc ? S * Cg : S, ws = nhwc ? Cg : 1;
-    const int64_t on = K * P * Q, ok = nhwc ? 1 : P * Q, op = nhwc ? Q * K : Q, oq = nhwc ? K : 1;
+    j.on = K * P * Q, j.ok = nhwc ? 1 : P * Q, j.op = nhwc ? Q * K : Q, j.oq = nhwc ? K : 1;
 
-    const int64_t wt_n = R * S * Cg * K, acc_n = TILE * K;
+    const int64_t wt_n = R * S * Cg * K;
     double *wt = malloc(sizeof(double) * (size_t)(wt_n > 0 ? wt_n : 1));
-    double *acc = malloc(sizeof(double) * (size_t)(acc_n > 0 ? acc_n : 1));
-    if (!wt || !acc) {
-        free(wt);
-        free(acc);
+    if (!wt) {
         fb_error("out of host memory for the conv2d reference (a copy of w)");
         return FB_E_NOMEM;
     }
-    /* wt[r][s][c][k] = w[k][c][r][s]: a weight row along K for each (r, s, c) */
     for (int64_t r = 0; r < R; r++)
         for (int64_t s = 0; s < S; s++)
             for (int64_t c = 0; c < Cg; c++)
                 for (int64_t k = 0; k < K; k++)
                     wt[((r * S + s) * Cg + c) * K + k] = a->in[1][k * wk + c * wc + r * wr + s * ws];
-
-    for (int64_t b = 0; b < N; b++) {
-        const double *x = a->in[0] + b * xn;
-        for (int64_t p = 0; p < P; p++)
-            for (int64_t q0 = 0; q0 < Q; q0 += TILE) {
-                const int nt = Q - q0 < TILE ? (int)(Q - q0) : TILE;
-                for (int64_t i = 0; i < nt * K; i++) acc[i] = 0.0;
-                for (int64_t r = 0; r < R; r++) {
-                    const int64_t h = p * d.stride - d.pad + r * d.dil;
-                    if (h < 0 || h >= H) continue; /* a padding row: zero terms */
-                    for (int64_t s = 0; s < S; s++) {
-                        int64_t col[TILE];
-                        for (int t = 0; t < nt; t++) col[t] = (q0 + t) * d.stride - d.pad + s * d.dil;
-                        for (int64_t g = 0; g < d.groups; g++)
-                            for (int64_t c = 0; c < Cg; c++) {
-                                const double *wrow = wt + ((r * S + s) * Cg + c) * K + g * Kg;
-                                const double *xc0 = x + h * xh + (g * Cg + c) * xc;
-                                for (int t = 0; t < nt; t++) {
-                                    if (col[t] < 0 || col[t] >= W) continue;
-                                    const double xv = xc0[col[t] * xw];
-                                    double *at = acc + t * K + g * Kg;
-                                    for (int64_t k = 0; k < Kg; k++) at[k] += xv * wrow[k];
-                                }
-                            }
-                    }
-                }
-                double *o = a->out + b * on + p * op + q0 * oq;
-                for (int t = 0; t < nt; t++)
-                    for (int64_t k = 0; k < K; k++) o[t * oq + k * ok] = acc[t * K + k];
-            }
-    }
+    j.wt = wt;
+    const fb_status st = fb_parallel_for(d->n * P, 1, conv_output_rows, &j);
     free(wt);
-    free(acc);
-    return FB_OK;
+    return st;
 }
 
 static size_t conv_workspace(const fb_node *n, const fb_shape *const *in, const fb_shape *out, fb_dtype dt)

@@ -86,6 +86,7 @@ const fb_op_kind fb_kind_random = {
     .literals = false,
     .attrs = random_attrs,
     .n_attrs = 2,
+    .positional = true,
     .parse = random_parse,
     .shape = random_shape,
     .cost = random_cost,

@@ -110,6 +110,11 @@ typedef struct fb_op_kind {
     bool literals;               /* operands may be numeric literals (not all)      */
     const char *const *attrs;    /* attribute keys a node may carry (for the loader) */
     int n_attrs;
+    /* Its reference reads fb_ref_args.out_base: an output element's value depends
+     * on its flat index in the whole tensor (dropout's counter-based mask), so the
+     * row reference must evaluate rows at their true offsets and cannot gather
+     * sampled rows into one block (rowref.c). */
+    bool positional;
 
     /* Read n's attributes (with their defaults) into n->attrs. NULL: none. */
     fb_status (*parse)(fb_attr_reader *r, fb_node *n);
