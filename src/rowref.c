@@ -9,6 +9,9 @@
  * over many rows, and a sum along a split axis inside the box gives the box's
  * part of a partial value. Without that order a chunk is one row. Rows per chunk
  * follow from a budget of doubles over all values, never from the thread count.
+ * Sampled rows (no sums over rows) go as blocks of kept rows where the plan
+ * allows (can_gather): fetched row by row into one box, evaluated at once, so
+ * an op that reads a whole input per row (a GEMM's B) reads it once a block.
  *
  * Determinism: chunks are claimed in row order and each one's parts of the
  * partial values are added into the totals in chunk order (a turnstile: chunk i

@@ -484,6 +484,32 @@ static int bench_case(const char *name, int threads)
     return 0;
 }
 
+/* Kept rows go as blocks when the plan allows (rmsnorm above: the same bits as
+ * alone); a dropout's mask depends on each element's index, so its rows must be
+ * evaluated where they are: kept rows of bias_dropout_add_train equal the whole
+ * evaluation (gathered into a block they would draw the block's mask). */
+static void test_positional_rows(void)
+{
+    fb_case c;
+    if (!load("bias_dropout_add_train", &c)) return;
+    fb_point p = at(&c, 40, 24);
+    cell k;
+    cell_make(&c, &p, &k);
+    CHECK(k.rp.separable && !k.rp.accumulates);
+    const int64_t per_row = fb_shape_numel(&k.rp.row_shape[c.outputs[0]]);
+    int64_t keep[8];
+    for (int j = 0; j < 8; j++) keep[j] = j * (k.rp.n_rows / 8) + (j % 3);
+    double *out[FB_MAX_VALUES] = {0};
+    host_src src = {.calls = 0};
+    memcpy(src.in, k.in, sizeof src.in);
+    CHECK(eval(&c, &k, keep, 8, 2, 0, &src, out, NULL) == FB_OK);
+    int64_t bad = 0;
+    for (int j = 0; j < 8; j++) bad += count_unequal(out[0] + j * per_row, k.whole[0] + keep[j] * per_row, per_row);
+    CHECK(bad == 0);
+    free(out[0]);
+    cell_free(&k);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "--bench-case")) return bench_case(argv[2], argc > 3 ? atoi(argv[3]) : 0);
@@ -491,6 +517,7 @@ int main(int argc, char **argv)
         return bench(!strcmp(argv[1], "--bench-grid"), argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? atoll(argv[3]) : 0);
     test_backward_chunks();
     test_forward_rows();
+    test_positional_rows();
     test_fetch_fails();
     test_check_plan();
     return fb_t_report("test_rowref");
