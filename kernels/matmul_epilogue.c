@@ -87,7 +87,8 @@ static fb_gemm_operands operands(const fb_call *call, const fb_gemm_shape *g)
 static size_t workspace(const fb_call *call) { return FB_GEMM_WORKSPACE; }
 
 /* How many of cuBLASLt's heuristic results prepare times (lt_gemm.h), each over
- * six runs from a swept L2. Its first is often not its fastest once an epilogue
+ * up to six runs from a swept L2 (fewer for long GEMMs and clearly slower
+ * candidates: lt_gemm.c). Its first is often not its fastest once an epilogue
  * is attached (kernels/NOTES.md); prepare_ms shows what the tuning costs. */
 #define TUNE_CANDIDATES 8
 

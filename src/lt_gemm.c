@@ -93,9 +93,19 @@ static cublasStatus_t launch(const fb_gemm_plan *p, const fb_gemm_operands *o, c
  * candidates are ranked on cold operands, not on back-to-back launches that
  * find them in the L2 (which ranked small GEMMs' algorithms differently: the
  * tuned plan measured 0.975x the heuristic's first under the timer). A warm-up
- * launch, then TUNE_SAMPLES samples; their median in ms, or a negative number
- * when a launch fails. */
+ * launch, then up to TUNE_SAMPLES samples; their median in ms, or a negative
+ * number when a launch fails.
+ *
+ * What tuning costs is prepare's (the result's prepare_ms), and at 85 ms a
+ * float32 8192 x 16384 x 8192 GEMM, eight candidates x six launches were 4 s a
+ * prepare. So a candidate whose first sample is TUNE_CUTOFF x the best median
+ * so far is not sampled further (it cannot win: launch noise on a cold L2 is a
+ * few percent), and a GEMM of TUNE_LONG_MS or more is sampled TUNE_SAMPLES_LONG
+ * times (its median is steady to well under 1%). */
 #define TUNE_SAMPLES 5
+#define TUNE_SAMPLES_LONG 3
+#define TUNE_LONG_MS 2.0
+#define TUNE_CUTOFF 1.3
 
 typedef struct tune_scratch {
     cudaEvent_t e0, e1;
@@ -111,20 +121,26 @@ static int cmp_float(const void *a, const void *b)
 }
 
 static double time_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
-                        const cublasLtMatmulAlgo_t *algo, const tune_scratch *sc)
+                        const cublasLtMatmulAlgo_t *algo, const tune_scratch *sc, double best)
 {
     float ms[TUNE_SAMPLES];
-    for (int i = -1; i < TUNE_SAMPLES; i++) {
+    int n = TUNE_SAMPLES;
+    for (int i = -1; i < n; i++) {
         if (fb_launch_l2_sweep(sc->sweep, sc->sweep_bytes, sc->sink, t->stream) != cudaSuccess ||
             cudaEventRecord(sc->e0, t->stream) != cudaSuccess)
             return -1;
         if (launch(p, o, algo, t->workspace, t->stream) != CUBLAS_STATUS_SUCCESS) return -1;
         if (cudaEventRecord(sc->e1, t->stream) != cudaSuccess || cudaEventSynchronize(sc->e1) != cudaSuccess)
             return -1;
-        if (i >= 0 && cudaEventElapsedTime(&ms[i], sc->e0, sc->e1) != cudaSuccess) return -1;
+        if (i < 0) continue;
+        if (cudaEventElapsedTime(&ms[i], sc->e0, sc->e1) != cudaSuccess) return -1;
+        if (i == 0) {
+            if (best > 0 && ms[0] > TUNE_CUTOFF * best) return ms[0]; /* clearly slower: no more samples */
+            if (ms[0] >= TUNE_LONG_MS) n = TUNE_SAMPLES_LONG;
+        }
     }
-    qsort(ms, TUNE_SAMPLES, sizeof ms[0], cmp_float);
-    return ms[TUNE_SAMPLES / 2];
+    qsort(ms, (size_t)n, sizeof ms[0], cmp_float);
+    return ms[n / 2];
 }
 
 /* Run each candidate and keep the fastest in p->algo. A candidate that fails to
@@ -145,7 +161,7 @@ static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_opera
         s = fb_cuda_status(cudaMemsetAsync(sc.sweep, 0, sc.sweep_bytes, t->stream), what, __FILE__, __LINE__);
     double best = -1;
     for (int i = 0; i < n && s == FB_OK; i++) {
-        double ms = time_algo(p, o, t, &res[i].algo, &sc);
+        double ms = time_algo(p, o, t, &res[i].algo, &sc, best);
         if (ms < 0) {
             cudaGetLastError(); /* a candidate's launch failure is not sticky: pass it over */
             continue;
