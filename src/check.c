@@ -296,6 +296,15 @@ fb_status fb_check_plan_cell(const fb_case *c, const fb_shape shapes[FB_MAX_VALU
     }
     p->by_rows = true;
     p->sample_rows = sample_size(c, &p->rp, full_limit);
+    if (!p->rp.accumulates) { /* rows evaluated alone: their work is the sample's cost */
+        fb_costs costs;
+        if (fb_program_costs(c, shapes, FB_F64, &costs) == FB_OK && costs.flops > 0) {
+            const double per_row = costs.flops / (double)p->rp.n_rows;
+            const double fit = floor(FB_CHECK_FLOP_LIMIT / per_row);
+            if (fit < (double)p->sample_rows) p->sample_rows = fit > 2 ? (int64_t)fit : 2;
+        }
+        fb_clear_error();
+    }
     bool row_outputs = false;
     for (int k = 0; k < c->n_outputs; k++) row_outputs |= !p->rp.partial[c->outputs[k]];
     /* with sums over rows every row is evaluated: when the row outputs can be

@@ -30,13 +30,19 @@ typedef struct fb_check_result {
 
 /* `run` checks in full up to this many elements per tensor (selftest: more). */
 #define FB_RUN_FULL_LIMIT ((int64_t)1 << 22)
+/* A sampled check evaluates at most this many of the program's FLOPs (its cost
+ * rule's count), at least the first and the last row: the element budget alone let
+ * a GEMM's sample cost 169 rows x 2·K·N (45 GFLOP at K = 8192, N = 16384, 3 s on
+ * the H100 host's 16 threads a cell); memory-bound programs never reach it. */
+#define FB_CHECK_FLOP_LIMIT 8.0e9
 
 /* How a cell is checked, decided from its shapes alone (no GPU): FULL when every
  * tensor holds at most `full_limit` elements (evaluated over rp's rows when the
  * program splits, else whole); else by the row plan: when some outputs are sums
  * over rows (rp.accumulates) every row is evaluated, those outputs are checked in
  * full and the others on `sample_rows` sampled rows (0: all of them, FULL); else
- * SAMPLED on `sample_rows` rows evaluated alone; NONE when the program does not
+ * SAMPLED on `sample_rows` rows evaluated alone, as many as fit full_limit
+ * elements and FB_CHECK_FLOP_LIMIT FLOPs; NONE when the program does not
  * split (rp.why says why). fb_reference_create follows it. */
 typedef struct fb_check_plan {
     fb_check_mode mode;

@@ -348,6 +348,37 @@ static void test_rowref(void)
     free(plan);
 }
 
+/* A sampled GEMM check is sized by its FLOPs too (FB_CHECK_FLOP_LIMIT): at the
+ * matmul grid's largest cell (M = N = 16384, K = 8192) a row costs 2·K·N FLOPs,
+ * so 29 rows fit 8 GFLOP, where the element budget alone kept 169; a cell whose
+ * rows are cheap keeps the element budget's count. */
+static void test_sample_by_flops(void)
+{
+    fb_case c;
+    if (fb_case_find("matmul", &c) != FB_OK) {
+        fprintf(stderr, "%s\n", fb_last_error());
+        CHECK(false);
+        return;
+    }
+    fb_point p;
+    fb_shape s[FB_MAX_VALUES];
+    fb_case_point(&c, fb_case_n_points(&c) - 1, &p);
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK_STR(t_shape_str(&s[value(&c, "B")]), "[8192, 16384]");
+    fb_check_plan *plan = malloc(sizeof *plan);
+    CHECK(fb_check_plan_cell(&c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
+    CHECK(plan->mode == FB_CHECK_SAMPLED && plan->rp.n_rows == 16384);
+    CHECK(plan->sample_rows == (int64_t)(FB_CHECK_FLOP_LIMIT / (2.0 * 8192 * 16384)));
+    /* M = 16384, N = 128, K = 1024: 2^18 FLOPs a row; the element budget decides */
+    p.sym[c.axis[1].sym] = 128;
+    for (int i = 0; i < c.n_syms; i++)
+        if (!strcmp(c.sym[i], "K")) p.sym[i] = 1024;
+    CHECK(fb_program_shapes(&c, &p, s) == FB_OK);
+    CHECK(fb_check_plan_cell(&c, s, FB_RUN_FULL_LIMIT, plan) == FB_OK);
+    CHECK(plan->mode == FB_CHECK_SAMPLED && plan->sample_rows == ((int64_t)1 << 22) / (1024 + 128));
+    free(plan);
+}
+
 int main(void)
 {
     test_kind();
@@ -355,6 +386,7 @@ int main(void)
     test_cost();
     test_reference();
     test_reference_blocks();
+    test_sample_by_flops();
     test_rowplan();
     test_rowref();
     return fb_t_report("test_matmul");
