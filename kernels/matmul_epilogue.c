@@ -101,7 +101,8 @@ static int prepare(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const 
         return FB_E_UNSUPPORTED;
     }
     fb_gemm_operands o = operands(call, &g);
-    const fb_gemm_tuning tune = {TUNE_CANDIDATES, call->workspace, call->stream};
+    /* the first of the two prepares only loads the candidates' kernels: its choice is thrown away */
+    const fb_gemm_tuning tune = {TUNE_CANDIDATES, call->workspace, call->stream, call->first_prepare};
     return fb_gemm_plan_create(call->ctx, &g, &o, call->workspace_bytes, &tune, name, (fb_gemm_plan **)state);
 }
 

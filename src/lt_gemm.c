@@ -148,6 +148,23 @@ static double time_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gem
 static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
                            const cublasLtMatmulHeuristicResult_t *res, int n, const char *what)
 {
+    if (t->load_only) { /* each candidate's kernels loaded, nothing timed: the heuristic's first kept */
+        bool any = false;
+        for (int i = n - 1; i >= 0; i--) {
+            if (launch(p, o, &res[i].algo, t->workspace, t->stream) != CUBLAS_STATUS_SUCCESS) {
+                cudaGetLastError();
+                continue;
+            }
+            p->algo = res[i].algo;
+            any = true;
+        }
+        fb_status s = fb_cuda_status(cudaStreamSynchronize(t->stream), what, __FILE__, __LINE__);
+        if (s == FB_OK && !any) {
+            fb_error("%s: none of cuBLASLt's %d candidate algorithms ran", what, n);
+            s = FB_E_UNSUPPORTED;
+        }
+        return s;
+    }
     /* scratch of prepare's own, allocated outside the tracked device memory: it is
      * gone before the variant runs, and no part of the variant's footprint */
     tune_scratch sc = {0};

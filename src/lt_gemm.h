@@ -53,6 +53,8 @@ typedef struct fb_gemm_tuning {
     int candidates;
     void *workspace; /* the one run() will get */
     cudaStream_t stream;
+    bool load_only;  /* launch each candidate once, untimed, and keep the heuristic's
+                        first: a variant's first prepare (fb_call.first_prepare) */
 } fb_gemm_tuning;
 
 /* Plan the GEMM for these operands' addresses (their alignment narrows the

@@ -110,6 +110,7 @@ int fb_prepare_twice(int (*step)(void *arg), void *arg, int (*sync)(void *sync_a
 typedef struct variant_step_arg {
     const fb_variant *v;
     fb_call *call;
+    int steps; /* prepares so far */
 } variant_step_arg;
 
 /* release what the last prepare built (nothing, the first time), then prepare */
@@ -117,13 +118,16 @@ static int variant_step(void *arg)
 {
     variant_step_arg *a = arg;
     fb_variant_release(a->v, a->call);
-    return a->v->prepare(a->call, &a->call->state);
+    a->call->first_prepare = a->steps++ == 0;
+    const int s = a->v->prepare(a->call, &a->call->state);
+    a->call->first_prepare = false;
+    return s;
 }
 
 int fb_variant_prepare(const fb_variant *v, fb_call *call, int (*sync)(void *arg), void *arg, double *ms)
 {
     *ms = NAN;
     if (!v->prepare) return FB_OK;
-    variant_step_arg a = {v, call};
+    variant_step_arg a = {v, call, 0};
     return fb_prepare_twice(variant_step, &a, sync, arg, ms);
 }

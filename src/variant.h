@@ -24,6 +24,12 @@ typedef struct fb_call {
     const struct fb_case *program;
     /* What the variant's prepare() built (descriptors, plans, folded weights), or NULL. */
     void *state;
+    /* True inside the first of fb_variant_prepare's two prepares, whose product is
+     * thrown away: it exists to pay one-time costs (library handles, loading the
+     * kernels the second will launch), so a prepare may skip work whose only
+     * product is a choice (timing cuBLASLt's candidates) if it still launches what
+     * it would choose from. */
+    bool first_prepare;
 } fb_call;
 
 /* The attribute bag of the program's first node whose op is `op` ("dropout"), or NULL
