@@ -13,6 +13,15 @@
 extern "C" {
 #endif
 
+/* The speed-of-light copies a run has measured, by byte count: a copy of the same
+ * bytes on the same device under the same timer is one measurement, so cells of
+ * equal ideal bytes (softmax, double_softmax, pointwise_chain and norm_chain at
+ * one shape; half of `run --all`'s float32 cells) share it instead of each
+ * timing it again; the cell's "sol" then names the cell it was measured in. */
+typedef struct fb_sol_cache fb_sol_cache;
+fb_sol_cache *fb_sol_cache_create(void); /* NULL: out of memory (then nothing is shared) */
+void fb_sol_cache_destroy(fb_sol_cache *cache);
+
 typedef struct fb_cell_env {
     fb_context *ctx;
     fb_timer *timer;
@@ -21,6 +30,7 @@ typedef struct fb_cell_env {
     bool time;          /* false: check only (selftest) */
     struct fb_metrics *metrics; /* run --metrics: measured after each variant's timing; NULL: none */
     bool repeat;        /* selftest: run each checked variant a second time and require the same bits */
+    fb_sol_cache *sol_cache; /* NULL: every cell times its own copy */
 } fb_cell_env;
 
 #define FB_EAGER "eager"

@@ -797,6 +797,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     double t0 = fb_now_s();
     int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
     fb_cell_env cenv = {&env.ctx, env.timer, o.seed, FB_RUN_FULL_LIMIT, true, metrics};
+    cenv.sol_cache = fb_sol_cache_create(); /* NULL: each cell times its own copy */
 
     for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];
@@ -857,6 +858,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     if (run_status != FB_OK) snprintf(run_error, sizeof run_error, "%s", fb_last_error());
     int stopped_by = stop_signal;
 
+    fb_sol_cache_destroy(cenv.sol_cache);
     fb_run_finish(root);
     /* the document, whole, and the journal removed: from every exit but a second signal */
     fb_status ws = fb_journal_finish(journal, root);

@@ -40,7 +40,10 @@
  *            "wall_ms": {"inputs", "reference", "sol", "total"},  (host time of the cell's phases:
  *                                  allocating and filling the inputs, the float64 reference, the
  *                                  speed-of-light copy, and the whole cell; optional, additive)
- *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5, "samples_us": SAMPLES},
+ *            "sol": {"status": "ok", "time_ms": STATS, "gbps": 1234.5, "samples_us": SAMPLES,
+ *                    "measured_in": "softmax, float32, dim0=128 dim1=256"},  (only when the
+ *                                  copy of these bytes was timed in an earlier cell of the run
+ *                                  and is shared: cell.c's fb_sol_cache)
  *            "variants": {
  *              "eager": {"status": "ok" | "oom" | "fail" | "error" | "skipped",
  *                        "reason": "...",                 (why, for anything but ok;
