@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""tables.py — the tables kernels/NOTES.md ("Stop 26") cites, printed from this directory's device
+outputs: `python3 tables.py`. Reads the result files' wall_ms (host time by phase), statuses and
+the runs' stderr; stop 25's call 12 (`../stop25/call12-run-all-float32.tar.xz`) is the before.
+Writes nothing; tables.txt is its output. No GPU needed.
+"""
+import collections
+import json
+import os
+import re
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def unpack(tmp, path):
+    d = os.path.join(tmp, os.path.basename(path))
+    with tarfile.open(path) as t:
+        t.extractall(d)
+    return os.path.join(d, "r")
+
+
+def text(r, name):
+    with open(os.path.join(r, name)) as f:
+        return f.read()
+
+
+def cells_of(path):
+    """(case, cell) pairs of a result file, or of its journal when the run was killed."""
+    if os.path.exists(path):
+        d = json.load(open(path))
+        if d.get("cases") and any(dt.get("cells") for c in d["cases"] for dt in c["dtypes"]):
+            for c in d["cases"]:
+                for dt in c["dtypes"]:
+                    for cell in dt["cells"]:
+                        yield c["name"], cell
+            return
+    for line in open(path + ".journal"):
+        j = json.loads(line)
+        if "case" in j:
+            yield j["case"], j["cell"]
+
+
+PHASES = ("inputs", "reference", "sol")
+VPHASES = ("prepare", "check", "time")
+
+
+def by_case(path):
+    """case -> (cells, total s, {phase: s}) from wall_ms; phases summed over variants."""
+    out = collections.OrderedDict()
+    for name, cell in cells_of(path):
+        n, tot, ph = out.get(name, (0, 0.0, collections.Counter()))
+        w = cell.get("wall_ms", {})
+        tot += w.get("total", 0) / 1e3
+        for k in PHASES:
+            ph[k] += w.get(k, 0) / 1e3
+        for v in cell["variants"].values():
+            for k in VPHASES:
+                ph[k] += (v.get("wall_ms") or {}).get(k, 0) / 1e3
+        out[name] = (n + 1, tot, ph)
+    return out
+
+
+def phase_table(title, path):
+    print(f"## {title}\n")
+    print("| case | cells | host s | " + " | ".join(PHASES + VPHASES) + " |")
+    print("|---|---|---|" + "---|" * (len(PHASES) + len(VPHASES)))
+    cum = 0.0
+    for name, (n, tot, ph) in by_case(path).items():
+        cum += tot
+        print(f"| {name} | {n} | {tot:.1f} | " + " | ".join(f"{ph[k]:.1f}" for k in PHASES + VPHASES) + " |")
+    print(f"\nsum of the cells' wall_ms totals: {cum:.1f} s\n")
+
+
+def run_line(r, name):
+    t = text(r, name)
+    m = re.search(r"fusionbench: (\d+) cells in ([\d.]+) s", t)
+    real = re.search(r"^real\s+(\S+)", t, re.M)
+    stopped = re.search(r"stopped by SIGTERM after (\d+) of (\d+) cells", t)
+    s = f"{m.group(1)} cells in {m.group(2)} s (real {real.group(1) if real else '?'})" if m else "no summary line"
+    if stopped:
+        s += f"; stopped by SIGTERM after {stopped.group(1)} of {stopped.group(2)} cells"
+    return s
+
+
+def statuses(path):
+    st = collections.Counter()
+    for name, cell in cells_of(path):
+        for v in cell["variants"].values():
+            st[v["status"]] += 1
+            if v["status"] == "fail":
+                st["FAILED CHECK: " + name] += 1
+            if (v.get("check") or {}).get("mode") == "none":
+                st["unchecked"] += 1
+    return dict(st)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        old12 = unpack(tmp, os.path.join(HERE, "../stop25/call12-run-all-float32.tar.xz"))
+        r1 = unpack(tmp, os.path.join(HERE, "call1-host-time.tar.xz"))
+        r2 = unpack(tmp, os.path.join(HERE, "call2-after.tar.xz"))
+        r3 = unpack(tmp, os.path.join(HERE, "call3-run-all-float32.tar.xz"))
+        r4 = unpack(tmp, os.path.join(HERE, "call4-run-all-float32.tar.xz"))
+
+        print("# 1. Call 1 (0ebae7b, wall_ms added): where the host time goes\n")
+        for c in ("conv_relu", "matmul", "softmax"):
+            print(f"- {c}: {run_line(r1, c + '.txt')}")
+        print()
+        phase_table("call 1, by phase (s)", os.path.join(r1, "conv_relu.json"))
+        for c in ("matmul", "softmax"):
+            for name, (n, tot, ph) in by_case(os.path.join(r1, c + ".json")).items():
+                print(f"- {name}: {n} cells, {tot:.1f} s: " + ", ".join(f"{k} {ph[k]:.1f}" for k in PHASES + VPHASES))
+        print()
+        print("conv_relu.fused and eager under --timer cupti (kernels a run, as CUPTI saw them):\n")
+        d = json.load(open(os.path.join(r1, "conv-cupti.json")))
+        for cell in d["cases"][0]["dtypes"][0]["cells"]:
+            for vn, v in cell["variants"].items():
+                kl = v.get("kernels_launched") or {}
+                print(f"- {cell['point']} {vn}: declares {v.get('kernels')}, launched {kl.get('count')}; "
+                      f"timing phase {v['wall_ms']['time']:.0f} ms")
+        print()
+        slow = [(cell["point"], cell["variants"]["conv_relu.fused"]["wall_ms"]["time"])
+                for _, cell in cells_of(os.path.join(r1, "conv_relu.json"))]
+        hit = [p for p, t in slow if t > 1900]
+        print(f"conv_relu.fused cells whose timing phase took > 1.9 s (a 2 s blocking-kernel timeout): "
+              f"{len(hit)} of {len(slow)}\n")
+
+        print("# 2. Call 2: after the timer retake, references on every CPU, gathered rows, cut tuning\n")
+        for line in text(r2, "selftest.txt").splitlines():
+            if line.startswith("timer:") or line.startswith("selftest:"):
+                print("    " + line)
+        print()
+        for c in ("conv_relu", "matmul", "matmul_add"):
+            print(f"- {c}: {run_line(r2, c + '.txt')}")
+            for name, (n, tot, ph) in by_case(os.path.join(r2, c + ".json")).items():
+                print(f"  {n} cells, {tot:.1f} s: " + ", ".join(f"{k} {ph[k]:.1f}" for k in PHASES + VPHASES))
+        print()
+
+        print("# 3. run --all --dtype float32\n")
+        n12 = sum(1 for _ in cells_of(os.path.join(old12, "all-float32.json")))
+        real12 = re.search(r"^real\s+(\S+)", text(old12, "all-float32.txt"), re.M).group(1)
+        print(f"- stop 25 call 12 (db54eb3): killed by `timeout 585` (real {real12}) with {n12} cells in its journal")
+        print(f"- call 3 (a087cd5): {run_line(r3, 'all-float32.txt')}")
+        print(f"- call 4 (c8d774c): {run_line(r4, 'all-float32.txt')}")
+        print(f"- call 4 statuses: {statuses(os.path.join(r4, 'all-float32.json'))}\n")
+        phase_table("call 3 (a087cd5), killed at 590 s", os.path.join(r3, "all-float32.json"))
+        phase_table("call 4 (c8d774c), the whole run", os.path.join(r4, "all-float32.json"))
+        shared = sum(1 for _, cell in cells_of(os.path.join(r4, "all-float32.json")) if "measured_in" in cell.get("sol", {}))
+        total = sum(1 for _ in cells_of(os.path.join(r4, "all-float32.json")))
+        print(f"call 4: cells whose speed-of-light copy was shared (measured_in): {shared} of {total}")
+
+
+if __name__ == "__main__":
+    main()
