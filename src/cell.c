@@ -472,6 +472,10 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
     json_object_set_new(cell, "flops", json_integer((json_int_t)st.costs.flops));
 
     const double t_begin = fb_now_s();
+    {
+        char pt[128];
+        fb_set_context("case %s, %s, cell %s", c->name, fb_dtype_name(dt), fb_point_str(c, p, pt, sizeof pt));
+    }
     json_t *wall = json_object();
     json_object_set_new(cell, "wall_ms", wall);
     st.base_bytes = fb_dmem_current();
@@ -494,6 +498,8 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
         if (env->time) {
             char pt[128], where[256];
             snprintf(where, sizeof where, "%s, %s, %s", c->name, fb_dtype_name(dt), fb_point_str(c, p, pt, sizeof pt));
+            /* its messages name this cell, not the last variant's */
+            fb_set_context("case %s, %s, cell %s, the speed-of-light copy", c->name, fb_dtype_name(dt), pt);
             measure_sol(&st, cell, where);
             set_wall(wall, "sol", t_reference, fb_now_s());
         }
