@@ -103,6 +103,7 @@ def main():
         r2 = unpack(tmp, os.path.join(HERE, "call2-after.tar.xz"))
         r3 = unpack(tmp, os.path.join(HERE, "call3-run-all-float32.tar.xz"))
         r4 = unpack(tmp, os.path.join(HERE, "call4-run-all-float32.tar.xz"))
+        r5 = unpack(tmp, os.path.join(HERE, "call5-selftest.tar.xz"))
 
         print("# 1. Call 1 (0ebae7b, wall_ms added): where the host time goes\n")
         for c in ("conv_relu", "matmul", "softmax"):
@@ -149,7 +150,14 @@ def main():
         phase_table("call 4 (c8d774c), the whole run", os.path.join(r4, "all-float32.json"))
         shared = sum(1 for _, cell in cells_of(os.path.join(r4, "all-float32.json")) if "measured_in" in cell.get("sol", {}))
         total = sum(1 for _ in cells_of(os.path.join(r4, "all-float32.json")))
-        print(f"call 4: cells whose speed-of-light copy was shared (measured_in): {shared} of {total}")
+        print(f"call 4: cells whose speed-of-light copy was shared (measured_in): {shared} of {total}\n")
+
+        print("# 4. Call 5 (61362cb): the full selftest, and the copy's OOM message\n")
+        for line in text(r5, "selftest.txt").splitlines():
+            if line.startswith("timer:") or line.startswith("selftest:") or line.startswith("real"):
+                print("    " + line)
+        d = json.load(open(os.path.join(r5, "oom.json")))
+        print("\n    sol at bias_dropout_add 65536 x 65536: " + json.dumps(d["cases"][0]["dtypes"][0]["cells"][0]["sol"]))
 
 
 if __name__ == "__main__":
