@@ -6,6 +6,7 @@ Writes nothing; tables.txt is its output. No GPU needed.
 """
 import collections
 import json
+import math
 import os
 import re
 import tarfile
@@ -104,6 +105,7 @@ def main():
         r3 = unpack(tmp, os.path.join(HERE, "call3-run-all-float32.tar.xz"))
         r4 = unpack(tmp, os.path.join(HERE, "call4-run-all-float32.tar.xz"))
         r5 = unpack(tmp, os.path.join(HERE, "call5-selftest.tar.xz"))
+        r6 = unpack(tmp, os.path.join(HERE, "call6-layernorm-params-ab.tar.xz"))
 
         print("# 1. Call 1 (0ebae7b, wall_ms added): where the host time goes\n")
         for c in ("conv_relu", "matmul", "softmax"):
@@ -158,6 +160,30 @@ def main():
                 print("    " + line)
         d = json.load(open(os.path.join(r5, "oom.json")))
         print("\n    sol at bias_dropout_add 65536 x 65536: " + json.dumps(d["cases"][0]["dtypes"][0]["cells"][0]["sol"]))
+
+        print("\n# 5. Call 6: layernorm.fused float32, its parameters plain (old) or evict_last (new); us\n")
+        print("median of each run (old 1, old 2 | new 1, new 2), and the runs' minimum samples\n")
+
+        def grab(path):
+            d = json.load(open(path))
+            out = {}
+            for cell in d["cases"][0]["dtypes"][0]["cells"]:
+                t = cell["variants"]["layernorm.fused"]["time_ms"]
+                out[(cell["row"], cell["col"])] = (t["median"] * 1e3, t["min"] * 1e3)
+            return out
+
+        runs = {(b, i): grab(os.path.join(r6, f"ab-{b}-{i}.json")) for b in ("fb_old", "fb_new") for i in (1, 2)}
+        logs = []
+        for k in sorted(runs[("fb_old", 1)]):
+            o = [runs[("fb_old", i)][k] for i in (1, 2)]
+            n = [runs[("fb_new", i)][k] for i in (1, 2)]
+            logs.append(math.log(min(x[0] for x in o) / min(x[0] for x in n)))
+            print(f"  {k[0]:6d} x {k[1]:5d}  medians {o[0][0]:8.1f} {o[1][0]:8.1f} | {n[0][0]:8.1f} {n[1][0]:8.1f}"
+                  f"   minima {min(x[1] for x in o):8.1f} | {min(x[1] for x in n):8.1f}")
+        print(f"\n  geomean t_old / t_new (best median of two runs): {math.exp(sum(logs) / len(logs)):.3f}")
+        for line in text(r6, "memcheck.txt").splitlines():
+            if "ERROR SUMMARY" in line or line.startswith("selftest:"):
+                print("  memcheck: " + line)
 
 
 if __name__ == "__main__":
