@@ -153,6 +153,16 @@ def main():
         shared = sum(1 for _, cell in cells_of(os.path.join(r4, "all-float32.json")) if "measured_in" in cell.get("sol", {}))
         total = sum(1 for _ in cells_of(os.path.join(r4, "all-float32.json")))
         print(f"call 4: cells whose speed-of-light copy was shared (measured_in): {shared} of {total}\n")
+        print("call 4, layernorm.fused float32 at W = 32768 (>= 4096 rows): % of SOL by the median, and by the")
+        print("minimum sample (t_sol median / t_fused min)\n")
+        for name, cell in cells_of(os.path.join(r4, "all-float32.json")):
+            if name != "layernorm" or cell.get("col") != 32768 or cell["row"] < 4096:
+                continue
+            t = cell["variants"]["layernorm.fused"]["time_ms"]
+            sol = cell["sol"]["time_ms"]["median"]
+            print(f"  {cell['row']:6d} x 32768: median {t['median'] * 1e3:8.1f} us ({sol / t['median'] * 100:.1f}%), "
+                  f"min {t['min'] * 1e3:8.1f} us ({sol / t['min'] * 100:.1f}%)")
+        print()
 
         print("# 4. Call 5 (61362cb): the full selftest, and the copy's OOM message\n")
         for line in text(r5, "selftest.txt").splitlines():
