@@ -153,6 +153,13 @@ def main():
         shared = sum(1 for _, cell in cells_of(os.path.join(r4, "all-float32.json")) if "measured_in" in cell.get("sol", {}))
         total = sum(1 for _ in cells_of(os.path.join(r4, "all-float32.json")))
         print(f"call 4: cells whose speed-of-light copy was shared (measured_in): {shared} of {total}\n")
+        for tag, r in (("call 3", r3), ("call 4", r4)):
+            for name, cell in cells_of(os.path.join(r, "all-float32.json")):
+                p = cell["point"]
+                if name == "matmul" and (p["M"], p["N"], p["K"]) == (128, 16384, 8192):
+                    print(f"{tag}: matmul 128 x 16384 x 8192 reference {cell['wall_ms']['reference'] / 1e3:.2f} s, "
+                          f"{cell['variants']['eager']['check'].get('rows_checked')} rows")
+        print()
         print("call 4, layernorm.fused float32 at W = 32768 (>= 4096 rows): % of SOL by the median, and by the")
         print("minimum sample (t_sol median / t_fused min)\n")
         for name, cell in cells_of(os.path.join(r4, "all-float32.json")):
