@@ -153,6 +153,25 @@ def main():
         shared = sum(1 for _, cell in cells_of(os.path.join(r4, "all-float32.json")) if "measured_in" in cell.get("sol", {}))
         total = sum(1 for _ in cells_of(os.path.join(r4, "all-float32.json")))
         print(f"call 4: cells whose speed-of-light copy was shared (measured_in): {shared} of {total}\n")
+        print("call 4: each of issue 6's memory-bound cases' .fused on the float32 cells of >= 64 MB ideal traffic, "
+              "cells under 90% of SOL (median)\n")
+        issue6 = {"pointwise_chain", "double_softmax", "softmax", "softmax_backward", "layernorm", "norm_chain",
+                  "horizontal_reduction_pointwise", "horizontal_reduction_reduction", "bias_gelu",
+                  "bias_dropout_add", "bias_dropout_add_train"}
+        under = collections.OrderedDict()
+        for name, cell in cells_of(os.path.join(r4, "all-float32.json")):
+            if name not in issue6:
+                continue
+            v = cell["variants"].get(name + ".fused")
+            if not v or v.get("status") != "ok" or cell["ideal_bytes"] < 64 << 20 or v.get("sol_pct") is None:
+                continue
+            n, lst = under.get(name, (0, []))
+            if v["sol_pct"] < 90:
+                lst.append(f"{cell['row']}x{cell['col']} {v['sol_pct']:.1f}")
+            under[name] = (n + 1, lst)
+        for name, (n, lst) in under.items():
+            print(f"  {name}: {len(lst)} of {n}" + (": " + ", ".join(lst) if lst else ""))
+        print()
         for tag, r in (("call 3", r3), ("call 4", r4)):
             for name, cell in cells_of(os.path.join(r, "all-float32.json")):
                 p = cell["point"]
