@@ -106,6 +106,7 @@ def main():
         r4 = unpack(tmp, os.path.join(HERE, "call4-run-all-float32.tar.xz"))
         r5 = unpack(tmp, os.path.join(HERE, "call5-selftest.tar.xz"))
         r6 = unpack(tmp, os.path.join(HERE, "call6-layernorm-params-ab.tar.xz"))
+        r7 = unpack(tmp, os.path.join(HERE, "call7-retake-cupti.tar.xz"))
 
         print("# 1. Call 1 (0ebae7b, wall_ms added): where the host time goes\n")
         for c in ("conv_relu", "matmul", "softmax"):
@@ -220,6 +221,17 @@ def main():
         for line in text(r6, "memcheck.txt").splitlines():
             if "ERROR SUMMARY" in line or line.startswith("selftest:"):
                 print("  memcheck: " + line)
+
+        print("\n# 6. Call 7: the retake under --timer events and --timer cupti, conv_relu float32, C = 64\n")
+        for i in (1, 2):
+            for t in ("events", "cupti"):
+                d = json.load(open(os.path.join(r7, f"{t}-{i}.json")))
+                for cell in d["cases"][0]["dtypes"][0]["cells"]:
+                    for vn, v in cell["variants"].items():
+                        kl = v.get("kernels_launched") or {}
+                        print(f"  {t:6s} run {i} N = {cell['point']['N']} {vn:16s} median {v['time_ms']['median'] * 1e3:6.2f} us"
+                              f"  n {v['time_ms']['n']:3d}  timer_timeouts {v.get('timer_timeouts', 0)}"
+                              f"  kernels declared {v.get('kernels')}, launched {kl.get('count', '-')}")
 
 
 if __name__ == "__main__":
