@@ -172,6 +172,14 @@ static void test_validation(void)
          "cases[0].dtypes[0].cells[1].clocks.after.sm_clock_mhz: expected a number (or null), got the string 'fast'"},
         {"cases/0/dtypes/0/cells/0/clocks", "{\"after\": {\"power_w\": true}}",
          "cases[0].dtypes[0].cells[0].clocks.after.power_w: expected a number (or null), got true"},
+        /* where the host's time went (optional: a cell's and a variant's wall_ms, numbers by phase) */
+        {"cases/0/dtypes/0/cells/0/wall_ms", "12.5", "cases[0].dtypes[0].cells[0].wall_ms: expected an object, got 12.5"},
+        {"cases/0/dtypes/0/cells/0/wall_ms", "{\"reference\": \"slow\"}",
+         "cases[0].dtypes[0].cells[0].wall_ms.reference: expected a number (or null), got the string 'slow'"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/wall_ms", "{\"prepare\": 1.5, \"time\": []}",
+         "cases[0].dtypes[0].cells[0].variants.eager.wall_ms.time: expected a number (or null), got an array"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/timer_timeouts", "0.5",
+         "cases[0].dtypes[0].cells[0].variants.eager.timer_timeouts: expected an integer, got 0.5"},
         /* the inputs' shapes at a cell (optional) */
         {"cases/0/dtypes/0/cells/0/shapes", "[128, 64]", "cases[0].dtypes[0].cells[0].shapes: expected an object, got an array"},
         {"cases/0/dtypes/0/cells/0/shapes", "{\"x\": 128}", "cases[0].dtypes[0].cells[0].shapes.x: expected an array, got 128"},
