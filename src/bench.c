@@ -181,7 +181,6 @@ static fb_status check_opts(const fb_timer_opts *o)
     return FB_OK;
 }
 
-
 /* ---- create / destroy ---------------------------------------------------- */
 
 /* One flush of L2, as `mode` does it (nothing for FB_FLUSH_NONE). */
@@ -194,7 +193,6 @@ static fb_status enqueue_flush(fb_timer *t, fb_flush_mode mode)
     if (mode == FB_FLUSH_WRITE) FB_CUDA(cudaMemsetAsync(t->flush_buf, 0, t->flush_bytes, t->stream));
     return FB_OK;
 }
-
 
 static fb_status timer_init(fb_timer *t)
 {
@@ -376,7 +374,6 @@ typedef struct sampling {
     int n, n_rep, cap;
     double t0;       /* wall start of the measurement    */
 } sampling;
-
 
 static int clamp_count(double want, int lo, int hi)
 {

@@ -94,7 +94,6 @@ static void set_status(json_t *vj, const char *status, const char *reason)
     if (reason && reason[0]) json_object_set_new(vj, "reason", json_string(reason));
 }
 
-/* An unchecked variant (mode none) has no "passed": it has "unchecked": why. */
 /* The result's "wall_ms": where a cell's or variant's host time went, phase by
  * phase (seconds from fb_now_s, stored as ms), so a long run can be taken apart
  * from its result file. */
@@ -103,6 +102,7 @@ static void set_wall(json_t *wall, const char *phase, double t0, double t1)
     json_object_set_new(wall, phase, fb_json_real((t1 - t0) * 1e3));
 }
 
+/* An unchecked variant (mode none) has no "passed": it has "unchecked": why. */
 static json_t *check_json(const fb_check_result *r)
 {
     json_t *j = json_object();
@@ -429,11 +429,12 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                 if (env->metrics) collect_metrics(env->metrics, &r, vj);
             }
         }
+        const double t_end = fb_now_s();
         json_t *wall = json_object();
         set_wall(wall, "prepare", t_begin, t_prepared);
         set_wall(wall, "check", t_prepared, t_checked);
-        if (env->time) set_wall(wall, "time", t_checked, fb_now_s());
-        set_wall(wall, "total", t_begin, fb_now_s());
+        if (env->time) set_wall(wall, "time", t_checked, t_end);
+        set_wall(wall, "total", t_begin, t_end);
         json_object_set_new(vj, "wall_ms", wall);
         json_object_set_new(vj, "footprint_bytes", json_integer((json_int_t)footprint));
         json_object_set_new(vj, "peak_bytes", json_integer((json_int_t)(fb_dmem_peak() - st->base_bytes)));
@@ -472,10 +473,9 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
     json_object_set_new(cell, "flops", json_integer((json_int_t)st.costs.flops));
 
     const double t_begin = fb_now_s();
-    {
-        char pt[128];
-        fb_set_context("case %s, %s, cell %s", c->name, fb_dtype_name(dt), fb_point_str(c, p, pt, sizeof pt));
-    }
+    char pt[128]; /* "dim0=128 dim1=256": the cell in messages and in a shared copy's measured_in */
+    fb_point_str(c, p, pt, sizeof pt);
+    fb_set_context("case %s, %s, cell %s", c->name, fb_dtype_name(dt), pt);
     json_t *wall = json_object();
     json_object_set_new(cell, "wall_ms", wall);
     st.base_bytes = fb_dmem_current();
@@ -496,8 +496,8 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
 
     if (s == FB_OK) {
         if (env->time) {
-            char pt[128], where[256];
-            snprintf(where, sizeof where, "%s, %s, %s", c->name, fb_dtype_name(dt), fb_point_str(c, p, pt, sizeof pt));
+            char where[256];
+            snprintf(where, sizeof where, "%s, %s, %s", c->name, fb_dtype_name(dt), pt);
             /* its messages name this cell, not the last variant's */
             fb_set_context("case %s, %s, cell %s, the speed-of-light copy", c->name, fb_dtype_name(dt), pt);
             measure_sol(&st, cell, where);
@@ -506,8 +506,6 @@ fb_status fb_cell_run(const fb_cell_env *env, const fb_case *c, fb_dtype dt, con
         for (int v = 0; v < n_variants && s == FB_OK; v++) {
             json_t *vj = json_object();
             json_object_set_new(vars, variants[v], vj);
-            char pt[128];
-            fb_point_str(c, p, pt, sizeof pt);
             fb_set_context("case %s, %s, cell %s, variant %s", c->name, fb_dtype_name(dt), pt, variants[v]);
             s = run_variant(&st, variants[v], vj, failed);
         }

@@ -88,7 +88,6 @@ const struct fb_attrs *fb_call_op_attrs(const fb_call *call, const char *op)
     return NULL;
 }
 
-
 void fb_variant_release(const fb_variant *v, fb_call *call)
 {
     if (call->state && v->release) v->release(call->state);
