@@ -17,6 +17,12 @@ int fb_parallel_budget(void)
 
 void fb_parallel_set_budget(int threads) { budget = threads > 0 ? threads : 0; }
 
+int fb_parallel_share(int threads)
+{
+    const int share = threads > 0 ? fb_parallel_budget() / threads : fb_parallel_budget();
+    return share > 1 ? share : 1;
+}
+
 typedef struct pfor {
     int64_t n, grain;
     fb_parallel_body body;
@@ -37,10 +43,11 @@ static void *pfor_work(void *arg)
     for (;;) {
         pthread_mutex_lock(&p->mu);
         const int64_t lo = p->status == FB_OK ? p->next : p->n;
-        if (lo < p->n) p->next = lo + p->grain < p->n ? lo + p->grain : p->n;
+        const int64_t hi = lo + p->grain < p->n ? lo + p->grain : p->n;
+        p->next = hi;
         pthread_mutex_unlock(&p->mu);
         if (lo >= p->n) break;
-        const fb_status s = p->body(p->ctx, lo, lo + p->grain < p->n ? lo + p->grain : p->n);
+        const fb_status s = p->body(p->ctx, lo, hi);
         if (s != FB_OK) {
             pthread_mutex_lock(&p->mu);
             if (p->status == FB_OK) {
@@ -68,8 +75,7 @@ fb_status fb_parallel_for(int64_t n, int64_t grain, fb_parallel_body body, void 
         }
         return FB_OK;
     }
-    pfor p = {.n = n, .grain = grain, .body = body, .ctx = ctx, .child_budget = have / threads};
-    if (p.child_budget < 1) p.child_budget = 1;
+    pfor p = {.n = n, .grain = grain, .body = body, .ctx = ctx, .child_budget = fb_parallel_share(threads)};
     snprintf(p.context, sizeof p.context, "%s", fb_context_str());
     pthread_mutex_init(&p.mu, NULL);
     pthread_t tid[FB_PARALLEL_MAX_THREADS];

@@ -35,6 +35,9 @@ fb_status fb_parallel_for(int64_t n, int64_t grain, fb_parallel_body body, void 
 int fb_parallel_budget(void);
 /* Sets the calling thread's budget; 0 restores the default. */
 void fb_parallel_set_budget(int threads);
+/* Each of `threads` workers' budget when the calling thread starts them: its
+ * budget split evenly, at least 1 (fb_parallel_for's workers, rowref.c's). */
+int fb_parallel_share(int threads);
 
 #ifdef __cplusplus
 }

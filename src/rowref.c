@@ -390,7 +390,7 @@ fb_status fb_rowref_eval(const fb_rowref_job *job)
 
     const int n_threads = thread_count(job->threads, e->n_units);
     const int parent_budget = fb_parallel_budget();
-    e->child_budget = parent_budget / n_threads > 1 ? parent_budget / n_threads : 1;
+    e->child_budget = fb_parallel_share(n_threads);
     if (s == FB_OK) {
         pthread_mutex_init(&e->mu, NULL);
         pthread_cond_init(&e->cv, NULL);
