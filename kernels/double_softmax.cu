@@ -47,6 +47,7 @@ struct DoubleSoftmax {
 }  // namespace
 
 FB_ROW_PLAN_HOOK(DoubleSoftmax, fb_double_softmax_plan_only)
+FB_ROW_PLAN_INFO_HOOK(DoubleSoftmax, fb_double_softmax_plan_info)
 
 extern "C" const fb_variant fb_double_softmax_variants[] = {
     FB_ROW_VARIANT(DoubleSoftmax, "double_softmax.fused",

@@ -253,12 +253,12 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     };
     // Groups of more than a warp meet at a barrier every step: over a cluster, the cluster's
     // (cluster_publish / collect); in one CTA, an mbarrier (groups_publish / collect, one arrival
-    // per warp) in the cluster scratch, which a CTA of no cluster does not use. The host asks for
+    // per thread) in the cluster scratch, which a CTA of no cluster does not use. The host asks for
     // the one-CTA form where it measured faster (`out_of_phase`: pipe_shape).
     uint64_t *bar = reinterpret_cast<uint64_t *>(cl);
     const bool skew = CLUSTER || (out_of_phase && G > 32);
     if (!CLUSTER && skew) {
-        if (threadIdx.x == 0) mbar_init(bar, blockDim.x / 32);
+        if (threadIdx.x == 0) mbar_init(bar, blockDim.x);
         __syncthreads();
     }
     auto publish = [&](long i, A ss, A gx) {

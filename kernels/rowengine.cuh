@@ -781,7 +781,7 @@ inline size_t tile_smem_bytes(const Shape &s, int TR) {
 
 // K_ROW_SMEM: one CTA per row, 32 fp32 values per thread in registers (shared by the NIN
 // inputs) and the rest of the row as fp32 in up to 200 KB of shared memory; 512-thread CTAs
-// (two per SM, <= 110 KB each) for 133..264 rows, or more rows when Op::kPairRows.
+// (two per SM, <= 110 KB each) for 133..528 rows, or more rows when Op::kPairRows.
 constexpr long kRowSmemEngineMax = 200 * 1024, kRowSmemEnginePair = 110 * 1024;
 inline size_t row_smem_bytes(const Shape &s, const Plan &p) {
     return (size_t)p.r * (size_t)p.threads * (size_t)s.nin * (size_t)(16 / s.esz) * sizeof(float);
@@ -794,12 +794,15 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
     const long nunits = s.W / N;
     const int sms = sm_count();
     for (int threads : {512, 1024}) {
-        // Pairs of 512-thread CTAs keep the grid to one wave for 133..264 rows. Past that, only
-        // for ops that ask (Op::kPairRows): at W = 32768 float32, >= 2048 rows, pairs overlap
-        // each other's reductions and took norm_chain (three) from 84-86% to 91-95% of SOL,
-        // but cost layernorm (parameter loads at the store) 5-7 points against one 1024-thread
-        // CTA (NOTES.md, issue 6 round 3).
-        if (threads == 512 && (s.rows <= sms || (s.rows > 2L * sms && !s.pair_rows))) continue;
+        // Pairs of 512-thread CTAs keep the grid to one wave for 133..264 rows and to two for
+        // 265..528 (one CTA an SM would take four: NOTES.md, "Stop 27": float32 at 512 rows,
+        // double_softmax W = 32768 84.0 -> 90.0% of SOL, layernorm 83.8 -> 87.0, softmax_backward
+        // W = 16384 92.7 -> 97.2; at 1024+ rows pairs lost for layernorm and double_softmax,
+        // 1.01-1.05x slower). Past that, only for ops that ask (Op::kPairRows): at W = 32768
+        // float32, >= 2048 rows, pairs overlap each other's reductions and took norm_chain
+        // (three) from 84-86% to 91-95% of SOL, but cost layernorm (parameter loads at the
+        // store) 5-7 points against one 1024-thread CTA (NOTES.md, issue 6 round 3).
+        if (threads == 512 && (s.rows <= sms || (s.rows > 4L * sms && !s.pair_rows))) continue;
         const long rest = std::max(0L, nunits - (long)threads * upt);
         const long K = cdiv(rest, threads);
         Plan q;

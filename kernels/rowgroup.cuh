@@ -193,23 +193,24 @@ template <typename A> __device__ __forceinline__ void groups_sum2(A &a, A &b, in
 }
 
 // groups_sum2 in two halves around an mbarrier instead of a CTA barrier, for a kernel that works
-// between them (the next row's own sums): groups_publish adds each warp's values and its lane 0
-// writes them to slot `parity` and arrives (one arrival per warp: `bar` counts blockDim.x / 32);
+// between them (the next row's own sums): groups_publish adds each warp's values, its lane 0
+// writes them to slot `parity`, and every thread arrives (`bar` counts blockDim.x);
 // groups_collect waits for the phase and adds the group's warps in warp order (the bits
-// groups_sum2 gives). Every warp publishes and collects once per step, alternately, so a warp
-// cannot arrive for step i + 1 before step i's phase has completed, and slot p is rewritten only
-// after every warp has read it (its collect precedes its next publish). Phase i has parity i & 1.
-// compute-sanitizer's racecheck reports each publish's writes against the collects' reads (H100,
-// stop 24, calls 7-8); we read that as its not following mbarrier phases (NOTES.md, stop 24).
+// groups_sum2 gives). Every thread publishes and collects once per step, alternately, so no
+// thread can arrive for step i + 1 before step i's phase has completed, and slot p is rewritten
+// only after every thread has read it (its reads precede its own next arrive, which the writer's
+// wait acquires). Phase i has parity i & 1. An arrival a thread, not lane 0's for its warp after
+// a __syncwarp: the ordering is the same by the memory model, but compute-sanitizer's racecheck
+// does not carry a __syncwarp's ordering into another lane's arrive, and reported every such
+// publish against the collects' reads (stop 24); with an arrival a thread it reports none, and
+// the half types' backward cells moved within two runs' noise (geomean 0.996; NOTES.md, "Stop
+// 27"; dev/racecheck_mbarrier_dev.cu tells the two forms apart).
 template <typename A> __device__ __forceinline__ void groups_publish(A a, A b, A *scratch, uint64_t *bar, int parity) {
-    // every lane's reads of the previous collect before lane 0's arrive (release), which the
-    // next writer of that slot acquires: __syncwarp orders the warp's lanes in memory
-    __syncwarp();
     warp_sum2(a, b);
-    if ((threadIdx.x & 31) == 0) {
-        slot_write2(scratch + parity * 64, a, b);
-        mbar_arrive(bar);  // release: the two writes before it
-    }
+    if ((threadIdx.x & 31) == 0) slot_write2(scratch + parity * 64, a, b);
+    // every thread arrives for itself (release): lane 0 after its writes, every lane after its
+    // reads of the previous collect, which the next writer of that slot acquires by its wait
+    mbar_arrive(bar);
 }
 template <typename A>
 __device__ __forceinline__ void groups_collect(A &a, A &b, int G, A *scratch, uint64_t *bar, int parity) {

@@ -218,6 +218,22 @@ static void test_latency_plan(void)
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 64, 8);
 }
 
+/* float32 rows of >= 64 KB in one CTA with a shared part (kind 5, rowengine.cuh plan_rows_smem;
+ * NOTES.md "Stop 27"): two 512-thread CTAs an SM for 133..528 rows (4 x the 132 SMs a machine
+ * without a GPU plans for), one of 1024 threads beyond, unless the op asks for pairs (norm_chain);
+ * one wave of 1024-thread CTAs (<= 132 rows) keeps them. */
+static void test_pair_plan(void)
+{
+    const op_case *ds = &ops[0], *ln = &ops[2], *nc = &ops[3];
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 132, 32768, 5, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 133, 32768, 5, 512, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 32768, 5, 512, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 528, 32768, 5, 512, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 529, 32768, 5, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 32768, 5, 1024, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 4096, 32768, 5, 512, 8);
+}
+
 /* Half-type rows of >= 32 KB (rowengine.cuh, plan_rows; NOTES.md "Stop 25"): one CTA a row with a
  * shared part (kind 5) for a grid of one wave (rows <= 132, the SM count a machine without a GPU
  * plans for), and beyond one wave for rows that would need a cluster only where the op asks
@@ -277,6 +293,7 @@ int main(void)
     test_workspace();
     test_plans();
     test_latency_plan();
+    test_pair_plan();
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
     return fb_t_report("rowwise");
