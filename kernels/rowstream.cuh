@@ -19,7 +19,7 @@
 //            most of the GPU idle).
 // The team size is chosen so the grid fills the resident capacity (occupancy calculator), with
 // at least a warp on any row of >= 128 units so that every access is a long contiguous run;
-// float32 rows of >= 1024 units (W >= 4096) instead get one CTA of up to 512 threads each,
+// float32 rows of >= 256 units (W >= 1024) instead get one CTA of up to 512 threads each,
 // whatever the row count (plan's long-row rule, measured in NOTES.md, issue 6 round 6).
 //
 // Each lane issues UPT = 4 units (64 bytes) before using any (kept packed until then); rows are 16-byte units when x and
@@ -306,14 +306,17 @@ inline Plan plan(int64_t rows, int64_t W, int esz, bool vec, int threads_per_sm,
     const int64_t want = pow2floor(std::max<int64_t>(1, capacity / std::max<int64_t>(1, rows)));
     const int64_t useful = pow2ceil(cdiv(units, kUpt));
     int64_t tpr = std::max(std::min(want, useful), std::min<int64_t>(32, useful));
-    // Long float32 rows (>= 256 threads' worth of kUpt units: W >= 4096): one CTA per row, as
+    // Long float32 rows (>= 64 threads' worth of kUpt units: W >= 1024): one CTA per row, as
     // many threads as one pass of kUpt units needs, at most 512 (Inductor's 16-warp row
     // programs), whatever the row count. The capacity rule above gave W = 4096 one warp a row
     // at 65536 rows and 64 threads at 4096 rows; measured (NOTES.md, issue 6 round 6, H100
     // float32, write flush) horizontal_reduction_pointwise 4096 x 4096 55.6 -> 51.6 us, 65536 x
-    // 4096 736.9 -> 708.3, 4096 x 65536 789.5 -> 734.2 (torch.compile 50.7, 714.1, 757.2). Not
-    // measured for the half types: they keep the capacity rule.
-    const bool long_rows = force < 0 && vec && esz == 4 && useful >= 256;
+    // 4096 736.9 -> 708.3, 4096 x 65536 789.5 -> 734.2 (torch.compile 50.7, 714.1, 757.2). From
+    // W = 4096 down to 1024 (NOTES.md, "Stop 27", 1024-65536 rows x W 1024, 2048, 4096, best of
+    // two runs): geomean 1.025 (HRP) and 1.025 (HRR) over 21 cells each, no cell slower than
+    // 0.999; HRP 4096 x 2048 86.5 -> 93.9% of SOL, 8192 x 2048 89.5 -> 96.4. Not measured for
+    // the half types: they keep the capacity rule.
+    const bool long_rows = force < 0 && vec && esz == 4 && useful >= 64;
     if (long_rows) tpr = std::min<int64_t>(useful, kMaxThreads);
     Plan p;
     p.vec = vec;

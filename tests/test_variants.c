@@ -341,10 +341,11 @@ static void test_horizontal(void)
         }
 }
 
-/* rowstream's long-row rule (horizontal_reduction_reduction.fused): float32 rows of >= 4096
+/* rowstream's long-row rule (horizontal_reduction_reduction.fused): float32 rows of >= 1024
  * elements get one CTA per row, kUpt = 4 units a thread up to 512 threads, one-shot, whatever
- * the row count; shorter rows and the half types keep the capacity rule (a warp a row at 65536
- * rows of 2048, a persistent grid). 2048 resident threads per SM, 132 SMs where none is found. */
+ * the row count (NOTES.md, "Stop 27"); shorter rows and the half types keep the capacity rule (a
+ * warp a row at 65536 rows of 512, a persistent grid). 2048 resident threads per SM, 132 SMs
+ * where none is found. */
 static void test_rowstream_long_rows(void)
 {
     const int tps = 2048;
@@ -357,6 +358,10 @@ static void test_rowstream_long_rows(void)
     p = fb_horizontal_reduction_reduction_plan(128, 65536, 4, 1, tps);
     CHECK(p.team == 1 && p.threads == 512 && p.one_shot); /* was a cluster of CTAs */
     p = fb_horizontal_reduction_reduction_plan(65536, 2048, 4, 1, tps);
+    CHECK(p.team == 1 && p.threads == 128 && p.one_shot);
+    p = fb_horizontal_reduction_reduction_plan(65536, 1024, 4, 1, tps);
+    CHECK(p.team == 1 && p.threads == 64 && p.one_shot);
+    p = fb_horizontal_reduction_reduction_plan(65536, 512, 4, 1, tps);
     CHECK(p.team == 0 && p.lanes == 32 && !p.one_shot);
     p = fb_horizontal_reduction_reduction_plan(65536, 8192, 2, 1, tps); /* bfloat16: unchanged */
     CHECK(p.team == 0 && p.lanes == 32 && !p.one_shot);
