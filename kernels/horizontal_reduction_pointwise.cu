@@ -14,11 +14,12 @@
 //
 // Variants (kernels/rowstream.cuh streams each row once, 64 bytes per lane in flight, peeled
 // rows for odd widths; the team per row is chosen so the grid fills the resident capacity):
-//   horizontal_reduction_pointwise.fused    Picks the team by shape: float32 rows of >= 4096
-//                                           elements get one CTA per row of 256..512 threads
+//   horizontal_reduction_pointwise.fused    Picks the team by shape: float32 rows of >= 1024
+//                                           elements get one CTA per row of 64..512 threads
 //                                           (one pass of 4 units a thread, Inductor's shape:
 //                                           4096 x 4096 55.6 -> 51.6 us, NOTES.md issue 6 round
-//                                           6); otherwise G = 1..32 lanes per row for
+//                                           6; from W = 1024, stop 27: 4096 x 2048 86.5 -> 93.9%
+//                                           of SOL); otherwise G = 1..32 lanes per row for
 //                                           many rows (a whole warp once a row has >= 128 units),
 //                                           a CTA of 64..512 threads per row when rows x 32 would
 //                                           not fill the GPU, a cluster of 2..8 CTAs per row for

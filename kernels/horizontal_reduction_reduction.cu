@@ -16,11 +16,12 @@
 //
 // Variants (kernels/rowstream.cuh streams each row once, 64 bytes per lane in flight, peeled
 // rows for odd widths; the team per row is chosen so the grid fills the resident capacity):
-//   horizontal_reduction_reduction.fused    Picks the team by shape: float32 rows of >= 4096
-//                                           elements get one CTA per row of 256..512 threads in
+//   horizontal_reduction_reduction.fused    Picks the team by shape: float32 rows of >= 1024
+//                                           elements get one CTA per row of 64..512 threads in
 //                                           a one-shot grid (Inductor's shape: 65536 x 4096
 //                                           377.7 -> 359.0 us under the write flush, torch.compile
-//                                           356.2, NOTES.md issue 6 round 6); otherwise, in a
+//                                           356.2, NOTES.md issue 6 round 6; from W = 1024 in
+//                                           stop 27: geomean 1.025 over W 1024-4096); otherwise, in a
 //                                           persistent grid with evict-first loads,
 //                                           G = 1..32 lanes per row for
 //                                           many rows (a whole warp once a row has >= 128 units),

@@ -50,6 +50,7 @@
 #include "rowplan_info.h"
 
 #include <stdio.h>
+#include <stdlib.h>  // DEV knob
 
 namespace fb {
 namespace rowwise {
@@ -588,6 +589,40 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
     if constexpr (CLUSTER) cluster_wait();
 }
 
+// K_HOLD: one CTA per row in a persistent grid, for ops with parameters on many rows of 1-4 KB
+// of float32 (W = 256..1024 units): thread t holds unit t of every row it steps through and that
+// unit's parameters, loaded once per CTA instead of once per row. In the group and CTA plans
+// every row reads its W columns of weight and bias again (L1 hits: twice the row's own bytes
+// through L1, all in the store phase). The reducer is the CTA's, kept across rows (its two
+// buffers alternate over every reduction of every row).
+template <class Op, typename T>
+__global__ void __launch_bounds__(1024) row_hold_kernel(const Args<T> a, long rows, long W) {
+    using U = Unit<T, true, engine_ld<T>()>;  // see engine_ld
+    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
+    __shared__ float2 part[66];
+    const long nunits = W / N, i = threadIdx.x;
+    RegVals<NIN, 1, N, false> v;
+    v.ok[0] = i < nunits;
+    float p[N][np_slots(NP)];
+    if constexpr (NP > 0) {
+        if (v.ok[0]) load_params<NP, N, true>(a, i * N, p);
+    }
+    CtaReducer<false> red{part, 1, 0};
+    Row<RegVals<NIN, 1, N, false>, CtaReducer<false>> r{v, red, W};
+    for (long row = blockIdx.x; row < rows; row += gridDim.x) {
+        const long off = row * W;
+        if (v.ok[0]) load_inputs<U, NIN>(a, off, i, v.v[0]);
+        Op op;
+        op.row(r);
+        if (v.ok[0]) {
+            float o[N];
+#pragma unroll
+            for (int k = 0; k < N; ++k) o[k] = op.out(v.v[0][k], p[k]);
+            U::store(a.out + off, i, o);
+        }
+    }
+}
+
 // K_ROW_SMEM: one CTA per row, no cluster: thread t holds units t + u * T (u < UPT) in
 // registers and units UPT * T + t + k * T (k < K) in shared memory as fp32, so a row of up to
 // 32 x T values plus ~200 KB fits one CTA (float32 W = 65536 at T = 1024). Every reduction is
@@ -822,6 +857,25 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
     return false;
 }
 
+// K_HOLD for an op with parameters on float32 rows of 256..1024 16-byte units, one unit a
+// thread, when there are enough rows for every CTA to step through several (FB_DEV_HOLD: the
+// minimum rows, an A/B knob; unset: off).
+inline bool plan_hold(const Shape &s, Plan *p) {
+    static const long min_rows = getenv("FB_DEV_HOLD") ? atol(getenv("FB_DEV_HOLD")) : -1;  // DEV
+    const long nunits = s.W / 4;
+    if (min_rows < 0 || !vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 64 || nunits > 1024 || s.rows < min_rows)
+        return false;
+    p->kind = K_HOLD;
+    p->vec = true;
+    p->peel = false;
+    p->threads = (int)nunits;
+    p->upt = 1;
+    p->r = 1;
+    p->g = 32;
+    p->c = 1;
+    return true;
+}
+
 // The engine's shape -> plan choice: softmax's measured rules (kernels/NOTES.md) plus the
 // engine's own row_smem (K_ROW_SMEM) for long float32 rows.
 inline bool plan_rows(const Shape &s, Plan *p) {
@@ -839,6 +893,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         p->c = 1;
         return true;
     }
+    if (plan_hold(s, p)) return true;
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
     // rows go to scalar CTA rows.
     if ((vec || (al && s.W >= N) || s.W <= 128) && plan_group(s, p)) return true;
@@ -955,6 +1010,18 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         if (p.upt <= 2) return launch_group_k<Op, T, false, false, 2>(s, p, a, st, dry);
         if (p.upt <= 4) return launch_group_k<Op, T, false, false, 4>(s, p, a, st, dry);
         return cudaErrorInvalidConfiguration;
+    case K_HOLD: {
+        if (!p.vec || p.upt != 1 || p.threads > 1024 || p.threads % 32 || (long)p.threads * N != s.W || s.W % N)
+            return cudaErrorInvalidConfiguration;
+        if (dry) return cudaSuccess;
+        // resident CTAs an SM, per CTA size (a driver query: asked once per size)
+        static int resident[33] = {0};
+        int &per_sm = resident[p.threads / 32];
+        if (per_sm == 0) per_sm = resident_ctas(row_hold_kernel<Op, T>, p.threads);
+        const long blocks = std::min<long>(s.rows, (long)per_sm * sm_count());
+        row_hold_kernel<Op, T><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W);
+        return cudaGetLastError();
+    }
     case K_CTA: {
         // plan_cta holds 32 values per thread shared by the NIN inputs (scalar: kScalarCtaVals):
         // the largest unit count and half of it are instantiated, smaller plans round up.
