@@ -43,6 +43,9 @@
 //            for some half-type rows of >= 32 KB (see plan_rows); NAME.row_smem forces it.
 //   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
 //            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
+//   K_HOLD   ops with parameters (layernorm) on float32 rows of 1024..2048 of tensors up to 32 MB:
+//            one CTA per row, one unit a thread, in a persistent grid that loads each thread's
+//            parameters once, not once per row (plan_hold).
 // softmax.cu keeps its own tuned kernels; its planners are the ones used here.
 #pragma once
 
@@ -50,7 +53,6 @@
 #include "rowplan_info.h"
 
 #include <stdio.h>
-#include <stdlib.h>  // DEV knob
 
 namespace fb {
 namespace rowwise {
@@ -589,8 +591,8 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
     if constexpr (CLUSTER) cluster_wait();
 }
 
-// K_HOLD: one CTA per row in a persistent grid, for ops with parameters on many rows of 1-4 KB
-// of float32 (W = 256..1024 units): thread t holds unit t of every row it steps through and that
+// K_HOLD: one CTA per row in a persistent grid, for ops with parameters on rows of 4-8 KB of
+// float32 (256..512 units, plan_hold): thread t holds unit t of every row it steps through and that
 // unit's parameters, loaded once per CTA instead of once per row. In the group and CTA plans
 // every row reads its W columns of weight and bias again (L1 hits: twice the row's own bytes
 // through L1, all in the store phase). The reducer is the CTA's, kept across rows (its two
@@ -857,18 +859,25 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
     return false;
 }
 
-// K_HOLD for an op with parameters on float32 rows of 256..1024 16-byte units, one unit a
-// thread, when there are enough rows for every CTA to step through several (FB_DEV_HOLD: the
-// minimum rows, an A/B knob; unset: off).
+// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048),
+// one unit a thread, on tensors of up to 2M units (32 MB of x: every CTA steps through a few
+// rows). Measured (NOTES.md, "Stop 27", layernorm, 1024..65536 rows x W 256..4096, best of two
+// runs, t_plan / t_hold): W = 1024 at 1024..8192 rows 1.04-1.16x (8192 x 1024 89.6 -> 93.4% of
+// SOL), W = 2048 at 1024..2048 rows 1.03-1.14x; beyond 2M units 0.96-1.00x (the other plans
+// already reach the copy there), and W = 4096 loses everywhere (0.90-0.95x: 1024-thread CTAs
+// meeting at a barrier per reduction); W = 256..512 moved both ways on 6-90 us cells. Grids that
+// plan_rows' latency rule spreads over the GPU one unit a thread (rows x units <= SMs x 1024)
+// keep that rule.
+constexpr long kHoldMaxUnits = 2L << 20;
 inline bool plan_hold(const Shape &s, Plan *p) {
-    static const long min_rows = getenv("FB_DEV_HOLD") ? atol(getenv("FB_DEV_HOLD")) : -1;  // DEV
     const long nunits = s.W / 4;
-    if (min_rows < 0 || !vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 64 || nunits > 1024 || s.rows < min_rows)
+    if (!vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 256 || nunits > 512 || s.rows * nunits > kHoldMaxUnits ||
+        s.rows * nunits <= (long)sm_count() * 1024)
         return false;
     p->kind = K_HOLD;
     p->vec = true;
     p->peel = false;
-    p->threads = (int)nunits;
+    p->threads = (int)((nunits + 31) / 32 * 32);  // whole warps; threads past the row hold nothing
     p->upt = 1;
     p->r = 1;
     p->g = 32;
@@ -1011,7 +1020,8 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         if (p.upt <= 4) return launch_group_k<Op, T, false, false, 4>(s, p, a, st, dry);
         return cudaErrorInvalidConfiguration;
     case K_HOLD: {
-        if (!p.vec || p.upt != 1 || p.threads > 1024 || p.threads % 32 || (long)p.threads * N != s.W || s.W % N)
+        if (!p.vec || p.upt != 1 || p.threads > 1024 || p.threads % 32 || (long)p.threads * N < s.W ||
+            (long)(p.threads - 32) * N >= s.W || s.W % N)
             return cudaErrorInvalidConfiguration;
         if (dry) return cudaSuccess;
         // resident CTAs an SM, per CTA size (a driver query: asked once per size)

@@ -234,6 +234,26 @@ static void test_pair_plan(void)
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 4096, 32768, 5, 512, 8);
 }
 
+/* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27"):
+ * layernorm's float32 rows of 1024..2048 (256..512 units, a unit a thread, whole warps) on x of
+ * more than the latency rule's 132 x 1024 units and up to 2M; longer or shorter rows, other
+ * tensors, the half types and ops without parameters keep their plans. */
+static void test_hold_plan(void)
+{
+    const op_case *ln = &ops[2], *nc = &ops[3];
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 1024, 7, 256, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 7, 512, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 2048, 7, 512, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 16384, 1024, 0, -1, -1); /* 4M units: group */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 2048, 1, -1, -1);  /* 4M units: CTA */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 4096, 1, -1, -1);  /* W = 4096 */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 512, 0, -1, -1);   /* W = 512 */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1100, 7, 288, 1);  /* 275 units: 9 warps */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 1024, 0, -1, -1);   /* <= 132 x 1024 units */
+    expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 4096, 1024, 0, -1, -1);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 1024, 0, -1, -1);
+}
+
 /* Half-type rows of >= 32 KB (rowengine.cuh, plan_rows; NOTES.md "Stop 25"): one CTA a row with a
  * shared part (kind 5) for a grid of one wave (rows <= 132, the SM count a machine without a GPU
  * plans for), and beyond one wave for rows that would need a cluster only where the op asks
@@ -294,6 +314,7 @@ int main(void)
     test_plans();
     test_latency_plan();
     test_pair_plan();
+    test_hold_plan();
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
     return fb_t_report("rowwise");
