@@ -17,6 +17,9 @@
 //                         row for W <= 1024 (peeled for odd W), a CTA per row for medium W,
 //                         clusters of 2..8 CTAs for long rows or few rows, 64-row shared-memory
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
+//                         On float32 rows of 1024..2048 of tensors up to 32 MB, a persistent
+//                         CTA a row holding each thread's weight and bias in registers (K_HOLD:
+//                         W = 1024 at 1024-8192 rows 1.04-1.16x, NOTES.md "Stop 27").
 //                         Two row sums (two barriers in CTA rows, two cluster exchanges).
 //                         Measured (H100, float32, results/h100/stop23/): median 97.0% of SOL
 //                         on the cells of >= 64 MB; under 90% on 128-2048 rows of 16K-64K

@@ -228,6 +228,46 @@ def main():
             print(f"  {name:32s} stop 26: {len(before[name][1]):2d}   now ({src}): {len(u):2d} of {n}: {', '.join(u)}")
         print(f"  in all: {total_b} -> {total_n}")
 
+        c7 = unpack(tmp, os.path.join(HERE, "call7-layernorm-hold.tar.xz"))
+        c8 = unpack(tmp, os.path.join(HERE, "call8-layernorm-hold-final.tar.xz"))
+        print("\n# 10. call 7: layernorm.fused float32, its plans (off) against K_HOLD everywhere it fits (on:"
+              " FB_DEV_HOLD=1, a dev knob), us, best of two runs\n")
+        R = {h: [medians(os.path.join(c7, f"hold-{h}-{i}.json"), "layernorm.fused") for i in (1, 2)]
+             for h in ("off", "on")}
+        g = []
+        for k in sorted(R["off"][0]):
+            a = min(R["off"][i][k][0] for i in (0, 1))
+            b = min(R["on"][i][k][0] for i in (0, 1))
+            sol = R["off"][0][k][1]
+            g.append(a / b)
+            print(f"    {k[1]:6d} x {k[2]:5d}  off {a:7.1f} ({100 * sol / a:5.1f}%)  on {b:7.1f} ({100 * sol / b:5.1f}%)"
+                  f"  off/on {a / b:.3f}")
+        print(f"    geomean {geomean(g):.3f} over {len(g)} cells")
+        print(f"  memcheck with K_HOLD on (300, 1027 rows x 256, 1024, 4096): "
+              f"{re.search('ERROR SUMMARY: (.*)', text(c7, 'memcheck-hold.txt')).group(1)}")
+
+        print("\n# 11. call 8: fb_hold (e34855a, K_HOLD by plan_hold's rule): layernorm's float32 default grid"
+              " against call 5's (8a078c5) at W = 1024 and 2048; the cells of >= 64 MB under 90%\n")
+        before = medians(os.path.join(c5, "issue6-float32.json"), "layernorm.fused")
+        now = medians(os.path.join(c8, "layernorm-float32.json"), "layernorm.fused")
+        for k in sorted(now):
+            if k[2] in (1024, 2048):
+                a, sa = before[k]
+                b, sb = now[k]
+                print(f"    {k[1]:6d} x {k[2]:5d}  call 5 {a:7.1f} ({100 * sa / a:5.1f}%)  call 8 {b:7.1f} "
+                      f"({100 * sb / b:5.1f}%)  ratio {a / b:.3f}")
+        n, u = under_90(os.path.join(c8, "layernorm-float32.json"), ("layernorm",))["layernorm"]
+        print(f"  layernorm under 90%: {len(u)} of {n}: {', '.join(u)}")
+        print(f"  {re.search('fusionbench: (.*cells in [^;]*)', text(c8, 'layernorm-float32.txt')).group(1)}")
+        for _, _, cell in cells(os.path.join(c8, "layernorm-odd.json")):
+            v = cell["variants"]["layernorm.fused"]
+            print(f"  odd widths {cell['point']}: {v['status']}, check {v['check']['mode']} "
+                  f"{'passed' if v['check']['passed'] else 'FAILED'}")
+        print(f"  memcheck (600, 4099 rows x 1028, 1100, 2044): "
+              f"{re.search('ERROR SUMMARY: (.*)', text(c8, 'memcheck-hold.txt')).group(1)}")
+        print(f"  selftest --case layernorm (every dtype): "
+              f"{re.search('selftest: (.*)', text(c8, 'selftest-layernorm.txt')).group(1)}")
+
 
 if __name__ == "__main__":
     main()
