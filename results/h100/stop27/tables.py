@@ -268,6 +268,10 @@ def main():
         print(f"  selftest --case layernorm (every dtype): "
               f"{re.search('selftest: (.*)', text(c8, 'selftest-layernorm.txt')).group(1)}")
 
+        c9 = unpack(tmp, os.path.join(HERE, "call9-selftest-head.tar.xz"))
+        t = text(c9, "selftest.txt")
+        print(f"\n# 12. call 9: 956768e's full `selftest --no-metrics`: {re.search('selftest: (.*)', t).group(1)}, {real(t)}")
+
 
 if __name__ == "__main__":
     main()
