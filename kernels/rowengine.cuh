@@ -868,11 +868,15 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
 // meeting at a barrier per reduction); W = 256..512 moved both ways on 6-90 us cells. Grids that
 // plan_rows' latency rule spreads over the GPU one unit a thread (rows x units <= SMs x 1024)
 // keep that rule.
+// Every unit of every row of the grid on a thread of its own at once (rows x units <= SMs x
+// 1024): the grids of plan_rows' latency rule, which plan_hold leaves to it.
+inline bool one_unit_a_thread_fits(const Shape &s, long nunits) { return s.rows * nunits <= (long)sm_count() * 1024; }
+
 constexpr long kHoldMaxUnits = 2L << 20;
 inline bool plan_hold(const Shape &s, Plan *p) {
     const long nunits = s.W / 4;
     if (!vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 256 || nunits > 512 || s.rows * nunits > kHoldMaxUnits ||
-        s.rows * nunits <= (long)sm_count() * 1024)
+        one_unit_a_thread_fits(s, nunits))
         return false;
     p->kind = K_HOLD;
     p->vec = true;
@@ -938,7 +942,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         // not for the ops without parameters, whose reductions then span 32 warps instead of 4
         // (norm_chain 128 x 4096 6.4 -> 6.8, softmax_backward 128 x 2048 5.5 -> 5.9).
         const long nunits = s.W / N;
-        if (s.nparam > 0 && s.rows * nunits <= (long)sm_count() * 1024) {
+        if (s.nparam > 0 && one_unit_a_thread_fits(s, nunits)) {
             one.threads = (int)std::min<long>(1024, (nunits + 31) / 32 * 32);
             one.upt = round_up_in(kCtaVecUpt, cdiv(nunits, one.threads));
         }
