@@ -12,6 +12,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINE = ("layernorm", "double_softmax", "softmax_backward", "norm_chain")
+HR = ("horizontal_reduction_pointwise", "horizontal_reduction_reduction")
 
 
 def unpack(tmp, path):
@@ -65,17 +66,23 @@ def racecheck(r, modes):
 
 
 def ab_table(r, binaries, ops, name_of, runs=(1, 2)):
-    """Best median of each binary's runs, % of SOL, and ratios to the first binary."""
+    """Best median of each binary's runs, % of SOL and the ratios to the first binary, a row per
+    cell; then, per op, each ratio's geomean and range."""
+    first = binaries[0]
     for op in ops:
         R = {b: [medians(os.path.join(r, name_of(op, b, i)), op + ".fused") for i in runs] for b in binaries}
         print(f"  {op}")
-        first = binaries[0]
+        ratios = {b: [] for b in binaries[1:]}
         for k in sorted(R[first][0]):
             best = [min(R[b][i][k][0] for i in range(len(runs))) for b in binaries]
             sol = R[first][0][k][1]
+            for b, t in zip(binaries[1:], best[1:]):
+                ratios[b].append(best[0] / t)
             cols = "  ".join(f"{b} {t:8.1f} ({100 * sol / t:5.1f}%)" for b, t in zip(binaries, best))
-            ratios = "  ".join(f"{first}/{b} {best[0] / t:.3f}" for b, t in zip(binaries[1:], best[1:]))
-            print(f"    {k[1]:6d} x {k[2]:6d}  {cols}   {ratios}")
+            rs = "  ".join(f"{first}/{b} {best[0] / t:.3f}" for b, t in zip(binaries[1:], best[1:]))
+            print(f"    {k[0]:8s} {k[1]:6d} x {k[2]:6d}  {cols}   {rs}")
+        for b, xs in ratios.items():
+            print(f"    {first}/{b}: geomean {geomean(xs):.3f} over {len(xs)} cells, range {min(xs):.3f}..{max(xs):.3f}")
 
 
 def under_90(path, cases=ENGINE, min_bytes=64 * 2**20):
@@ -118,14 +125,7 @@ def main():
 
         print("\n# 2. rmsnorm_backward.fused, half types, fb_a (HEAD bfbe30b) / fb_c (an arrival a thread), "
               "us, best of two runs (call 2)\n")
-        A = [medians(os.path.join(c2, f"bwd-fb_a-{i}.json"), "rmsnorm_backward.fused") for i in (1, 2)]
-        C = [medians(os.path.join(c2, f"bwd-fb_c-{i}.json"), "rmsnorm_backward.fused") for i in (1, 2)]
-        ratios = []
-        for k in sorted(A[0]):
-            a, c = min(x[k][0] for x in A), min(x[k][0] for x in C)
-            ratios.append(a / c)
-            print(f"  {k[0]:9s} T {k[1]:5d} N {k[2]:6d}  a {a:7.1f}  c {c:7.1f}  a/c {a / c:.3f}")
-        print(f"  geomean a/c {geomean(ratios):.3f} over {len(ratios)} cells, range {min(ratios):.3f}..{max(ratios):.3f}")
+        ab_table(c2, ("fb_a", "fb_c"), ("rmsnorm_backward",), lambda op, b, i: f"bwd-{b}-{i}.json")
         for b in ("fb_a", "fb_c"):
             t = text(c3, f"selftest-{b}-bwd.txt")
             print(f"  call 3: {b} selftest of rmsnorm_backward and its rows8192 / rows16384 cases: "
@@ -177,37 +177,12 @@ def main():
         print("\n# 7. call 5: rowstream's long-row rule from `useful` >= 256 (8a078c5: W >= 4096 float32) down"
               " to 128 (W >= 2048) and 64 (W >= 1024), FB_DEV_LONG_UNITS on one binary, float32, us, best of"
               " two runs\n")
-        for c in ("horizontal_reduction_pointwise", "horizontal_reduction_reduction"):
-            R = {u: [medians(os.path.join(c5, f"hr-{c}-u{u}-{i}.json"), c + ".fused") for i in (1, 2)]
-                 for u in (256, 128, 64)}
-            print(f"  {c}")
-            g = {128: [], 64: []}
-            for k in sorted(R[256][0]):
-                b = {u: min(R[u][i][k][0] for i in (0, 1)) for u in R}
-                sol = R[256][0][k][1]
-                for u in (128, 64):
-                    g[u].append(b[256] / b[u])
-                cols = "  ".join(f"u{u} {b[u]:7.1f} ({100 * sol / b[u]:5.1f}%)" for u in (256, 128, 64))
-                print(f"    {k[1]:6d} x {k[2]:5d}  {cols}   256/128 {b[256] / b[128]:.3f} 256/64 {b[256] / b[64]:.3f}")
-            print(f"    geomean 256/128 {geomean(g[128]):.3f}, 256/64 {geomean(g[64]):.3f}; "
-                  f"lowest 256/64 {min(g[64]):.3f}")
+        ab_table(c5, ("u256", "u128", "u64"), HR, lambda op, b, i: f"hr-{op}-{b}-{i}.json")
 
         print("\n# 8. call 6: fb_final (8a078c5) / fb_new (b072d18: the rule from W >= 1024) on widths call 5"
               " did not cover, float32, us, best of two runs (W = 61 and 130 keep their plan: the two"
               " binaries' noise)\n")
-        for c in ("horizontal_reduction_pointwise", "horizontal_reduction_reduction"):
-            R = {b: [medians(os.path.join(c6, f"odd-{c}-{b}-{i}.json"), c + ".fused") for i in (1, 2)]
-                 for b in ("fb_final", "fb_new")}
-            print(f"  {c}")
-            g = []
-            for k in sorted(R["fb_final"][0]):
-                a = min(R["fb_final"][i][k][0] for i in (0, 1))
-                n = min(R["fb_new"][i][k][0] for i in (0, 1))
-                sol = R["fb_final"][0][k][1]
-                g.append(a / n)
-                print(f"    {k[1]:6d} x {k[2]:5d}  final {a:7.1f} ({100 * sol / a:5.1f}%)  new {n:7.1f} "
-                      f"({100 * sol / n:5.1f}%)  final/new {a / n:.3f}")
-            print(f"    geomean {geomean(g):.3f}")
+        ab_table(c6, ("fb_final", "fb_new"), HR, lambda op, b, i: f"odd-{op}-{b}-{i}.json")
         print(f"\n  fb_new selftest of HRP and HRR, every dtype: {re.search('selftest: (.*)', text(c6, 'selftest-new.txt')).group(1)}")
         print(f"  memcheck fb_new (300 rows of 1024, 1027, 2048, 3000): "
               f"{re.search('ERROR SUMMARY: (.*)', text(c6, 'memcheck-new.txt')).group(1)}")
@@ -232,17 +207,7 @@ def main():
         c8 = unpack(tmp, os.path.join(HERE, "call8-layernorm-hold-final.tar.xz"))
         print("\n# 10. call 7: layernorm.fused float32, its plans (off) against K_HOLD everywhere it fits (on:"
               " FB_DEV_HOLD=1, a dev knob), us, best of two runs\n")
-        R = {h: [medians(os.path.join(c7, f"hold-{h}-{i}.json"), "layernorm.fused") for i in (1, 2)]
-             for h in ("off", "on")}
-        g = []
-        for k in sorted(R["off"][0]):
-            a = min(R["off"][i][k][0] for i in (0, 1))
-            b = min(R["on"][i][k][0] for i in (0, 1))
-            sol = R["off"][0][k][1]
-            g.append(a / b)
-            print(f"    {k[1]:6d} x {k[2]:5d}  off {a:7.1f} ({100 * sol / a:5.1f}%)  on {b:7.1f} ({100 * sol / b:5.1f}%)"
-                  f"  off/on {a / b:.3f}")
-        print(f"    geomean {geomean(g):.3f} over {len(g)} cells")
+        ab_table(c7, ("off", "on"), ("layernorm",), lambda op, b, i: f"hold-{b}-{i}.json")
         print(f"  memcheck with K_HOLD on (300, 1027 rows x 256, 1024, 4096): "
               f"{re.search('ERROR SUMMARY: (.*)', text(c7, 'memcheck-hold.txt')).group(1)}")
 
