@@ -14,15 +14,20 @@
 //
 // Variants (the machinery is kernels/elementwise.cuh: flat 16-byte packs, grid-stride, each
 // thread's bias values loaded once and reused for every row it visits):
-//   bias_gelu.fused  One-shot grid: each thread loads its 16-byte packs (several in flight),
-//       computes, stores and retires: Triton's launch shape. Measured (H100, float32, 2048..65536 rows x 16384/65536 columns, one run):
-//       bias_gelu 94.9-97.4% of SOL one-shot vs 82.1-88.7% persistent; bias_dropout_add
-//       95.0-98.0% vs 89.2-92.8%. The persistent grid's deep per-thread stride lost ~8 points on
-//       every large cell, so .fused launches one-shot (each thread its packs, then retires).
-//   bias_gelu.fused uses default-policy loads and stores (Triton's), measured 2-5% faster than
-//       evict-first (.cs) on every cell of >= 16 MB (NOTES.md, issue 6 round 2), and one 16-byte pack
-//       per thread when U packs per thread would not fill one wave.
-//   bias_gelu.stream  .fused with evict-first (.cs) loads and stores: the measured alternative.
+//   bias_gelu.fused  From 8 MB of x: Inductor's pointwise launch shape (ew::Grid::tile: 128-thread
+//       CTAs, two rounds of 128 16-byte packs each, the bias column computed per pack); below it,
+//       .one_shot (ew::Grid::by_size, as pointwise_chain.fused). Stop 28 (NOTES.md): beside
+//       torch.compile on an H200, the one-shot launch was 2-10% slower on 24 of the 55 cells of
+//       >= 64 MB, where pointwise_chain (by_size) and bias_dropout_add (tile) were level.
+//   bias_gelu.one_shot  The previous .fused: one-shot grid, each thread loads its 16-byte packs
+//       (several in flight), computes, stores and retires: Triton's launch shape. Measured (H100,
+//       float32, 2048..65536 rows x 16384/65536 columns, one run): bias_gelu 94.9-97.4% of SOL
+//       one-shot vs 82.1-88.7% persistent; bias_dropout_add 95.0-98.0% vs 89.2-92.8%. The
+//       persistent grid's deep per-thread stride lost ~8 points on every large cell. Default-policy
+//       loads and stores (Triton's), measured 2-5% faster than evict-first (.cs) on every cell of
+//       >= 16 MB (NOTES.md, issue 6 round 2), and one 16-byte pack per thread when U packs per
+//       thread would not fill one wave.
+//   bias_gelu.stream  .one_shot with evict-first (.cs) loads and stores: the measured alternative.
 //   bias_gelu.persistent  The same kernel as a persistent grid-stride loop over the resident
 //       capacity: kept as the measured alternative.
 //   bias_gelu.scalar    One element per access: .fused's fallback for tensors that are not
@@ -48,13 +53,15 @@ constexpr unsigned kDtypes = FB_DTYPES_ALL;
 }  // namespace
 
 extern "C" const fb_variant fb_bias_gelu_variants[] = {
-    {"bias_gelu.fused", "x + bias then exact (erf) GELU in one pass: one 16-byte pack group per thread (Triton's launch shape), 16-byte packs", kDtypes,
+    {"bias_gelu.fused", "x + bias then exact (erf) GELU in one pass, 16-byte packs: Inductor's pointwise launch shape (128-thread CTAs, 2 x 128 packs each) from 8 MB of x, the one-shot launch below", kDtypes,
+     fb::ew::supports<BiasGeluOp, kDtypes>, nullptr, fb::ew::run<BiasGeluOp, kDtypes, Grid::by_size, true>, 1},
+    {"bias_gelu.one_shot", "bias_gelu.fused's math in Triton's one-shot launch: one 16-byte pack group per thread (the previous .fused)", kDtypes,
      fb::ew::supports<BiasGeluOp, kDtypes>, nullptr, fb::ew::run<BiasGeluOp, kDtypes, Grid::one_shot, true>, 1},
-    {"bias_gelu.persistent", "bias_gelu.fused's kernel, as a persistent grid-stride loop over the resident capacity (the slower launch shape, kept to measure against)", kDtypes,
+    {"bias_gelu.persistent", "bias_gelu.one_shot's kernel, as a persistent grid-stride loop over the resident capacity (the slower launch shape, kept to measure against)", kDtypes,
      fb::ew::supports<BiasGeluOp, kDtypes>, nullptr, fb::ew::run<BiasGeluOp, kDtypes, Grid::persistent, true>, 1},
-    {"bias_gelu.scalar", "bias_gelu.fused with one element per access (the unaligned fallback)", kDtypes,
+    {"bias_gelu.scalar", "bias_gelu.one_shot with one element per access (the unaligned fallback)", kDtypes,
      fb::ew::supports<BiasGeluOp, kDtypes>, nullptr, fb::ew::run<BiasGeluOp, kDtypes, Grid::one_shot, false>, 1},
-    {"bias_gelu.stream", "bias_gelu.fused with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
+    {"bias_gelu.stream", "bias_gelu.one_shot with evict-first (.cs) loads and stores instead of default-policy ones (measured 2-5% slower on large tensors)",
      kDtypes, fb::ew::supports<BiasGeluOp, kDtypes>, nullptr,
      fb::ew::run<BiasGeluOp, kDtypes, Grid::one_shot, true, fb::ew::Hint::stream>, 1},
 };
