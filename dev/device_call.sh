@@ -1,0 +1,30 @@
+# dev/device_call.sh — helpers for a script that runs on a lent device machine (the library's
+# `run` tool): `. dev/device_call.sh` at its top, after `cd` to the repository root.
+#
+#   $R                 the call's work directory, outside $OUT (default /tmp/r): every step
+#                      writes its files there, never loose under $OUT
+#   step NAME CMD...   runs CMD with its stdout and stderr in $R/NAME.txt, appends
+#                      "NAME rc=.. in .. s" to $R/steps.txt (and prints it), then refreshes
+#                      $OUT/r.tar.xz, so the archive always holds every finished step; returns
+#                      CMD's exit status
+#   snap               refreshes $OUT/r.tar.xz by hand (after writing into $R outside a step)
+#
+# Why: a call cut at its time limit, or when the session's device time runs out, never runs an
+# exit trap, and of loose files under $OUT only a few come back. Stop 28's call 4 lost a torch
+# peer that had finished minutes before the cut (kernels/NOTES.md, "Stop 28").
+R=${R:-/tmp/r}
+mkdir -p "$R"
+snap() {
+    # write aside, then rename: a cut during tar leaves the previous archive whole
+    tar cJf "$OUT/r.tar.xz.part" -C "$(dirname "$R")" "$(basename "$R")" && mv -f "$OUT/r.tar.xz.part" "$OUT/r.tar.xz"
+}
+step() {
+    local name=$1 t0 rc
+    shift
+    t0=$(date +%s)
+    "$@" > "$R/$name.txt" 2>&1
+    rc=$?
+    echo "$name rc=$rc in $(($(date +%s) - t0)) s" | tee -a "$R/steps.txt"
+    snap
+    return $rc
+}
