@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""side_by_side.py — fusionbench's fused variants beside PyTorch's over whole grids, one lane of
+cases per GPU of a host, then scripts/peer_compare.py over all of it.
+
+For each case and dtype, on one GPU (CUDA_VISIBLE_DEVICES), back to back so that both sides see
+the same card in the same state:
+
+    fusionbench run --case C --dtype D --flush F --variants <C's fused list> --baseline <its first>
+                    --out DIR/fb-C-D.json                (--resume DIR/fb-C-D.json if it exists)
+    torch_peer.py run --case C --dtype D --flush F --variants V --budget LEFT
+                    --out DIR/peer-C-D.json              (--resume DIR/peer-C-D.json if it exists)
+
+Cases are dealt to the lanes (one per --gpus entry) most cells first, each to the lane with the
+fewest cells so far. With --budget S, no lane starts a step after S seconds, and torch_peer stops
+starting cells then: run the same command again (same --dir) to go on; both tools skip the cells
+their files already hold. The last step prints peer_compare.py's tables and targets over every
+file in DIR and writes them to DIR/compare.txt. Each step's output goes to DIR/log-C-D-fb.txt or
+-peer.txt, and DIR/lanes.txt says what ran where and how it ended.
+
+stop 28 did this by hand on a two-GPU host: 11 cases x 100 cells, fused and torch.compile, in
+about 19 minutes of wall time (results/h200/stop28/).
+
+Exit status: 0 when every step ended well (peer_compare's own status: 1 when a target is missed,
+is not this script's), 1 when a step failed or the budget left work undone, 2 on bad usage.
+
+Environment: FUSIONBENCH (the binary, default build/fusionbench), TORCH_PEER (the peer script,
+default scripts/torch_peer.py beside this one), FUSIONBENCH_CASES (the cases directory, as both
+tools read it).
+"""
+import argparse
+import heapq
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import torch_peer as tp  # noqa: E402  (the case reader and grids; no torch needed for those)
+
+BUDGET_STOP = "stopped at the --budget"  # torch_peer's line when --budget ends a run early
+
+
+def cells(case, dtypes):
+    axes, fixed = tp.plan_axes(case, {}, False)
+    return sum(1 for _ in tp.grid_points(axes, fixed)) * len(dtypes)
+
+
+def deal(jobs, lanes):
+    """jobs: [(name, cells)] -> one list of names per lane, the most cells first, each to the lane
+    with the fewest cells so far (ties: the lower lane)."""
+    heap = [(0, k) for k in range(lanes)]
+    out = [[] for _ in range(lanes)]
+    for name, n in sorted(jobs, key=lambda j: (-j[1], j[0])):
+        load, k = heapq.heappop(heap)
+        out[k].append(name)
+        heapq.heappush(heap, (load + n, k))
+    return out
+
+
+def steps_for(case, dtype, args, d):
+    """The two commands of one case and dtype, and their result files."""
+    fused = case.fused or []
+    fb_file = d / f"fb-{case.name}-{dtype}.json"
+    peer_file = d / f"peer-{case.name}-{dtype}.json"
+    fb = [args.fusionbench, "run", "--case", case.name, "--dtype", dtype, "--flush", args.flush]
+    if fused:
+        fb += ["--variants", ",".join(fused), "--baseline", fused[0]]
+    fb += ["--resume" if fb_file.exists() else "--out", str(fb_file)]
+    peer = [sys.executable, args.torch_peer, "run", "--case", case.name, "--dtype", dtype,
+            "--flush", args.flush, "--variants", args.variants]
+    peer += ["--resume" if peer_file.exists() else "--out", str(peer_file)]
+    return fb, peer
+
+
+class Lane(threading.Thread):
+    def __init__(self, gpu, work, args, d, deadline, log):
+        super().__init__()
+        self.gpu, self.work, self.args, self.d, self.deadline, self.log = gpu, work, args, d, deadline, log
+        self.ok = True
+
+    def run(self):
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(self.gpu))
+        for case, dtype in self.work:
+            for side, cmd in zip(("fb", "peer"), steps_for(case, dtype, self.args, self.d)):
+                left = None if self.deadline is None else int(self.deadline - time.time())
+                if left is not None and left <= 0:
+                    self.log(f"gpu {self.gpu} {case.name} {dtype} {side}: not started (budget spent)")
+                    self.ok = False
+                    return
+                if side == "peer" and left is not None:
+                    cmd = cmd + ["--budget", str(left)]
+                t0 = time.time()
+                logf = self.d / f"log-{case.name}-{dtype}-{side}.txt"
+                start = logf.stat().st_size if logf.exists() else 0
+                with open(logf, "a") as f:
+                    rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=REPO).returncode
+                with open(logf, errors="replace") as f:
+                    f.seek(start)
+                    cut = BUDGET_STOP in f.read()
+                self.log(f"gpu {self.gpu} {case.name} {dtype} {side}: rc {rc} in {time.time() - t0:.0f} s"
+                         + (" (stopped at the budget: run again to go on)" if cut else ""))
+                # 1 is a failed check (both tools), which the result file records: the grid is whole
+                if rc not in (0, 1) or cut:
+                    self.ok = False
+                if cut:
+                    return
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--case", action="append", default=[], help="a bundled case or a case file; repeatable or comma-separated")
+    ap.add_argument("--all", action="store_true", help="every bundled case")
+    ap.add_argument("--dtype", default=None, help="dtypes, comma-separated (default: each case's first)")
+    ap.add_argument("--gpus", default="0", help="GPU indices, one lane each (default 0)")
+    ap.add_argument("--dir", required=True, help="where the result files and logs go (created; reused to resume)")
+    ap.add_argument("--flush", default="write", choices=("write", "clean"), help="both sides' flush (default write, the peer's)")
+    ap.add_argument("--variants", default="torch.compile", help="torch_peer's variants (default torch.compile)")
+    ap.add_argument("--budget", type=float, default=None, help="start no step after S seconds")
+    ap.add_argument("--min-bytes", default="64000000", help="peer_compare.py's --min-bytes (default 64000000)")
+    ap.add_argument("--dry-run", action="store_true", help="print the lanes and commands, run nothing")
+    args = ap.parse_args(argv)
+    args.fusionbench = os.environ.get("FUSIONBENCH", str(REPO / "build" / "fusionbench"))
+    args.torch_peer = os.environ.get("TORCH_PEER", str(HERE / "torch_peer.py"))
+
+    names = [n for c in args.case for n in c.split(",") if n]
+    if args.all:
+        names = tp.case_names()
+    if not names:
+        ap.error("name cases with --case, or --all")
+    try:
+        gpus = [int(g) for g in args.gpus.split(",")]
+        cases = [tp.find_case(n) for n in names]
+        jobs = {}
+        for case in cases:
+            dtypes = [tp.canonical_dtype(x) for x in args.dtype.split(",")] if args.dtype else [case.dtypes[0]]
+            for dt in dtypes:
+                if dt in case.dtypes:
+                    jobs[(case.name, dt)] = (case, dt, cells(case, [dt]))
+    except (tp.CaseError, tp.UsageError, ValueError) as e:
+        print(f"side_by_side: {e}", file=sys.stderr)
+        return 2
+    if not jobs:
+        print("side_by_side: no case takes the dtypes asked", file=sys.stderr)
+        return 2
+    if len(set(gpus)) != len(gpus):
+        print("side_by_side: --gpus names a GPU twice", file=sys.stderr)
+        return 2
+    lanes = deal([(k, v[2]) for k, v in jobs.items()], len(gpus))
+    d = Path(args.dir)
+    if not args.dry_run:
+        d.mkdir(parents=True, exist_ok=True)
+    lock = threading.Lock()
+
+    def log(line):
+        with lock:
+            print(line, flush=True)
+            if not args.dry_run:
+                with open(d / "lanes.txt", "a") as f:
+                    f.write(line + "\n")
+
+    for g, keys in zip(gpus, lanes):
+        log(f"gpu {g}: " + (", ".join(f"{c} {dt} ({jobs[(c, dt)][2]} cells)" for c, dt in keys) or "nothing"))
+        if args.dry_run:
+            for c, dt in keys:
+                for cmd in steps_for(jobs[(c, dt)][0], dt, args, d):
+                    print("  " + " ".join(cmd))
+    if args.dry_run:
+        return 0
+    deadline = None if args.budget is None else time.time() + args.budget
+    threads = [Lane(g, [(jobs[k][0], jobs[k][1]) for k in keys], args, d, deadline, log) for g, keys in zip(gpus, lanes)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    files = sorted(str(p) for p in d.glob("fb-*.json")) + sorted(str(p) for p in d.glob("peer-*.json"))
+    if files:
+        cmp = subprocess.run([sys.executable, str(HERE / "peer_compare.py"), *files, "--min-bytes", args.min_bytes],
+                             capture_output=True, text=True)
+        (d / "compare.txt").write_text(cmp.stdout + cmp.stderr)
+        sys.stdout.write(cmp.stdout + cmp.stderr)
+    return 0 if all(t.ok for t in threads) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
