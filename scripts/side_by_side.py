@@ -115,7 +115,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--case", action="append", default=[], help="a bundled case or a case file; repeatable or comma-separated")
     ap.add_argument("--all", action="store_true", help="every bundled case")
-    ap.add_argument("--dtype", default=None, help="dtypes, comma-separated (default: each case's first)")
+    ap.add_argument("--dtype", default=None, help="dtypes, comma-separated, or 'all' (each case's own; default: each case's first)")
     ap.add_argument("--gpus", default="0", help="GPU indices, one lane each (default 0)")
     ap.add_argument("--dir", required=True, help="where the result files and logs go (created; reused to resume)")
     ap.add_argument("--flush", default="write", choices=("write", "clean"), help="both sides' flush (default write, the peer's)")
@@ -137,7 +137,12 @@ def main(argv=None):
         cases = [tp.find_case(n) for n in names]
         jobs = {}
         for case in cases:
-            dtypes = [tp.canonical_dtype(x) for x in args.dtype.split(",")] if args.dtype else [case.dtypes[0]]
+            if not args.dtype:
+                dtypes = [case.dtypes[0]]
+            elif args.dtype == "all":
+                dtypes = list(case.dtypes)
+            else:
+                dtypes = [tp.canonical_dtype(x) for x in args.dtype.split(",")]
             for dt in dtypes:
                 if dt in case.dtypes:
                     jobs[(case.name, dt)] = (case, dt, cells(case, [dt]))

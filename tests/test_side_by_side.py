@@ -152,6 +152,15 @@ class Run(unittest.TestCase):
         self.assertEqual(self.recorded(), [])
         self.assertFalse(self.dir.exists())
 
+    def test_dtypes(self):
+        r = self.side("--case", "softmax", "--dtype", "all", "--gpus", "0,1,2", "--dir", str(self.dir), "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for dt in ("float32", "float16", "bfloat16"):
+            self.assertIn(f"softmax {dt} (100 cells)", r.stdout)
+        r = self.side("--case", "softmax", "--dtype", "float33", "--dir", str(self.dir))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown dtype", r.stderr)
+
     def test_dry_run_writes_nothing(self):
         r = self.side("--case", "softmax", "--dir", str(self.dir), "--dry-run")
         self.assertEqual(r.returncode, 0)
