@@ -3,10 +3,11 @@
 //
 // The question. On the H200 (results/h200/stop28/), norm_chain.fused ran 88-90% of the copy on
 // float32 rows of 32768 at 1024-65536 rows, where torch.compile ran 101%; on the H100 the same
-// kernel runs 96-98% there. The engine holds a row of 32768 in one 1024-thread CTA's registers
-// (K_ROW_SMEM, whose shared part is empty at this width: 8 float4 a thread; beyond 4 x SMs rows,
-// where pairs of 512-thread CTAs stop), so an SM runs one row at a time: load, three CTA-wide sums, store,
-// and the next row's loads start only when the CTA retires. Inductor holds nothing: a CTA re-reads
+// kernel runs 96-98% there. The engine (K_ROW_SMEM) holds a row of 32768 in one 1024-thread
+// CTA's registers (layernorm, double_softmax: 8 float4 a thread), or, for norm_chain (kPairRows),
+// in two 512-thread CTAs an SM with half of each row in shared memory; either way a CTA loads its
+// row, runs the sums (three CTA-wide ones for norm_chain), stores, and its SM's next row starts
+// only when it retires. Inductor holds nothing: a CTA re-reads
 // its row once per reduction (the first read evict_last, so the re-reads hit L2), and several
 // small CTAs an SM are in different passes at once. Reading (NOTES.md, stop 28): the sums' time is
 // fixed and the H200's load phase is 1.4x shorter, so only the held form loses there.
@@ -14,7 +15,7 @@
 // H100; if the re-reads miss L2 (rows in flight x 128 KB beyond what L2 keeps), looped loses.
 //
 // Kernels, norm_chain's math in float32: three times s = sum(x); x = x * s; then y = x.
-//   held        the engine's plan at W = 32768 from 529 rows: one CTA of 1024 threads a row, the row in
+//   held        layernorm's plan at W = 32768 from 529 rows: one CTA of 1024 threads a row, the row in
 //               registers (evict_last loads, as the engine's float32 loads), three CTA sums.
 //   looped<T,B,ILP> one CTA of T threads a row, B CTAs an SM (__launch_bounds__(T, B): registers
 //               decide it; the table prints the occupancy), ILP float4 loads a thread in flight:
