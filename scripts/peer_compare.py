@@ -513,6 +513,12 @@ def main(argv=None):
             print("peer_compare: warning: the files were timed with different L2 flushes (fusionbench: %s; peer: %s):"
                   " compare like with like (fusionbench run --flush write)"
                   % (", ".join(sorted(fb.flushes)), ", ".join(sorted(peer.flushes))), file=sys.stderr)
+        if len(set(fb.devices) | set(peer.devices)) > 1:
+            # a ratio between two cards measures the cards (an H200 copies 1.42x an H100's bytes
+            # a second: results/h200/stop28): say so, as for the flush
+            print("peer_compare: warning: the files come from different GPUs (fusionbench: %s; peer: %s): time both"
+                  " on one (scripts/side_by_side.py)"
+                  % (" / ".join(fb.devices) or "unknown", " / ".join(peer.devices) or "unknown"), file=sys.stderr)
         cases = {c for s in (args.case or []) for c in s.split(",") if c}
         dtypes = {d for d in (args.dtype or "").split(",") if d}
         groups = [k for k in fb.groups if k in peer.groups

@@ -1311,6 +1311,17 @@ class TestPeerCompare(unittest.TestCase):
         _, _, err, _ = self.run_compare(fb, peer)
         self.assertIn("different L2 flushes (fusionbench: clean; peer: write)", err)
 
+    def test_different_devices_warn(self):
+        fb, peer = self.fb_peer()
+        _, out, err, _ = self.run_compare(fb, peer)
+        self.assertNotIn("different GPUs", err)
+        peer["device"] = {"name": "NVIDIA H200"}
+        fb["device"] = {"name": "NVIDIA H100 80GB HBM3"}
+        rc, out, err, _ = self.run_compare(fb, peer)
+        self.assertEqual(rc, 0)
+        self.assertIn("different GPUs (fusionbench: NVIDIA H100 80GB HBM3; peer: NVIDIA H200)", err)
+        self.assertIn("(torch ran on NVIDIA H200)", out)
+
     def test_a_slow_big_cell_misses(self):
         fb, peer = self.fb_peer(fused_big=0.052)  # 4% slower than torch.compile's 0.050
         rc, out, err, md = self.run_compare(fb, peer, "--targets")
