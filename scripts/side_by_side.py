@@ -62,16 +62,17 @@ def deal(jobs, lanes):
     return out
 
 
-def steps_for(case, dtype, args, d):
-    """The two commands of one case and dtype, and their result files."""
+def steps_for(case, spec, dtype, args, d):
+    """The two commands of one case (named `spec` on the command line: a name or a case file's
+    path) and dtype."""
     fused = case.fused or []
     fb_file = d / f"fb-{case.name}-{dtype}.json"
     peer_file = d / f"peer-{case.name}-{dtype}.json"
-    fb = [args.fusionbench, "run", "--case", case.name, "--dtype", dtype, "--flush", args.flush]
+    fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush]
     if fused:
         fb += ["--variants", ",".join(fused), "--baseline", fused[0]]
     fb += ["--resume" if fb_file.exists() else "--out", str(fb_file)]
-    peer = [sys.executable, args.torch_peer, "run", "--case", case.name, "--dtype", dtype,
+    peer = [sys.executable, args.torch_peer, "run", "--case", spec, "--dtype", dtype,
             "--flush", args.flush, "--variants", args.variants]
     peer += ["--resume" if peer_file.exists() else "--out", str(peer_file)]
     return fb, peer
@@ -85,8 +86,8 @@ class Lane(threading.Thread):
 
     def run(self):
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(self.gpu))
-        for case, dtype in self.work:
-            for side, cmd in zip(("fb", "peer"), steps_for(case, dtype, self.args, self.d)):
+        for case, spec, dtype in self.work:
+            for side, cmd in zip(("fb", "peer"), steps_for(case, spec, dtype, self.args, self.d)):
                 left = None if self.deadline is None else int(self.deadline - time.time())
                 if left is not None and left <= 0:
                     self.log(f"gpu {self.gpu} {case.name} {dtype} {side}: not started (budget spent)")
@@ -98,7 +99,7 @@ class Lane(threading.Thread):
                 logf = self.d / f"log-{case.name}-{dtype}-{side}.txt"
                 start = logf.stat().st_size if logf.exists() else 0
                 with open(logf, "a") as f:
-                    rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=REPO).returncode
+                    rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
                 with open(logf, errors="replace") as f:
                     f.seek(start)
                     cut = BUDGET_STOP in f.read()
@@ -134,9 +135,9 @@ def main(argv=None):
         ap.error("name cases with --case, or --all")
     try:
         gpus = [int(g) for g in args.gpus.split(",")]
-        cases = [tp.find_case(n) for n in names]
         jobs = {}
-        for case in cases:
+        for spec in names:
+            case = tp.find_case(spec)
             if not args.dtype:
                 dtypes = [case.dtypes[0]]
             elif args.dtype == "all":
@@ -145,7 +146,7 @@ def main(argv=None):
                 dtypes = [tp.canonical_dtype(x) for x in args.dtype.split(",")]
             for dt in dtypes:
                 if dt in case.dtypes:
-                    jobs[(case.name, dt)] = (case, dt, cells(case, [dt]))
+                    jobs[(case.name, dt)] = (case, spec, dt, cells(case, [dt]))
     except (tp.CaseError, tp.UsageError, ValueError) as e:
         print(f"side_by_side: {e}", file=sys.stderr)
         return 2
@@ -155,8 +156,8 @@ def main(argv=None):
     if len(set(gpus)) != len(gpus):
         print("side_by_side: --gpus names a GPU twice", file=sys.stderr)
         return 2
-    lanes = deal([(k, v[2]) for k, v in jobs.items()], len(gpus))
-    d = Path(args.dir)
+    lanes = deal([(k, v[3]) for k, v in jobs.items()], len(gpus))
+    d = Path(args.dir).resolve()
     if not args.dry_run:
         d.mkdir(parents=True, exist_ok=True)
     lock = threading.Lock()
@@ -169,15 +170,15 @@ def main(argv=None):
                     f.write(line + "\n")
 
     for g, keys in zip(gpus, lanes):
-        log(f"gpu {g}: " + (", ".join(f"{c} {dt} ({jobs[(c, dt)][2]} cells)" for c, dt in keys) or "nothing"))
+        log(f"gpu {g}: " + (", ".join(f"{c} {dt} ({jobs[(c, dt)][3]} cells)" for c, dt in keys) or "nothing"))
         if args.dry_run:
-            for c, dt in keys:
-                for cmd in steps_for(jobs[(c, dt)][0], dt, args, d):
+            for k in keys:
+                for cmd in steps_for(*jobs[k][:3], args, d):
                     print("  " + " ".join(cmd))
     if args.dry_run:
         return 0
     deadline = None if args.budget is None else time.time() + args.budget
-    threads = [Lane(g, [(jobs[k][0], jobs[k][1]) for k in keys], args, d, deadline, log) for g, keys in zip(gpus, lanes)]
+    threads = [Lane(g, [jobs[k][:3] for k in keys], args, d, deadline, log) for g, keys in zip(gpus, lanes)]
     for t in threads:
         t.start()
     for t in threads:

@@ -63,9 +63,9 @@ class Run(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def side(self, *args, env=None):
+    def side(self, *args, env=None, cwd=REPO):
         return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
-                              env=env or self.env, cwd=REPO)
+                              env=env or self.env, cwd=cwd)
 
     def recorded(self):
         if not self.calls.exists():
@@ -151,6 +151,17 @@ class Run(unittest.TestCase):
         self.assertIn("no case takes", r.stderr)
         self.assertEqual(self.recorded(), [])
         self.assertFalse(self.dir.exists())
+
+    def test_a_case_file_and_a_relative_dir_from_elsewhere(self):
+        t = Path(self.tmp.name)
+        case = str(REPO / "cases" / "softmax.json")
+        r = self.side("--case", case, "--dir", "rel", cwd=t)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        fb, peer = self.recorded()
+        for c in (fb, peer):  # the case as named, the files under the caller's directory
+            self.assertEqual(c["argv"][c["argv"].index("--case") + 1], case)
+        self.assertEqual(fb["argv"][fb["argv"].index("--out") + 1], str(t / "rel" / "fb-softmax-float32.json"))
+        self.assertTrue((t / "rel" / "peer-softmax-float32.json").exists())
 
     def test_dtypes(self):
         r = self.side("--case", "softmax", "--dtype", "all", "--gpus", "0,1,2", "--dir", str(self.dir), "--dry-run")
