@@ -48,6 +48,23 @@ def sol_table(d, case, cols=(1024, 8192, 32768), rows=(1024, 8192, 65536)):
         print(f"  {cell['row']:>6} x {cell['col']:<6} {t:9.1f} ({100 * s / t:4.0f}%) | {c:9.1f} ({100 * s / c:4.0f}%) | {s:9.1f}")
 
 
+def layernorm_h100_h200(d, tmp):
+    """layernorm.fused's % of SOL, both cards, both --flush write: the H100 from
+    ../../h100/stop28/call4 (the same kernels: bias_gelu alone changed there)."""
+    with tarfile.open(os.path.join(HERE, "..", "..", "h100", "stop28", "call4-bias-gelu-tile.tar.xz")) as t:
+        t.extractall(os.path.join(tmp, "h100"))
+    h100 = json.load(open(os.path.join(tmp, "h100", "r", "fb-layernorm.json")))
+    h200 = json.load(open(os.path.join(d, "fb-layernorm.json")))
+
+    def sol(doc):
+        return {(c["row"], c["col"]): c["variants"]["layernorm.fused"]["sol_pct"] for c in doc["cases"][0]["dtypes"][0]["cells"]}
+    a, b = sol(h100), sol(h200)
+    print("\n== layernorm.fused, % of each card's SOL, --flush write: H100 (stop 28 call 4) | H200 (this run)")
+    for k in [(2048, 4096), (4096, 2048), (4096, 4096), (8192, 1024), (8192, 2048), (16384, 1024), (16384, 2048),
+              (1024, 32768), (8192, 32768), (65536, 32768)]:
+        print(f"  {k[0]:>6} x {k[1]:<6} {a[k]:5.1f} | {b[k]:5.1f}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         d = merged(tmp)
@@ -57,6 +74,7 @@ def main():
         print("\n== fused and torch.compile against the copy (the long rows and the elementwise cases)")
         for case in ("norm_chain", "layernorm", "softmax_backward", "bias_gelu", "pointwise_chain"):
             sol_table(d, case)
+        layernorm_h100_h200(d, tmp)
 
 
 if __name__ == "__main__":
