@@ -9,22 +9,13 @@ import json
 import math
 import os
 import re
-import tarfile
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-
-def unpack(tmp, path):
-    d = os.path.join(tmp, os.path.basename(path))
-    with tarfile.open(path) as t:
-        t.extractall(d)
-    return os.path.join(d, "r")
-
-
-def text(r, name):
-    with open(os.path.join(r, name)) as f:
-        return f.read()
+from tarballs import text, unpack  # noqa: E402
 
 
 def cells_of(path):

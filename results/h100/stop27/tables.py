@@ -3,36 +3,18 @@
 outputs: `python3 tables.py`. Stop 26's call 4 (`../stop26/call4-run-all-float32.tar.xz`) is the
 before of the engine grids. Writes nothing; tables.txt is its output. No GPU needed.
 """
-import json
-import math
 import os
 import re
-import tarfile
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
+
+from tarballs import cells, geomean, text, unpack  # noqa: E402
+
 ENGINE = ("layernorm", "double_softmax", "softmax_backward", "norm_chain")
 HR = ("horizontal_reduction_pointwise", "horizontal_reduction_reduction")
-
-
-def unpack(tmp, path):
-    d = os.path.join(tmp, os.path.basename(path))
-    with tarfile.open(path) as t:
-        t.extractall(d)
-    return os.path.join(d, "r")
-
-
-def text(r, name):
-    with open(os.path.join(r, name)) as f:
-        return f.read()
-
-
-def cells(path):
-    """(case, dtype, cell) of a result file."""
-    for c in json.load(open(path))["cases"]:
-        for dt in c["dtypes"]:
-            for cell in dt["cells"]:
-                yield c["name"], dt["dtype"], cell
 
 
 def medians(path, variant):
@@ -45,10 +27,6 @@ def medians(path, variant):
         sol = cell["sol"].get("time_ms")
         out[(dt,) + tuple(cell["point"].values())] = (v["time_ms"]["median"] * 1e3, sol and sol["median"] * 1e3)
     return out
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def real(t):

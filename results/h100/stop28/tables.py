@@ -6,16 +6,14 @@ Call 4 ran out of the session's device time at 431 s, during its last step (torc
 layernorm grid); the kill also lost the bias_gelu peer's file, which had finished (README.md).
 """
 import json
-import math
 import os
-import tarfile
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-
-def geomean(xs):
-    return math.exp(sum(map(math.log, xs)) / len(xs))
+from tarballs import geomean, unpack  # noqa: E402
 
 
 def ab_bias_gelu(r):
@@ -54,9 +52,7 @@ def layernorm_long_rows(r):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        with tarfile.open(os.path.join(HERE, "call4-bias-gelu-tile.tar.xz")) as t:
-            t.extractall(tmp)
-        r = os.path.join(tmp, "r")
+        r = unpack(tmp, os.path.join(HERE, "call4-bias-gelu-tile.tar.xz"))
         for line in open(os.path.join(r, "memcheck.txt")):
             if "ERROR SUMMARY" in line:
                 print("memcheck of bias_gelu.fused (float32, bfloat16; 2048 and 4099 rows x 61, 1027, 4096):", line.strip("= \n"))

@@ -9,10 +9,12 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
+
+from tarballs import unpack  # noqa: E402
 COMPARE = os.path.join(HERE, "..", "..", "..", "scripts", "peer_compare.py")
 
 
@@ -21,10 +23,7 @@ def merged(tmp):
     out = os.path.join(tmp, "all")
     os.makedirs(out)
     for path in sorted(glob.glob(os.path.join(HERE, "call[123]-peers.tar.xz"))):
-        d = os.path.join(tmp, os.path.basename(path))
-        with tarfile.open(path) as t:
-            t.extractall(d)
-        for f in glob.glob(os.path.join(d, "r", "*.json")):
+        for f in glob.glob(os.path.join(unpack(tmp, path), "*.json")):
             os.replace(f, os.path.join(out, os.path.basename(f)))
     return out
 
@@ -51,9 +50,8 @@ def sol_table(d, case, cols=(1024, 8192, 32768), rows=(1024, 8192, 65536)):
 def layernorm_h100_h200(d, tmp):
     """layernorm.fused's % of SOL, both cards, both --flush write: the H100 from
     ../../h100/stop28/call4 (the same kernels: bias_gelu alone changed there)."""
-    with tarfile.open(os.path.join(HERE, "..", "..", "h100", "stop28", "call4-bias-gelu-tile.tar.xz")) as t:
-        t.extractall(os.path.join(tmp, "h100"))
-    h100 = json.load(open(os.path.join(tmp, "h100", "r", "fb-layernorm.json")))
+    r = unpack(tmp, os.path.join(HERE, "..", "..", "h100", "stop28", "call4-bias-gelu-tile.tar.xz"))
+    h100 = json.load(open(os.path.join(r, "fb-layernorm.json")))
     h200 = json.load(open(os.path.join(d, "fb-layernorm.json")))
 
     def sol(doc):
