@@ -45,9 +45,10 @@ import torch_peer as tp  # noqa: E402  (the case reader and grids; no torch need
 BUDGET_STOP = "stopped at the --budget"  # torch_peer's line when --budget ends a run early
 
 
-def cells(case, dtypes):
+def cells(case):
+    """Cells of the case's default grid (every grid of its fixed symbols), one dtype."""
     axes, fixed = tp.plan_axes(case, {}, False)
-    return sum(1 for _ in tp.grid_points(axes, fixed)) * len(dtypes)
+    return sum(1 for _ in tp.grid_points(axes, fixed))
 
 
 def deal(jobs, lanes):
@@ -146,7 +147,7 @@ def main(argv=None):
                 dtypes = [tp.canonical_dtype(x) for x in args.dtype.split(",")]
             for dt in dtypes:
                 if dt in case.dtypes:
-                    jobs[(case.name, dt)] = (case, spec, dt, cells(case, [dt]))
+                    jobs[(case.name, dt)] = (case, spec, dt, cells(case))
     except (tp.CaseError, tp.UsageError, ValueError) as e:
         print(f"side_by_side: {e}", file=sys.stderr)
         return 2
