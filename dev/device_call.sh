@@ -15,8 +15,10 @@
 R=${R:-/tmp/r}
 mkdir -p "$R"
 snap() {
-    # write aside, then rename: a cut during tar leaves the previous archive whole
-    tar cJf "$OUT/r.tar.xz.part" -C "$(dirname "$R")" "$(basename "$R")" && mv -f "$OUT/r.tar.xz.part" "$OUT/r.tar.xz"
+    # write aside, then rename: a cut during tar leaves the previous archive whole; the part file
+    # is the shell's own, so a background `while sleep N; do snap; done` cannot collide with a step's
+    local part="$OUT/r.tar.xz.part.$BASHPID"
+    tar cJf "$part" -C "$(dirname "$R")" "$(basename "$R")" && mv -f "$part" "$OUT/r.tar.xz"
 }
 step() {
     local name=$1 t0 rc

@@ -240,7 +240,7 @@ int main(int argc, char **argv) {
     printf("\n%6s %8s %9s %16s", "rows", "MB", "copy", "held");
     for (const Looped &l : looped_forms) printf(" %16s", l.name);
     printf("\n");
-    for (long rows : {512L, 1024L, 2048L, 4096L, 8192L}) {
+    for (long rows : {128L, 256L, 512L, 1024L, 2048L, 4096L, 8192L}) {
         const size_t bytes = (size_t)rows * W * 4;
         const float tc = timeit([&] { CK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice)); });
         const float th = timeit([&] { held<<<rows, 1024>>>(x, y); });

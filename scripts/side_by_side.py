@@ -70,7 +70,9 @@ def steps_for(case, spec, dtype, args, d):
     fb_file = d / f"fb-{case.name}-{dtype}.json"
     peer_file = d / f"peer-{case.name}-{dtype}.json"
     fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush]
-    if fused:
+    if args.eager:  # the case's eager form beside its fused ones: the grid's default baseline
+        fb += ["--variants", ",".join(["eager", *fused])]
+    elif fused:
         fb += ["--variants", ",".join(fused), "--baseline", fused[0]]
     fb += ["--resume" if fb_file.exists() else "--out", str(fb_file)]
     peer = [sys.executable, args.torch_peer, "run", "--case", spec, "--dtype", dtype,
@@ -122,10 +124,15 @@ def main(argv=None):
     ap.add_argument("--dir", required=True, help="where the result files and logs go (created; reused to resume)")
     ap.add_argument("--flush", default="write", choices=("write", "clean"), help="both sides' flush (default write, the peer's)")
     ap.add_argument("--variants", default="torch.compile", help="torch_peer's variants (default torch.compile)")
+    ap.add_argument("--eager", action="store_true",
+                    help="fusionbench runs the eager form too, and torch_peer torch.eager beside --variants: "
+                         "peer_compare's eager-faithfulness column")
     ap.add_argument("--budget", type=float, default=None, help="start no step after S seconds")
     ap.add_argument("--min-bytes", default="64000000", help="peer_compare.py's --min-bytes (default 64000000)")
     ap.add_argument("--dry-run", action="store_true", help="print the lanes and commands, run nothing")
     args = ap.parse_args(argv)
+    if args.eager and "torch.eager" not in args.variants.split(","):
+        args.variants = "torch.eager," + args.variants
     args.fusionbench = os.environ.get("FUSIONBENCH", str(REPO / "build" / "fusionbench"))
     args.torch_peer = os.environ.get("TORCH_PEER", str(HERE / "torch_peer.py"))
 

@@ -179,6 +179,16 @@ class Run(unittest.TestCase):
         self.assertFalse(self.dir.exists())
         self.assertEqual(self.recorded(), [])
 
+    def test_eager(self):
+        """--eager: fusionbench runs eager beside the fused variants (eager the baseline) and the
+        peer torch.eager beside torch.compile, once each, whatever --variants said."""
+        for extra in ([], ["--variants", "torch.eager,torch.compile"]):
+            r = self.side("--case", "softmax", "--eager", *extra, "--dir", str(self.dir), "--dry-run")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("--variants eager,softmax.fused", r.stdout)
+            self.assertNotIn("--baseline", r.stdout)
+            self.assertIn("--variants torch.eager,torch.compile", r.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
