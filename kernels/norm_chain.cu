@@ -25,9 +25,8 @@ using namespace fb::rowwise;
 struct NormChain {
     static constexpr const char *name = "norm_chain";
     static constexpr int NIN = 1, NPARAM = 0;
-    // three dependent reductions: two 512-thread row_smem CTAs per SM overlap them (W = 32768
-    // float32, >= 2048 rows: 84-86% -> 91-95% of SOL; NOTES.md)
-    static constexpr bool kPairRows = true;
+    // No kPairRows any more (stop 29): two 512-thread CTAs an SM, which round 3 measured ahead at
+    // W = 32768, ran 3-4% behind one 1024-thread CTA on the H100 from 1024 rows (NOTES.md).
     float s3;
     template <class R> __device__ __forceinline__ void row(R &r) {
         float s = 0.f;

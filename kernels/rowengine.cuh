@@ -18,8 +18,6 @@
 //       Row::kLocalIsRow, else a warp); r.width() is W.
 //   __device__ float out(const float (&e)[NIN], const float *p) const;
 //       the output element from the held values and the column's parameters p[NPARAM].
-//   static constexpr bool kPairRows;       optional: prefer two 512-thread row_smem CTAs per SM
-//                                          to one of 1024 threads (measured per op; default false)
 //   static constexpr bool kHalfSmemRows;   optional: half-type rows that one CTA's registers cannot
 //                                          hold go to row_smem, not a cluster (measured per op;
 //                                          default false)
@@ -818,7 +816,7 @@ inline size_t tile_smem_bytes(const Shape &s, int TR) {
 
 // K_ROW_SMEM: one CTA per row, 32 fp32 values per thread in registers (shared by the NIN
 // inputs) and the rest of the row as fp32 in up to 200 KB of shared memory; 512-thread CTAs
-// (two per SM, <= 110 KB each) for 133..528 rows, or more rows when Op::kPairRows.
+// (two per SM, <= 110 KB each) for 133..528 rows.
 constexpr long kRowSmemEngineMax = 200 * 1024, kRowSmemEnginePair = 110 * 1024;
 inline size_t row_smem_bytes(const Shape &s, const Plan &p) {
     return (size_t)p.r * (size_t)p.threads * (size_t)s.nin * (size_t)(16 / s.esz) * sizeof(float);
@@ -835,11 +833,10 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
         // 265..528 (one CTA an SM would take four: NOTES.md, "Stop 27": float32 at 512 rows,
         // double_softmax W = 32768 84.0 -> 90.0% of SOL, layernorm 83.8 -> 87.0, softmax_backward
         // W = 16384 92.7 -> 97.2; at 1024+ rows pairs lost for layernorm and double_softmax,
-        // 1.01-1.05x slower). Past that, only for ops that ask (Op::kPairRows): at W = 32768
-        // float32, >= 2048 rows, pairs overlap each other's reductions and took norm_chain
-        // (three) from 84-86% to 91-95% of SOL, but cost layernorm (parameter loads at the
-        // store) 5-7 points against one 1024-thread CTA (NOTES.md, issue 6 round 3).
-        if (threads == 512 && (s.rows <= sms || (s.rows > 4L * sms && !s.pair_rows))) continue;
+        // 1.01-1.05x slower). norm_chain (three reductions) took pairs at every row count from
+        // round 3 to stop 28; on stop 29's engine they cost it 3-4% from 1024 rows of 32768
+        // (H100, 8192 x 32768: 711.5 us one CTA an SM, 741.6 pairs; NOTES.md, "Stop 29").
+        if (threads == 512 && (s.rows <= sms || s.rows > 4L * sms)) continue;
         const long rest = std::max(0L, nunits - (long)threads * upt);
         const long K = cdiv(rest, threads);
         Plan q;
@@ -1094,9 +1091,6 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
 // fb_call contract: in[0 .. NIN-1] are the row inputs, each of the output's shape; in[NIN ..]
 // the per-column inputs of W elements; one output; one dtype throughout.
 
-// Op::kPairRows if the op declares it, else false.
-template <class Op> constexpr auto pair_rows_of(int) -> decltype(Op::kPairRows, bool()) { return Op::kPairRows; }
-template <class Op> constexpr bool pair_rows_of(long) { return false; }
 // Op::kHalfSmemRows if the op declares it, else false.
 template <class Op> constexpr auto half_smem_rows_of(int) -> decltype(Op::kHalfSmemRows, bool()) { return Op::kHalfSmemRows; }
 template <class Op> constexpr bool half_smem_rows_of(long) { return false; }
@@ -1160,7 +1154,6 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         for (int j = 1; j < Op::NIN + Op::NPARAM; ++j) s.more[j - 1] = c->in[j].data;
         s.nin = Op::NIN;
         s.scalar_vals = kScalarCtaVals;
-        s.pair_rows = pair_rows_of<Op>(0);
         s.half_smem_rows = half_smem_rows_of<Op>(0);
         s.nparam = Op::NPARAM;
         return s;

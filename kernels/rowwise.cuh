@@ -159,9 +159,6 @@ struct Shape {
     int nin = 1;  // row-resident inputs: fp32 values a thread holds per element
     // fp32 values per thread in scalar CTA rows (each element's address costs registers too)
     int scalar_vals = 16;
-    // The op prefers two 512-thread row_smem CTAs per SM over one 1024-thread CTA where both
-    // hold the row (rowengine.cuh: Op::kPairRows, measured per op).
-    bool pair_rows = false;
     // The op prefers row_smem to a cluster for half-type rows that one CTA's registers cannot hold
     // (rowengine.cuh: Op::kHalfSmemRows, measured per op).
     bool half_smem_rows = false;

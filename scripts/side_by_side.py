@@ -11,7 +11,7 @@ the same card in the same state:
                     --out DIR/peer-C-D.json              (--resume DIR/peer-C-D.json if it exists)
 
 Cases are dealt to the lanes (one per --gpus entry) most cells first, each to the lane with the
-fewest cells so far. With --budget S, no lane starts a step after S seconds, and torch_peer stops
+fewest cells so far; among cases of as many cells, those named first run first. With --budget S, no lane starts a step after S seconds, and torch_peer stops
 starting cells then: run the same command again (same --dir) to go on; both tools skip the cells
 their files already hold. The last step prints peer_compare.py's tables and targets over every
 file in DIR and writes them to DIR/compare.txt. Each step's output goes to DIR/log-C-D-fb.txt or
@@ -53,10 +53,11 @@ def cells(case):
 
 def deal(jobs, lanes):
     """jobs: [(name, cells)] -> one list of names per lane, the most cells first, each to the lane
-    with the fewest cells so far (ties: the lower lane)."""
+    with the fewest cells so far (ties: the lower lane; cases of as many cells keep the order they
+    were named in, so the ones named first run first)."""
     heap = [(0, k) for k in range(lanes)]
     out = [[] for _ in range(lanes)]
-    for name, n in sorted(jobs, key=lambda j: (-j[1], j[0])):
+    for name, n in sorted(jobs, key=lambda j: -j[1]):
         load, k = heapq.heappop(heap)
         out[k].append(name)
         heapq.heappush(heap, (load + n, k))

@@ -220,8 +220,8 @@ static void test_latency_plan(void)
 
 /* float32 rows of >= 64 KB in one CTA with a shared part (kind 5, rowengine.cuh plan_rows_smem;
  * NOTES.md "Stop 27"): two 512-thread CTAs an SM for 133..528 rows (4 x the 132 SMs a machine
- * without a GPU plans for), one of 1024 threads beyond, unless the op asks for pairs (norm_chain);
- * one wave of 1024-thread CTAs (<= 132 rows) keeps them. */
+ * without a GPU plans for), one of 1024 threads beyond, for every op (norm_chain's pairs beyond
+ * 528 rows went in stop 29: NOTES.md); one wave of 1024-thread CTAs (<= 132 rows) keeps them. */
 static void test_pair_plan(void)
 {
     const op_case *ds = &ops[0], *ln = &ops[2], *nc = &ops[3];
@@ -231,7 +231,8 @@ static void test_pair_plan(void)
     expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 528, 32768, 5, 512, 8);
     expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 529, 32768, 5, 1024, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 32768, 5, 1024, 8);
-    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 4096, 32768, 5, 512, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 4096, 32768, 5, 1024, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 32768, 5, 512, 8);
 }
 
 /* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27"):

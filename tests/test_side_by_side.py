@@ -45,6 +45,8 @@ class Deal(unittest.TestCase):
 
     def test_more_lanes_than_cases(self):
         self.assertEqual(sbs.deal([("a", 5)], 3), [["a"], [], []])
+        # as many cells: the order named, not the alphabet
+        self.assertEqual(sbs.deal([("z", 9), ("b", 9), ("m", 9)], 2), [["z", "m"], ["b"]])
 
 
 class Run(unittest.TestCase):
