@@ -13,6 +13,10 @@
 // fixed and the H200's load phase is 1.4x shorter, so only the held form loses there.
 // Prediction: looped >= held on the H200 (to ~100% of the copy) and within a few % of it on the
 // H100; if the re-reads miss L2 (rows in flight x 128 KB beyond what L2 keeps), looped loses.
+// Outcome (stop 29, results/h100/stop29/ and results/h200/stop29/): refuted. held ran 95-101% of
+// the copy on both cards from 1024 rows, the best looped form 86-94%, the small looped CTAs
+// 42-68% (their re-reads missed L2). The engine's norm_chain had run pairs there, not this
+// plan; it now runs this plan (kernels/NOTES.md, "Stop 29").
 //
 // Kernels, norm_chain's math in float32: three times s = sum(x); x = x * s; then y = x.
 //   held        layernorm's plan at W = 32768 from 529 rows: one CTA of 1024 threads a row, the row in

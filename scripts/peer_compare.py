@@ -33,12 +33,13 @@ is 1 when a case and dtype misses one of the issue's targets: geomean >= 1.10x, 
 slower than torch.compile by more than 3%, fusionbench eager within +-15% of torch eager on every
 >= 64 MiB cell (the issue states them for float32: add --dtype float32), and, per --peer-target
 NAME=X, geomean >= X against library peer NAME in every case and dtype where it ran (issue 9:
---peer-target liger=1.0).
+--peer-target liger=1.0). A target no cell could show (no eager on one side, no cell both timed)
+reads NOT MEASURED, never PASS, and counts as missed for the exit code.
 
 Usage: python3 scripts/peer_compare.py FB.json PEER.json [more files] [--dtype float32]
                                        [--case NAME] [--fused NAME] [--md FILE] [--targets]
                                        [--peer-target NAME=X ...]
-Exit codes: 0 ok, 1 a target missed (--targets), 2 usage, 3 not a result file, 4 unreadable file.
+Exit codes: 0 ok, 1 a target missed or not measured (--targets), 2 usage, 3 not a result file, 4 unreadable file.
 """
 import argparse
 import json
@@ -245,14 +246,14 @@ def compare_group(case, dtype, fb, peer, args):
     res["n_big_eager"] = len(big_eager)
     res["targets"] = [
         (f"geomean >= {args.min_geomean:.2f}x",
-         res["geomean"] is not None and res["geomean"] >= args.min_geomean,
+         None if res["geomean"] is None else res["geomean"] >= args.min_geomean,
          "no cell compared" if res["geomean"] is None else f"{res['geomean']:.3f}x over {len(speeds)} cells"),
         (f"no >= {args.min_bytes / MIB:g} MiB cell slower by > {args.max_slower:g}%",
          fused is not None and not res["slow"],
          "no fused variant" if fused is None else f"{len(res['slow'])} of {res['big']} cells"),
         (f"eager within +-{args.eager_band:g}% on >= {args.min_bytes / MIB:g} MiB",
-         not res["eager_out"],
-         f"{len(res['eager_out'])} of {len(big_eager)} cells outside"),
+         None if not big_eager else not res["eager_out"],
+         "no cell with eager on both sides" if not big_eager else f"{len(res['eager_out'])} of {len(big_eager)} cells outside"),
     ]
     if fused:
         for v in peer["variants"]:
@@ -263,7 +264,7 @@ def compare_group(case, dtype, fb, peer, args):
         if lib is None or lib["skipped"]:
             continue  # not a peer of this case, or none of this dtype's cells ran: no target here
         res["targets"].append(
-            (f"geomean vs {v} >= {x:.2f}x", lib["geomean"] is not None and lib["geomean"] >= x,
+            (f"geomean vs {v} >= {x:.2f}x", None if lib["geomean"] is None else lib["geomean"] >= x,
              "no cell compared" if lib["geomean"] is None else f"{lib['geomean']:.3f}x over {lib['n']} cells"))
     return res
 
@@ -373,6 +374,19 @@ def library_line(res):
     return ", ".join(parts) or "-"
 
 
+def verdict(ok):
+    """A target's word: True PASS, False FAIL, None (no cell could show it) NOT MEASURED."""
+    return "NOT MEASURED" if ok is None else "PASS" if ok else "FAIL"
+
+
+def targets_word(res, met, missed, unmeasured):
+    """'ok', or 'MISSED: a; b' and/or 'NOT MEASURED: c' (the words given)."""
+    miss = [name for name, ok, _ in res["targets"] if ok is False]
+    none = [name for name, ok, _ in res["targets"] if ok is None]
+    parts = ([f"{missed}: " + "; ".join(miss)] if miss else []) + ([f"{unmeasured}: " + "; ".join(none)] if none else [])
+    return ". ".join(parts) or met
+
+
 def print_text(results, args, devices, f):
     mib = args.min_bytes / MIB
     for res in results:
@@ -400,15 +414,14 @@ def print_text(results, args, devices, f):
                 + ("none" if not el else str(len(el))) + f" (of {res['n_big_eager']} compared)\n"
                 + "".join(f"  {x}\n" for x in el))
         f.write(sol_line(res, mib) + "\n")
-        f.write("targets: " + "; ".join(f"{name}: {'PASS' if ok else 'FAIL'} ({why})"
+        f.write("targets: " + "; ".join(f"{name}: {verdict(ok)} ({why})"
                                         for name, ok, why in res["targets"]) + "\n")
     f.write("\n== summary\n")
     for res in results:
-        miss = [name for name, ok, _ in res["targets"] if not ok]
         g = "-" if res["geomean"] is None else f"{res['geomean']:.3f}x"
         lib = f"  vs {library_line(res)}" if res["library"] else ""
         f.write(f"{res['case']:<32} {res['dtype']:<9} geomean {g:>7}  slower cells {len(res['slow']):>3}  "
-                f"eager outside {len(res['eager_out']):>3}  {'ok' if not miss else 'MISSED: ' + '; '.join(miss)}{lib}\n")
+                f"eager outside {len(res['eager_out']):>3}  {targets_word(res, 'ok', 'MISSED', 'NOT MEASURED')}{lib}\n")
 
 
 def write_md(results, args, meta, path):
@@ -423,11 +436,10 @@ def write_md(results, args, meta, path):
                 f"eager outside +-{args.eager_band:g}% | targets | geomean vs library peers |\n"
                 "|---|---|---:|---:|---:|---|---|\n")
         for res in results:
-            miss = [name for name, ok, _ in res["targets"] if not ok]
             g = "-" if res["geomean"] is None else f"{res['geomean']:.3f}x"
             f.write(f"| {res['case']} | {res['dtype']} | {g} | {len(res['slow'])} of {res['big']} | "
                     f"{len(res['eager_out'])} of {res['n_big_eager']} | "
-                    f"{'met' if not miss else 'missed: ' + '; '.join(miss)} | {library_line(res)} |\n")
+                    f"{targets_word(res, 'met', 'missed', 'not measured')} | {library_line(res)} |\n")
         for res in results:
             f.write(f"\n## {res['case']} · {res['dtype']}\n\n")
             if res["fused"]:
@@ -544,9 +556,9 @@ def main(argv=None):
                                          "files": args.files}, args.md)
             except OSError as e:
                 raise Problem(f"{args.md}: cannot write: {e.strerror}", 4) from None
-        missed = [r for r in results if not all(ok for _, ok, _ in r["targets"])]
+        missed = [r for r in results if not all(ok is True for _, ok, _ in r["targets"])]
         if args.targets and missed:
-            print(f"peer_compare: targets missed by {len(missed)} of {len(results)} case/dtype pairs: "
+            print(f"peer_compare: targets missed or not measured by {len(missed)} of {len(results)} case/dtype pairs: "
                   + ", ".join(f"{r['case']} {r['dtype']}" for r in missed), file=sys.stderr)
             return 1
         return 0

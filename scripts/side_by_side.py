@@ -17,6 +17,9 @@ their files already hold. The last step prints peer_compare.py's tables and targ
 file in DIR and writes them to DIR/compare.txt. Each step's output goes to DIR/log-C-D-fb.txt or
 -peer.txt, and DIR/lanes.txt says what ran where and how it ended.
 
+Grid-axis options (--dim1 8192,16384,32768, --dim0 128:65536) go to both tools unchanged, to run
+part of a grid on both sides (the lane printout still counts the default grid's cells).
+
 stop 28 did this by hand on a two-GPU host: 11 cases x 100 cells, fused and torch.compile, in
 about 19 minutes of wall time (results/h200/stop28/).
 
@@ -70,14 +73,14 @@ def steps_for(case, spec, dtype, args, d):
     fused = case.fused or []
     fb_file = d / f"fb-{case.name}-{dtype}.json"
     peer_file = d / f"peer-{case.name}-{dtype}.json"
-    fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush]
+    fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush, *args.axes]
     if args.eager:  # the case's eager form beside its fused ones: the grid's default baseline
         fb += ["--variants", ",".join(["eager", *fused])]
     elif fused:
         fb += ["--variants", ",".join(fused), "--baseline", fused[0]]
     fb += ["--resume" if fb_file.exists() else "--out", str(fb_file)]
     peer = [sys.executable, args.torch_peer, "run", "--case", spec, "--dtype", dtype,
-            "--flush", args.flush, "--variants", args.variants]
+            "--flush", args.flush, "--variants", args.variants, *args.axes]
     peer += ["--resume" if peer_file.exists() else "--out", str(peer_file)]
     return fb, peer
 
@@ -131,7 +134,20 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=None, help="start no step after S seconds")
     ap.add_argument("--min-bytes", default="64000000", help="peer_compare.py's --min-bytes (default 64000000)")
     ap.add_argument("--dry-run", action="store_true", help="print the lanes and commands, run nothing")
-    args = ap.parse_args(argv)
+    args, rest = ap.parse_known_args(argv)
+    # --AXIS LIST options (--dim1 8192,16384, --dim0 128:65536) go to both tools as they are: each
+    # checks them against the case; anything else unknown is a usage error here
+    args.axes = []
+    while rest:
+        opt = rest.pop(0)
+        if not opt.startswith("--") or opt[2:3] == "" or opt in ("--out", "--resume"):
+            ap.error(f"unrecognized argument: {opt}")
+        if "=" in opt:
+            args.axes.append(opt)
+        elif rest and not rest[0].startswith("--"):
+            args.axes += [opt, rest.pop(0)]
+        else:
+            ap.error(f"{opt} needs a list of values (--AXIS LIST)")
     if args.eager and "torch.eager" not in args.variants.split(","):
         args.variants = "torch.eager," + args.variants
     args.fusionbench = os.environ.get("FUSIONBENCH", str(REPO / "build" / "fusionbench"))

@@ -1327,7 +1327,7 @@ class TestPeerCompare(unittest.TestCase):
         rc, out, err, md = self.run_compare(fb, peer, "--targets")
         self.assertEqual(rc, 1)
         self.assertIn("dim0=65536 dim1=128: t.fused 52.0 us vs torch.compile 50.0 us (+4.0%)", out)
-        self.assertIn("targets missed by 1 of 1", err)
+        self.assertIn("targets missed or not measured by 1 of 1", err)
         rc, *_ = self.run_compare(fb, peer)  # without --targets: a report, exit 0
         self.assertEqual(rc, 0)
         rc, *_ = self.run_compare(fb, peer, "--targets", "--max-slower", "5")
@@ -1345,6 +1345,23 @@ class TestPeerCompare(unittest.TestCase):
         rc, out, _, _ = self.run_compare(fb, peer, "--targets")
         self.assertEqual(rc, 1)
         self.assertIn("dim0=65536 dim1=128: eager 120.0 us vs torch.eager 100.0 us (+20.0%)", out)
+
+    def test_eager_not_run_is_not_measured_never_pass(self):
+        """Files with no eager on one side: the faithfulness target reads NOT MEASURED, not
+        PASS, and --targets exits 1 for it (stop 29 printed 'PASS (0 of 0 cells outside)')."""
+        fb, peer = self.fb_peer()
+        for cell in peer["cases"][0]["dtypes"][0]["cells"]:
+            del cell["variants"]["torch.eager"]
+        rc, out, err, md = self.run_compare(fb, peer, "--targets")
+        self.assertEqual(rc, 1)
+        self.assertIn("MiB: NOT MEASURED (no cell with eager on both sides)", out)
+        self.assertNotIn("0 of 0 cells outside", out)
+        self.assertIn("NOT MEASURED: eager within", out)  # the summary line
+        self.assertNotIn("MISSED", out)
+        self.assertIn("targets missed or not measured by 1 of 1", err)
+        self.assertIn("not measured: eager within", md)
+        rc, *_ = self.run_compare(fb, peer)  # a report without --targets
+        self.assertEqual(rc, 0)
 
     def test_low_geomean(self):
         fb, peer = self.fb_peer()

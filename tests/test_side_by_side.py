@@ -191,6 +191,17 @@ class Run(unittest.TestCase):
             self.assertNotIn("--baseline", r.stdout)
             self.assertIn("--variants torch.eager,torch.compile", r.stdout)
 
+    def test_axes_go_to_both_tools(self):
+        r = self.side("--case", "softmax", "--dim1", "32768,65536", "--dim0=128:1024", "--dir", str(self.dir), "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith("  ")]
+        self.assertEqual(len(lines), 2)
+        for ln in lines:
+            self.assertIn("--dim1 32768,65536 --dim0=128:1024", ln)
+        for bad in (["stray"], ["--dim1"], ["--out", "x.json"]):
+            r = self.side("--case", "softmax", *bad, "--dir", str(self.dir), "--dry-run")
+            self.assertEqual(r.returncode, 2, bad)
+
 
 if __name__ == "__main__":
     unittest.main()

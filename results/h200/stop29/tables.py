@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""tables.py — the H200 tables kernels/NOTES.md ("Stop 29") cites, from calls 2, 4 and 6:
+`python3 tables.py`. Writes nothing; tables.txt is its output. No GPU needed (torch neither:
+scripts/peer_compare.py reads the result files). Each call compares programs on one card in one
+sitting; none of it replaces an H100 figure.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.join(HERE, "..", "..", "..")
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
+
+from tarballs import cells, text, unpack  # noqa: E402
+
+
+def times(path):
+    out = {}
+    for _, _, c in cells(path):
+        (v,) = c["variants"].values()
+        out[c["row"]] = (v["time_ms"]["median"] * 1e3, c["sol"]["time_ms"]["median"] * 1e3, v["check"]["passed"])
+    return out
+
+
+def compare(d, *extra):
+    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json"))
+    out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "peer_compare.py"), *files,
+                          "--min-bytes", "64000000", *extra], capture_output=True, text=True)
+    sys.stdout.write(out.stdout + out.stderr)
+
+
+def main():
+    print("# 1. call 2: dev/looped_rows_dev.cu, --flush write (two H200s; GPU 0)")
+    print(open(os.path.join(HERE, "call2-looped-write.txt")).read().strip())
+    with tempfile.TemporaryDirectory() as tmp:
+        r4 = unpack(tmp, os.path.join(HERE, "call4-norm-chain-bias-gelu.tar.xz"))
+        print("# 2. call 4: norm_chain.fused at W = 32768, float32, --flush write, GPU 0: fb29 (pairs past")
+        print("#    528 rows) against fb30 (one 1024-thread CTA an SM), alternated, two runs each (a, b)")
+        print(text(r4, "gpus.txt").strip())
+        runs = {k: times(os.path.join(r4, f"nc-{k}.json")) for k in ("fb29-a", "fb30-a", "fb29-b", "fb30-b")}
+        print("    rows " + "".join(f"{k:>20}" for k in runs) + "   t_fb29 / t_fb30 (a, b)")
+        for rows in sorted(runs["fb29-a"]):
+            assert all(runs[k][rows][2] for k in runs), "a failed check"
+            cols = "".join(f"{runs[k][rows][0]:10.1f} ({100 * runs[k][rows][1] / runs[k][rows][0]:5.1f}%)" for k in runs)
+            print(f"  {rows:6d} {cols}   {runs['fb29-a'][rows][0] / runs['fb30-a'][rows][0]:.3f}, "
+                  f"{runs['fb29-b'][rows][0] / runs['fb30-b'][rows][0]:.3f}")
+        print("# 3. call 4: fb30 beside torch.compile, full float32 grids (norm_chain on GPU 0, bias_gelu on GPU 1)")
+        compare(os.path.join(r4, "sbs"))
+        r6 = unpack(tmp, os.path.join(HERE, "call6-eight-cases-eager.tar.xz"))
+        print("\n# 4. call 6 (four H200s): fb30 eager + fused beside torch.eager + torch.compile, float32, a lane")
+        print("#    of cases per GPU; the call's budget stopped four peers part-way (softmax, double_softmax,")
+        print("#    bias_gelu, horizontal_reduction_reduction: 49-67 cells); three cases never started")
+        print(text(r6, "sbs/lanes.txt").strip())
+        compare(os.path.join(r6, "sbs"))
+
+
+if __name__ == "__main__":
+    main()
