@@ -5,7 +5,11 @@ path); no GPU needed.
 import json
 import math
 import os
+import subprocess
+import sys
 import tarfile
+
+REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def unpack(tmp, path):
@@ -31,3 +35,21 @@ def cells(path):
 
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def times_by_rows(path):
+    """{dim0: (t us, t_sol us, check passed)} of a result file of one variant over one column."""
+    out = {}
+    for _, _, c in cells(path):
+        (v,) = c["variants"].values()
+        out[c["row"]] = (v["time_ms"]["median"] * 1e3, c["sol"]["time_ms"]["median"] * 1e3, v["check"]["passed"])
+    return out
+
+
+def peer_compare(d, *extra):
+    """Prints scripts/peer_compare.py over every .json in directory d (>= 64 MB cells as the
+    issue's big ones), with the extra arguments."""
+    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json"))
+    out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "peer_compare.py"), *files,
+                          "--min-bytes", "64000000", *extra], capture_output=True, text=True)
+    sys.stdout.write(out.stdout + out.stderr)

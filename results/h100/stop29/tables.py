@@ -3,26 +3,14 @@
 `python3 tables.py`. Writes nothing; tables.txt is its output. No GPU needed (torch neither:
 scripts/peer_compare.py reads the result files).
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.join(HERE, "..", "..", "..")
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, text, unpack  # noqa: E402
-
-
-def times(path):
-    """{dim0: (t_fused us, t_sol us, check passed)} of a one-variant, one-column result file."""
-    out = {}
-    for _, _, c in cells(path):
-        (v,) = c["variants"].values()
-        out[c["row"]] = (v["time_ms"]["median"] * 1e3, c["sol"]["time_ms"]["median"] * 1e3, v["check"]["passed"])
-    return out
+from tarballs import peer_compare, text, times_by_rows as times, unpack  # noqa: E402
 
 
 def pairs_ab(r):
@@ -58,21 +46,13 @@ def main():
         print("  " + [ln for ln in text(r7, "memcheck-norm_chain.txt").splitlines() if "ERROR SUMMARY" in ln][-1].strip("= "))
         print("# 4. beside torch.compile (--flush write both sides, a compile per cell): norm_chain's full")
         print("#    float32 grid, bias_gelu's W = 8192..65536 columns")
-        sbs = os.path.join(r7, "sbs")
-        files = sorted(os.path.join(sbs, f) for f in os.listdir(sbs) if f.endswith(".json"))
-        out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "peer_compare.py"), *files,
-                              "--min-bytes", "64000000", "--targets"], capture_output=True, text=True)
-        sys.stdout.write(out.stdout + out.stderr)
+        peer_compare(os.path.join(r7, "sbs"), "--targets")
         r8 = unpack(tmp, os.path.join(HERE, "call8-long-rows-peer.tar.xz"))
         print("\n# 5. call 8: fb30 beside torch.compile where the H200 lost (--flush write, a compile per cell):")
         print("#    layernorm and softmax_backward at W = 16384..65536, horizontal_reduction_pointwise at")
         print("#    16384..65536 rows; the call's budget stopped softmax_backward at 22 cells, HRP at 26")
         print(text(r8, "sbs/lanes.txt").strip())
-        sbs = os.path.join(r8, "sbs")
-        files = sorted(os.path.join(sbs, f) for f in os.listdir(sbs) if f.endswith(".json"))
-        out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "peer_compare.py"), *files,
-                              "--min-bytes", "64000000"], capture_output=True, text=True)
-        sys.stdout.write(out.stdout + out.stderr)
+        peer_compare(os.path.join(r8, "sbs"))
 
 
 if __name__ == "__main__":

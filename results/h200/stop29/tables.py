@@ -4,32 +4,14 @@
 scripts/peer_compare.py reads the result files). Each call compares programs on one card in one
 sitting; none of it replaces an H100 figure.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.join(HERE, "..", "..", "..")
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, text, unpack  # noqa: E402
-
-
-def times(path):
-    out = {}
-    for _, _, c in cells(path):
-        (v,) = c["variants"].values()
-        out[c["row"]] = (v["time_ms"]["median"] * 1e3, c["sol"]["time_ms"]["median"] * 1e3, v["check"]["passed"])
-    return out
-
-
-def compare(d, *extra):
-    files = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json"))
-    out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "peer_compare.py"), *files,
-                          "--min-bytes", "64000000", *extra], capture_output=True, text=True)
-    sys.stdout.write(out.stdout + out.stderr)
+from tarballs import peer_compare, text, times_by_rows as times, unpack  # noqa: E402
 
 
 def main():
@@ -48,13 +30,13 @@ def main():
             print(f"  {rows:6d} {cols}   {runs['fb29-a'][rows][0] / runs['fb30-a'][rows][0]:.3f}, "
                   f"{runs['fb29-b'][rows][0] / runs['fb30-b'][rows][0]:.3f}")
         print("# 3. call 4: fb30 beside torch.compile, full float32 grids (norm_chain on GPU 0, bias_gelu on GPU 1)")
-        compare(os.path.join(r4, "sbs"))
+        peer_compare(os.path.join(r4, "sbs"))
         r6 = unpack(tmp, os.path.join(HERE, "call6-eight-cases-eager.tar.xz"))
         print("\n# 4. call 6 (four H200s): fb30 eager + fused beside torch.eager + torch.compile, float32, a lane")
         print("#    of cases per GPU; the call's budget stopped four peers part-way (softmax, double_softmax,")
         print("#    bias_gelu, horizontal_reduction_reduction: 49-67 cells); three cases never started")
         print(text(r6, "sbs/lanes.txt").strip())
-        compare(os.path.join(r6, "sbs"))
+        peer_compare(os.path.join(r6, "sbs"))
 
 
 if __name__ == "__main__":
