@@ -1,0 +1,318 @@
+// layernorm_params_dev.cu — what layernorm's weight and bias cost a long row held in one CTA
+// (dev experiment, written in stop 29 for the next device call; issue 6).
+//
+// The question. At W = 32768 float32 the engine holds a row in one 1024-thread CTA an SM (8
+// float4 a thread). norm_chain's math in that plan runs at the copy on the H100 and the H200 from
+// 1024 rows (stop 29, results/*/stop29/), but layernorm.fused runs 86-93% of the H100's copy at
+// 512-2048 rows and is 3-17% behind torch.compile on the H200 (two modes). The one difference is
+// the parameters: w and b, 256 KB a row, which neither the registers (64 a thread at 1024 threads,
+// 32 of them the row) nor shared memory (227 KB a CTA) hold beside the row. The engine loads a
+// unit's w and b after the previous unit's store (the compiler may not lift a load above a store
+// it could alias), so each thread's output phase is 8 L2 round trips in a row, while its SM loads
+// nothing from DRAM. Reading: those round trips, a few microseconds a row against 7-10 us of a
+// row's DRAM time an SM, are the cost. Not measured.
+//
+// Kernels, layernorm in float32 (biased variance, eps 1e-5, mean and variance as two CTA sums
+// over the held row, y = (x - mean) * rstd * w + b), one CTA of 1024 threads a row, the row in
+// registers as the engine's K_ROW_SMEM plan holds it:
+//   noparams   y = (x - mean) * rstd: the plan's floor (what norm_chain measured)
+//   engine     w and b of each unit loaded after the previous unit's store (the engine's order)
+//   ahead      w and b of unit u + 1 loaded before unit u's store (__restrict__ outputs, one unit
+//              ahead by hand: 8 more registers, no serial round trip after the first)
+//   wb_first   w and b of units 0..3 loaded before the reductions, of units 4..7 one ahead:
+//              half of the round trips hidden under the row's own load and sums (spills if the
+//              registers cannot hold them: the build prints ptxas' use with -Xptxas -v)
+//   w_smem     w copied to shared memory by cp.async while the row loads (128 KB a CTA), b one
+//              unit ahead from global: the weight's round trips off the output phase
+//   copy       cudaMemcpyAsync of the ideal bytes (x read, y written, w and b once): the SOL
+// Prediction: engine well under noparams from 512 rows (the H100: layernorm.fused 86-93% at
+// 512-2048 rows against norm_chain's 97-99%); ahead and w_smem close most of it; wb_first as
+// ahead or worse if it spills.
+//
+// Build: nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -Xptxas -v dev/layernorm_params_dev.cu -o /tmp/layernorm_params_dev
+// Run:   /tmp/layernorm_params_dev [write]   (write: dirty the L2 after the sweep, as --flush write)
+// Beside it in the same call: fusionbench run --case layernorm --dtype float32 --flush write
+//   --dim1 32768 --dim0 128:8192 --variants layernorm.fused --baseline layernorm.fused (the engine).
+// Each sample: a read-only sweep of 256 MB (then a memset of it with `write`), then events around
+// the kernel; median of 30 after 3 discarded. Every kernel is checked on 8 rows against float64.
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "../kernels/common.cuh"
+
+#define CK(x)                                                                      \
+    do {                                                                           \
+        cudaError_t e_ = (x);                                                      \
+        if (e_ != cudaSuccess) {                                                   \
+            printf("%s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__);    \
+            exit(1);                                                               \
+        }                                                                          \
+    } while (0)
+
+constexpr int W = 32768;   // float32 elements a row
+constexpr int W4 = W / 4;  // float4 units a row
+constexpr int T = 1024;    // threads a CTA
+constexpr int U = W4 / T;  // units a thread (8)
+constexpr float kEps = 1e-5f;
+
+__device__ __forceinline__ float4 ld_last(const float4 *p) {
+    const int4 r = fb::load16_evict<fb::Evict::Last>(p);
+    return *reinterpret_cast<const float4 *>(&r);
+}
+__device__ __forceinline__ float hsum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+// A CTA-wide sum: warp shuffles, a partial a warp through shared memory, one barrier.
+__device__ float cta_sum(float a, float *sm) {
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
+    __syncthreads();  // the previous sum's readers are done with sm
+    if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = a;
+    __syncthreads();
+    a = (int)(threadIdx.x & 31) < (int)(blockDim.x >> 5) ? sm[threadIdx.x & 31] : 0.f;
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
+    return a;
+}
+
+// Loads the row and leaves v[u] = (x - mean) * rstd.
+__device__ __forceinline__ void normalise(const float4 *__restrict__ xr, float4 (&v)[U], float *sm) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = ld_last(xr + threadIdx.x + u * T);
+    float a = 0.f;
+#pragma unroll
+    for (int u = 0; u < U; ++u) a += hsum(v[u]);
+    const float mean = cta_sum(a, sm) * (1.f / W);
+    a = 0.f;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const float4 d = make_float4(v[u].x - mean, v[u].y - mean, v[u].z - mean, v[u].w - mean);
+        a += (d.x * d.x + d.y * d.y) + (d.z * d.z + d.w * d.w);
+    }
+    const float rstd = rsqrtf(cta_sum(a, sm) * (1.f / W) + kEps);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+        v[u] = make_float4((v[u].x - mean) * rstd, (v[u].y - mean) * rstd, (v[u].z - mean) * rstd, (v[u].w - mean) * rstd);
+}
+
+__device__ __forceinline__ float4 affine(float4 h, float4 w, float4 b) {
+    return make_float4(h.x * w.x + b.x, h.y * w.y + b.y, h.z * w.z + b.z, h.w * w.w + b.w);
+}
+
+__global__ void __launch_bounds__(T, 1) k_noparams(const float4 *x, float4 *y, const float4 *, const float4 *) {
+    __shared__ float sm[32];
+    const long base = (long)blockIdx.x * W4;
+    float4 v[U];
+    normalise(x + base, v, sm);
+#pragma unroll
+    for (int u = 0; u < U; ++u) __stcs(y + base + threadIdx.x + u * T, v[u]);
+}
+
+// The engine's order: y may alias w and b as far as the compiler knows, so each unit's loads wait
+// for the previous unit's store.
+__global__ void __launch_bounds__(T, 1) k_engine(const float4 *x, float4 *y, const float4 *w, const float4 *b) {
+    __shared__ float sm[32];
+    const long base = (long)blockIdx.x * W4;
+    float4 v[U];
+    normalise(x + base, v, sm);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int c = threadIdx.x + u * T;
+        __stcs(y + base + c, affine(v[u], w[c], b[c]));
+    }
+}
+
+__global__ void __launch_bounds__(T, 1) k_ahead(const float4 *__restrict__ x, float4 *__restrict__ y,
+                                                const float4 *__restrict__ w, const float4 *__restrict__ b) {
+    __shared__ float sm[32];
+    const long base = (long)blockIdx.x * W4;
+    float4 v[U];
+    normalise(x + base, v, sm);
+    float4 wn = w[threadIdx.x], bn = b[threadIdx.x];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const float4 wc = wn, bc = bn;
+        if (u + 1 < U) {
+            wn = w[threadIdx.x + (u + 1) * T];
+            bn = b[threadIdx.x + (u + 1) * T];
+        }
+        __stcs(y + base + threadIdx.x + u * T, affine(v[u], wc, bc));
+    }
+}
+
+__global__ void __launch_bounds__(T, 1) k_wb_first(const float4 *__restrict__ x, float4 *__restrict__ y,
+                                                   const float4 *__restrict__ w, const float4 *__restrict__ b) {
+    __shared__ float sm[32];
+    const long base = (long)blockIdx.x * W4;
+    constexpr int H = U / 2;
+    float4 wf[H], bf[H];
+#pragma unroll
+    for (int u = 0; u < H; ++u) {
+        wf[u] = w[threadIdx.x + u * T];
+        bf[u] = b[threadIdx.x + u * T];
+    }
+    float4 v[U];
+    normalise(x + base, v, sm);
+#pragma unroll
+    for (int u = 0; u < H; ++u) __stcs(y + base + threadIdx.x + u * T, affine(v[u], wf[u], bf[u]));
+    float4 wn = w[threadIdx.x + H * T], bn = b[threadIdx.x + H * T];
+#pragma unroll
+    for (int u = H; u < U; ++u) {
+        const float4 wc = wn, bc = bn;
+        if (u + 1 < U) {
+            wn = w[threadIdx.x + (u + 1) * T];
+            bn = b[threadIdx.x + (u + 1) * T];
+        }
+        __stcs(y + base + threadIdx.x + u * T, affine(v[u], wc, bc));
+    }
+}
+
+// w into shared memory by cp.async (16 bytes a thread and unit) before the row's loads; the copy
+// lands while the row loads and the sums run. Each thread reads back only what it copied, so a
+// thread's own cp.async.wait_all is all the ordering it needs.
+__global__ void __launch_bounds__(T, 1) k_w_smem(const float4 *__restrict__ x, float4 *__restrict__ y,
+                                                 const float4 *__restrict__ w, const float4 *__restrict__ b) {
+    extern __shared__ float4 ws[];  // W4 float4: 128 KB
+    __shared__ float sm[32];
+    const long base = (long)blockIdx.x * W4;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int c = threadIdx.x + u * T;
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(ws + c);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(w + c));
+    }
+    asm volatile("cp.async.commit_group;");
+    float4 v[U];
+    normalise(x + base, v, sm);
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    float4 bn = b[threadIdx.x];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const float4 bc = bn;
+        if (u + 1 < U) bn = b[threadIdx.x + (u + 1) * T];
+        __stcs(y + base + threadIdx.x + u * T, affine(v[u], ws[threadIdx.x + u * T], bc));
+    }
+}
+
+__global__ void sweep(const float4 *p, long n, float *sink) {
+    float a = 0.f;
+    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) a += hsum(__ldcg(p + i));
+    if (a == 12345.f) *sink = a;
+}
+
+// max |got - want| / (1 + |want|) over the first `rows` rows, want in float64
+static double check(const std::vector<float> &hx, const std::vector<float> &hw, const std::vector<float> &hb,
+                     const float *dy, int rows, bool params) {
+    std::vector<float> got((size_t)rows * W);
+    CK(cudaMemcpy(got.data(), dy, got.size() * 4, cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (int r = 0; r < rows; ++r) {
+        const float *xr = hx.data() + (size_t)r * W;
+        double m = 0, var = 0;
+        for (int c = 0; c < W; ++c) m += xr[c];
+        m /= W;
+        for (int c = 0; c < W; ++c) var += (xr[c] - m) * (xr[c] - m);
+        const double rstd = 1.0 / sqrt(var / W + kEps);
+        for (int c = 0; c < W; ++c) {
+            const double h = (xr[c] - m) * rstd, want = params ? h * hw[c] + hb[c] : h;
+            worst = std::max(worst, fabs(got[(size_t)r * W + c] - want) / (1 + fabs(want)));
+        }
+    }
+    return worst;
+}
+
+int main(int argc, char **argv) {
+    const bool write_flush = argc > 1 && !strcmp(argv[1], "write");
+    const long maxrows = 8192;
+    const size_t maxbytes = (size_t)maxrows * W * 4;
+    float4 *x, *y, *w, *b, *fl;
+    float *sink;
+    // room past the rows for the copy's parameter bytes (the SOL moves x, y, w and b)
+    CK(cudaMalloc(&x, maxbytes + 2 * W * 4));
+    CK(cudaMalloc(&y, maxbytes + 2 * W * 4));
+    CK(cudaMalloc(&w, W * 4));
+    CK(cudaMalloc(&b, W * 4));
+    const size_t fln = 256ul << 20;
+    CK(cudaMalloc(&fl, fln));
+    CK(cudaMalloc(&sink, 4));
+    CK(cudaMemset(fl, 0, fln));
+    std::vector<float> hx8((size_t)8 * W), hw(W), hb(W);
+    {  // x in [-2, 2) plus a per-row offset, w in [0.5, 1.5), b in [-0.5, 0.5): a fixed LCG
+        std::vector<float> hx((size_t)maxrows * W);
+        uint32_t s = 12345u;
+        auto next = [&s] {
+            s = s * 1664525u + 1013904223u;
+            return (s >> 8) * (1.f / 16777216.f);
+        };
+        for (size_t i = 0; i < hx.size(); ++i) hx[i] = 4.f * next() - 2.f + (float)((i / W) % 7);
+        for (int c = 0; c < W; ++c) {
+            hw[c] = 0.5f + next();
+            hb[c] = next() - 0.5f;
+        }
+        CK(cudaMemcpy(x, hx.data(), maxbytes, cudaMemcpyHostToDevice));
+        std::copy(hx.begin(), hx.begin() + hx8.size(), hx8.begin());
+        CK(cudaMemcpy(w, hw.data(), W * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(b, hb.data(), W * 4, cudaMemcpyHostToDevice));
+    }
+
+    struct Form {
+        const char *name;
+        void (*kernel)(const float4 *, float4 *, const float4 *, const float4 *);
+        size_t smem;
+        bool params;
+    };
+    const Form forms[] = {{"noparams", k_noparams, 0, false}, {"engine", k_engine, 0, true},
+                          {"ahead", k_ahead, 0, true},        {"wb_first", k_wb_first, 0, true},
+                          {"w_smem", k_w_smem, W4 * 16, true}};
+    CK(cudaFuncSetAttribute(k_w_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, W4 * 16));
+
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    auto timeit = [&](auto launch) {
+        std::vector<float> t;
+        for (int s = 0; s < 33; ++s) {
+            sweep<<<prop.multiProcessorCount * 8, 256>>>(fl, fln / 16, sink);
+            if (write_flush) CK(cudaMemsetAsync(fl, 0, fln));
+            CK(cudaEventRecord(e0));
+            launch();
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (s >= 3) t.push_back(ms * 1e3f);
+        }
+        std::sort(t.begin(), t.end());
+        return t[t.size() / 2];
+    };
+
+    printf("%s, %d SMs; layernorm W = %d float32, one 1024-thread CTA a row; flush: %s; median us of 30 (%% of the copy)\n",
+           prop.name, prop.multiProcessorCount, W, write_flush ? "write" : "clean");
+    printf("check (max |got - want| / (1 + |want|) over 8 rows against float64):");
+    for (const Form &f : forms) {
+        CK(cudaMemset(y, 0, (size_t)8 * W * 4));
+        f.kernel<<<8, T, f.smem>>>(x, y, w, b);
+        CK(cudaGetLastError());
+        printf(" %s %.2e", f.name, check(hx8, hw, hb, (float *)y, 8, f.params));
+    }
+    printf("\n%6s %8s %9s", "rows", "MB", "copy");
+    for (const Form &f : forms) printf(" %16s", f.name);
+    printf("\n");
+    for (long rows : {128L, 256L, 512L, 1024L, 2048L, 4096L, 8192L}) {
+        const size_t bytes = (size_t)rows * W * 4;
+        const float tc = timeit([&] { CK(cudaMemcpyAsync(y, x, bytes + 2 * W * 4, cudaMemcpyDeviceToDevice)); });
+        printf("%6ld %8.1f %9.1f", rows, (2.0 * bytes + 2.0 * W * 4) / 1e6, tc);
+        for (const Form &f : forms) {
+            const float t = timeit([&] { f.kernel<<<rows, T, f.smem>>>(x, y, w, b); });
+            printf(" %9.1f (%4.1f)", t, 100 * tc / t);
+        }
+        printf("\n");
+        CK(cudaGetLastError());
+    }
+    return 0;
+}
