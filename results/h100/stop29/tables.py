@@ -10,7 +10,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import peer_compare, text, times_by_rows as times, unpack  # noqa: E402
+from tarballs import cells, peer_compare, text, times_by_rows as times, unpack  # noqa: E402
 
 
 def pairs_ab(r):
@@ -47,6 +47,13 @@ def main():
         print("# 4. beside torch.compile (--flush write both sides, a compile per cell): norm_chain's full")
         print("#    float32 grid, bias_gelu's W = 8192..65536 columns")
         peer_compare(os.path.join(r7, "sbs"), "--targets")
+        fb = os.path.join(r7, "sbs", "fb-norm_chain-float32.json")
+        big = [(c["row"], c["col"], c["variants"]["norm_chain.fused"]) for _, _, c in cells(fb) if c["ideal_bytes"] >= 64e6]
+        low = [f"{r} x {w} {v['sol_pct']:.1f}%" for r, w, v in big if v["sol_pct"] < 90]
+        modes = sorted({v["check"]["mode"] for _, _, c in cells(fb) for v in c["variants"].values()})
+        print(f"norm_chain.fused (call 7, write flush): {len(big)} cells of >= 64 MB, under 90% of SOL: {len(low)} "
+              f"({', '.join(low) or 'none'}); every check passed: "
+              f"{all(v['check']['passed'] for _, _, c in cells(fb) for v in c['variants'].values())} ({', '.join(modes)})")
         r8 = unpack(tmp, os.path.join(HERE, "call8-long-rows-peer.tar.xz"))
         print("\n# 5. call 8: fb30 beside torch.compile where the H200 lost (--flush write, a compile per cell):")
         print("#    layernorm and softmax_backward at W = 16384..65536, horizontal_reduction_pointwise at")
