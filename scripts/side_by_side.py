@@ -17,8 +17,10 @@ their files already hold. The last step prints peer_compare.py's tables and targ
 file in DIR and writes them to DIR/compare.txt. Each step's output goes to DIR/log-C-D-fb.txt or
 -peer.txt, and DIR/lanes.txt says what ran where and how it ended.
 
-Grid-axis options (--dim1 8192,16384,32768, --dim0 128:65536) go to both tools unchanged, to run
-part of a grid on both sides (the lane printout still counts the default grid's cells).
+Grid-axis options (--dim1 8192,16384,32768, --dim0 128:65536) go to both tools, to run part of a
+grid on both sides: each case's commands get those that name one of its symbols. They are checked
+here first (one that names no symbol of any case is a usage error), and the lanes are dealt by the
+cells they leave.
 
 stop 28 did this by hand on a two-GPU host: 11 cases x 100 cells, fused and torch.compile, in
 about 19 minutes of wall time (results/h200/stop28/).
@@ -48,10 +50,39 @@ import torch_peer as tp  # noqa: E402  (the case reader and grids; no torch need
 BUDGET_STOP = "stopped at the --budget"  # torch_peer's line when --budget ends a run early
 
 
-def cells(case):
-    """Cells of the case's default grid (every grid of its fixed symbols), one dtype."""
-    axes, fixed = tp.plan_axes(case, {}, False)
+def cells(case, overrides=None):
+    """Cells of the case's grid (every grid of its fixed symbols), one dtype, after the grid-axis
+    options that name one of its symbols (--dim1 ...; the others are for other cases)."""
+    own = {k: v for k, v in (overrides or {}).items() if k in dict(case.axes) or k in case.fixed}
+    axes, fixed = tp.plan_axes(case, own, False)
     return sum(1 for _ in tp.grid_points(axes, fixed))
+
+
+def parse_axes(axes):
+    """['--dim1', '8192,16384', '--dim0=128:1024'] -> {'dim1': [...], 'dim0': [...]} with the
+    tools' own list syntax and its errors (tp.UsageError)."""
+    return {name: tp.parse_axis_list(f"--{name}", text) for name, text in axis_options(axes)}
+
+
+def axis_options(axes):
+    """['--dim1', 'L', '--dim0=M'] -> [('dim1', 'L'), ('dim0', 'M')]; a symbol named twice is a
+    usage error (tp.UsageError)."""
+    out, items = [], list(axes)
+    while items:
+        name, eq, text = items.pop(0)[2:].partition("=")
+        if not eq:
+            text = items.pop(0)
+        if name in (n for n, _ in out):
+            raise tp.UsageError(f"--{name} given twice")
+        out.append((name, text))
+    return out
+
+
+def case_axes(case, axes):
+    """The axis options for one case's two commands: those naming one of its symbols (both tools
+    reject an option that is no axis of the case they run)."""
+    own = set(dict(case.axes)) | set(case.fixed)
+    return [f"--{name}={text}" for name, text in axis_options(axes) if name in own]
 
 
 def deal(jobs, lanes):
@@ -73,14 +104,15 @@ def steps_for(case, spec, dtype, args, d):
     fused = case.fused or []
     fb_file = d / f"fb-{case.name}-{dtype}.json"
     peer_file = d / f"peer-{case.name}-{dtype}.json"
-    fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush, *args.axes]
+    axes = case_axes(case, args.axes)
+    fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush, *axes]
     if args.eager:  # the case's eager form beside its fused ones: the grid's default baseline
         fb += ["--variants", ",".join(["eager", *fused])]
     elif fused:
         fb += ["--variants", ",".join(fused), "--baseline", fused[0]]
     fb += ["--resume" if fb_file.exists() else "--out", str(fb_file)]
     peer = [sys.executable, args.torch_peer, "run", "--case", spec, "--dtype", dtype,
-            "--flush", args.flush, "--variants", args.variants, *args.axes]
+            "--flush", args.flush, "--variants", args.variants, *axes]
     peer += ["--resume" if peer_file.exists() else "--out", str(peer_file)]
     return fb, peer
 
@@ -120,7 +152,8 @@ class Lane(threading.Thread):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 allow_abbrev=False)  # --d... is a grid axis, not --dir abbreviated
     ap.add_argument("--case", action="append", default=[], help="a bundled case or a case file; repeatable or comma-separated")
     ap.add_argument("--all", action="store_true", help="every bundled case")
     ap.add_argument("--dtype", default=None, help="dtypes, comma-separated, or 'all' (each case's own; default: each case's first)")
@@ -160,6 +193,7 @@ def main(argv=None):
         ap.error("name cases with --case, or --all")
     try:
         gpus = [int(g) for g in args.gpus.split(",")]
+        overrides = parse_axes(args.axes)
         jobs = {}
         for spec in names:
             case = tp.find_case(spec)
@@ -171,7 +205,13 @@ def main(argv=None):
                 dtypes = [tp.canonical_dtype(x) for x in args.dtype.split(",")]
             for dt in dtypes:
                 if dt in case.dtypes:
-                    jobs[(case.name, dt)] = (case, spec, dt, cells(case))
+                    jobs[(case.name, dt)] = (case, spec, dt, cells(case, overrides))
+        # as both tools: an axis option must be a symbol of some case named (checked here, before
+        # any GPU time is spent)
+        symbols = {n for case, *_ in jobs.values() for n in list(dict(case.axes)) + list(case.fixed)}
+        for name in overrides:
+            if name not in symbols:
+                raise tp.UsageError(f"--{name} is no grid axis or size symbol of the cases named")
     except (tp.CaseError, tp.UsageError, ValueError) as e:
         print(f"side_by_side: {e}", file=sys.stderr)
         return 2

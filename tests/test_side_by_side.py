@@ -197,10 +197,24 @@ class Run(unittest.TestCase):
         lines = [ln for ln in r.stdout.splitlines() if ln.startswith("  ")]
         self.assertEqual(len(lines), 2)
         for ln in lines:
-            self.assertIn("--dim1 32768,65536 --dim0=128:1024", ln)
-        for bad in (["stray"], ["--dim1"], ["--out", "x.json"]):
+            self.assertIn("--dim1=32768,65536 --dim0=128:1024", ln)
+        self.assertIn("softmax float32 (8 cells)", r.stdout)  # 4 rows x 2 widths, dealt by those
+        # a case gets only the options that name its symbols: matmul has M, N and K, not dim1
+        r = self.side("--case", "softmax,matmul", "--dim1", "64", "--N", "256", "--dir", str(self.dir), "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for ln in r.stdout.splitlines():
+            if ln.startswith("  ") and "softmax" in ln:
+                self.assertIn("--dim1=64", ln)
+                self.assertNotIn("--N=", ln)
+            elif ln.startswith("  "):
+                self.assertIn("--N=256", ln)
+                self.assertNotIn("--dim1", ln)
+        for bad, why in ((["stray"], "unrecognized argument"), (["--dim1"], "needs a list"),
+                         (["--out", "x.json"], "unrecognized argument"), (["--dim2", "64"], "--dim2 is no grid axis"),
+                         (["--dim1", "0"], "positive integer"), (["--dim1", "64", "--dim1=128"], "given twice")):
             r = self.side("--case", "softmax", *bad, "--dir", str(self.dir), "--dry-run")
             self.assertEqual(r.returncode, 2, bad)
+            self.assertIn(why, r.stderr, bad)
 
 
 if __name__ == "__main__":
