@@ -268,6 +268,7 @@ static void test_half_smem_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F16, 133, 65536, 5, 1024, 4);
     expect_plan_c(fb_norm_chain_plan_info, nc, FB_BF16, 2048, 65536, 1, -1, -1, 4); /* the cluster */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F16, 2048, 16384, 1, -1, -1);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_BF16, 4096, 32768, 1, -1, -1);   /* stop 29's change was float32's */
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 2048, 32768, 1, -1, -1);    /* the registers hold it */
     expect_plan_c(fb_layernorm_plan_info, ln, FB_BF16, 128, 8192, 1, -1, -1, 2); /* 16 KB rows: not taken */
 }
