@@ -11,7 +11,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import peer_compare, text, times_by_rows as times, unpack  # noqa: E402
+from tarballs import cells, peer_compare, text, times_by_rows as times, unpack  # noqa: E402
 
 
 def main():
@@ -37,6 +37,17 @@ def main():
         print("#    bias_gelu, horizontal_reduction_reduction: 49-67 cells); three cases never started")
         print(text(r6, "sbs/lanes.txt").strip())
         peer_compare(os.path.join(r6, "sbs"))
+        print("\n# 5. call 6: layernorm at W = 32768, the samples' spread (us): fused falls in two modes from")
+        print("#    1024 rows (median far above p20 or p80 far above the median), torch.compile does not")
+        fb, peer = (os.path.join(r6, "sbs", f"{s}-layernorm-float32.json") for s in ("fb", "peer"))
+        tc = {c["row"]: c["variants"]["torch.compile"]["time_ms"] for _, _, c in cells(peer) if c["col"] == 32768}
+        for _, _, c in cells(fb):
+            if c["col"] != 32768:
+                continue
+            parts = []
+            for name, t in (("fused", c["variants"]["layernorm.fused"]["time_ms"]), ("torch.compile", tc[c["row"]])):
+                parts.append(f"{name} " + " ".join(f"{k} {t[k] * 1e3:7.1f}" for k in ("min", "p20", "median", "p80")) + f" n {t['n']}")
+            print(f"  {c['row']:6d}  " + " | ".join(parts))
 
 
 if __name__ == "__main__":
