@@ -59,22 +59,13 @@ def cells(case, overrides=None):
 
 
 def parse_axes(axes):
-    """['--dim1', '8192,16384', '--dim0=128:1024'] -> {'dim1': [...], 'dim0': [...]} with the
-    tools' own list syntax and its errors (tp.UsageError)."""
-    return {name: tp.parse_axis_list(f"--{name}", text) for name, text in axis_options(axes)}
-
-
-def axis_options(axes):
-    """['--dim1', 'L', '--dim0=M'] -> [('dim1', 'L'), ('dim0', 'M')]; a symbol named twice is a
-    usage error (tp.UsageError)."""
-    out, items = [], list(axes)
-    while items:
-        name, eq, text = items.pop(0)[2:].partition("=")
-        if not eq:
-            text = items.pop(0)
-        if name in (n for n, _ in out):
+    """[('dim1', '8192,16384'), ('dim0', '128:1024')] -> {'dim1': [...], 'dim0': [...]} with the
+    tools' own list syntax and its errors (tp.UsageError); a symbol named twice is one too."""
+    out = {}
+    for name, text in axes:
+        if name in out:
             raise tp.UsageError(f"--{name} given twice")
-        out.append((name, text))
+        out[name] = tp.parse_axis_list(f"--{name}", text)
     return out
 
 
@@ -82,7 +73,7 @@ def case_axes(case, axes):
     """The axis options for one case's two commands: those naming one of its symbols (both tools
     reject an option that is no axis of the case they run)."""
     own = set(dict(case.axes)) | set(case.fixed)
-    return [f"--{name}={text}" for name, text in axis_options(axes) if name in own]
+    return [f"--{name}={text}" for name, text in axes if name in own]
 
 
 def deal(jobs, lanes):
@@ -168,19 +159,19 @@ def main(argv=None):
     ap.add_argument("--min-bytes", default="64000000", help="peer_compare.py's --min-bytes (default 64000000)")
     ap.add_argument("--dry-run", action="store_true", help="print the lanes and commands, run nothing")
     args, rest = ap.parse_known_args(argv)
-    # --AXIS LIST options (--dim1 8192,16384, --dim0 128:65536) go to both tools as they are: each
-    # checks them against the case; anything else unknown is a usage error here
+    # --AXIS LIST options (--dim1 8192,16384, --dim0=128:65536): (symbol, list) pairs, checked with
+    # the cases below (parse_axes) and given to each case's two commands (case_axes)
     args.axes = []
     while rest:
         opt = rest.pop(0)
-        if not opt.startswith("--") or opt[2:3] == "" or opt in ("--out", "--resume"):
+        name, eq, text = opt[2:].partition("=")
+        if not opt.startswith("--") or not name or name in ("out", "resume"):
             ap.error(f"unrecognized argument: {opt}")
-        if "=" in opt:
-            args.axes.append(opt)
-        elif rest and not rest[0].startswith("--"):
-            args.axes += [opt, rest.pop(0)]
-        else:
-            ap.error(f"{opt} needs a list of values (--AXIS LIST)")
+        if not eq:
+            if not rest or rest[0].startswith("--"):
+                ap.error(f"{opt} needs a list of values (--AXIS LIST)")
+            text = rest.pop(0)
+        args.axes.append((name, text))
     if args.eager and "torch.eager" not in args.variants.split(","):
         args.variants = "torch.eager," + args.variants
     args.fusionbench = os.environ.get("FUSIONBENCH", str(REPO / "build" / "fusionbench"))

@@ -210,7 +210,8 @@ class Run(unittest.TestCase):
                 self.assertIn("--N=256", ln)
                 self.assertNotIn("--dim1", ln)
         for bad, why in ((["stray"], "unrecognized argument"), (["--dim1"], "needs a list"),
-                         (["--out", "x.json"], "unrecognized argument"), (["--dim2", "64"], "--dim2 is no grid axis"),
+                         (["--out", "x.json"], "unrecognized argument"),
+                         (["--resume=x.json"], "unrecognized argument"), (["--dim2", "64"], "--dim2 is no grid axis"),
                          (["--dim1", "0"], "positive integer"), (["--dim1", "64", "--dim1=128"], "given twice")):
             r = self.side("--case", "softmax", *bad, "--dir", str(self.dir), "--dry-run")
             self.assertEqual(r.returncode, 2, bad)
