@@ -50,10 +50,15 @@ import torch_peer as tp  # noqa: E402  (the case reader and grids; no torch need
 BUDGET_STOP = "stopped at the --budget"  # torch_peer's line when --budget ends a run early
 
 
+def symbols(case):
+    """The names a grid-axis option may give for this case: its axes and its fixed size symbols."""
+    return {s for s, _ in case.axes} | set(case.fixed)
+
+
 def cells(case, overrides=None):
     """Cells of the case's grid (every grid of its fixed symbols), one dtype, after the grid-axis
     options that name one of its symbols (--dim1 ...; the others are for other cases)."""
-    own = {k: v for k, v in (overrides or {}).items() if k in dict(case.axes) or k in case.fixed}
+    own = {k: v for k, v in (overrides or {}).items() if k in symbols(case)}
     axes, fixed = tp.plan_axes(case, own, False)
     return sum(1 for _ in tp.grid_points(axes, fixed))
 
@@ -72,7 +77,7 @@ def parse_axes(axes):
 def case_axes(case, axes):
     """The axis options for one case's two commands: those naming one of its symbols (both tools
     reject an option that is no axis of the case they run)."""
-    own = set(dict(case.axes)) | set(case.fixed)
+    own = symbols(case)
     return [f"--{name}={text}" for name, text in axes if name in own]
 
 
@@ -199,9 +204,9 @@ def main(argv=None):
                     jobs[(case.name, dt)] = (case, spec, dt, cells(case, overrides))
         # as both tools: an axis option must be a symbol of some case named (checked here, before
         # any GPU time is spent)
-        symbols = {n for case, *_ in jobs.values() for n in list(dict(case.axes)) + list(case.fixed)}
+        named = set().union(*(symbols(case) for case, *_ in jobs.values()))
         for name in overrides:
-            if name not in symbols:
+            if name not in named:
                 raise tp.UsageError(f"--{name} is no grid axis or size symbol of the cases named")
     except (tp.CaseError, tp.UsageError, ValueError) as e:
         print(f"side_by_side: {e}", file=sys.stderr)
