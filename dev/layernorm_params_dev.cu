@@ -38,49 +38,16 @@
 // layernorm.fused's samples at W = 32768 on the H200 fell in two modes (stop 29, call 6: 8192
 // rows p20 598.9 us, median 675.6), so a ratio well over 1 marks a form that has them.
 // Every kernel is checked on 8 rows against float64.
-#include <cuda_runtime.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <algorithm>
-#include <utility>
-#include <vector>
-
-#include "../kernels/common.cuh"
-
-#define CK(x)                                                                      \
-    do {                                                                           \
-        cudaError_t e_ = (x);                                                      \
-        if (e_ != cudaSuccess) {                                                   \
-            printf("%s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__);    \
-            exit(1);                                                               \
-        }                                                                          \
-    } while (0)
+#include "long_rows_dev.cuh"
 
 constexpr int W = 32768;   // float32 elements a row
 constexpr int W4 = W / 4;  // float4 units a row
 constexpr int T = 1024;    // threads a CTA
 constexpr int U = W4 / T;  // units a thread (8)
 constexpr float kEps = 1e-5f;
-
-__device__ __forceinline__ float4 ld_last(const float4 *p) {
-    const int4 r = fb::load16_evict<fb::Evict::Last>(p);
-    return *reinterpret_cast<const float4 *>(&r);
-}
-__device__ __forceinline__ float hsum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
-
-// A CTA-wide sum: warp shuffles, a partial a warp through shared memory, one barrier.
-__device__ float cta_sum(float a, float *sm) {
-    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
-    __syncthreads();  // the previous sum's readers are done with sm
-    if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = a;
-    __syncthreads();
-    a = (int)(threadIdx.x & 31) < (int)(blockDim.x >> 5) ? sm[threadIdx.x & 31] : 0.f;
-    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
-    return a;
-}
 
 // Loads the row and leaves v[u] = (x - mean) * rstd.
 __device__ __forceinline__ void normalise(const float4 *__restrict__ xr, float4 (&v)[U], float *sm) {
@@ -129,22 +96,30 @@ __global__ void __launch_bounds__(T, 1) k_engine(const float4 *x, float4 *y, con
     }
 }
 
+// Stores units [U0, U) of the row, y = h * w + b, loading unit u + 1's w and b before unit u's
+// store (ahead and the second half of wb_first).
+template <int U0>
+__device__ __forceinline__ void store_one_ahead(const float4 (&v)[U], float4 *__restrict__ yr, const float4 *__restrict__ w,
+                                                const float4 *__restrict__ b) {
+    float4 wn = w[threadIdx.x + U0 * T], bn = b[threadIdx.x + U0 * T];
+#pragma unroll
+    for (int u = U0; u < U; ++u) {
+        const float4 wc = wn, bc = bn;
+        if (u + 1 < U) {
+            wn = w[threadIdx.x + (u + 1) * T];
+            bn = b[threadIdx.x + (u + 1) * T];
+        }
+        __stcs(yr + threadIdx.x + u * T, affine(v[u], wc, bc));
+    }
+}
+
 __global__ void __launch_bounds__(T, 1) k_ahead(const float4 *__restrict__ x, float4 *__restrict__ y,
                                                 const float4 *__restrict__ w, const float4 *__restrict__ b) {
     __shared__ float sm[32];
     const long base = (long)blockIdx.x * W4;
     float4 v[U];
     normalise(x + base, v, sm);
-    float4 wn = w[threadIdx.x], bn = b[threadIdx.x];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const float4 wc = wn, bc = bn;
-        if (u + 1 < U) {
-            wn = w[threadIdx.x + (u + 1) * T];
-            bn = b[threadIdx.x + (u + 1) * T];
-        }
-        __stcs(y + base + threadIdx.x + u * T, affine(v[u], wc, bc));
-    }
+    store_one_ahead<0>(v, y + base, w, b);
 }
 
 __global__ void __launch_bounds__(T, 1) k_wb_first(const float4 *__restrict__ x, float4 *__restrict__ y,
@@ -162,16 +137,7 @@ __global__ void __launch_bounds__(T, 1) k_wb_first(const float4 *__restrict__ x,
     normalise(x + base, v, sm);
 #pragma unroll
     for (int u = 0; u < H; ++u) __stcs(y + base + threadIdx.x + u * T, affine(v[u], wf[u], bf[u]));
-    float4 wn = w[threadIdx.x + H * T], bn = b[threadIdx.x + H * T];
-#pragma unroll
-    for (int u = H; u < U; ++u) {
-        const float4 wc = wn, bc = bn;
-        if (u + 1 < U) {
-            wn = w[threadIdx.x + (u + 1) * T];
-            bn = b[threadIdx.x + (u + 1) * T];
-        }
-        __stcs(y + base + threadIdx.x + u * T, affine(v[u], wc, bc));
-    }
+    store_one_ahead<H>(v, y + base, w, b);
 }
 
 // w into shared memory by cp.async (16 bytes a thread and unit) before the row's loads; the copy
@@ -201,12 +167,6 @@ __global__ void __launch_bounds__(T, 1) k_w_smem(const float4 *__restrict__ x, f
     }
 }
 
-__global__ void sweep(const float4 *p, long n, float *sink) {
-    float a = 0.f;
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) a += hsum(__ldcg(p + i));
-    if (a == 12345.f) *sink = a;
-}
-
 // max |got - want| / (1 + |want|) over the first `rows` rows, want in float64
 static double check(const std::vector<float> &hx, const std::vector<float> &hw, const std::vector<float> &hb,
                      const float *dy, int rows, bool params) {
@@ -232,17 +192,12 @@ int main(int argc, char **argv) {
     const bool write_flush = argc > 1 && !strcmp(argv[1], "write");
     const long maxrows = 8192;
     const size_t maxbytes = (size_t)maxrows * W * 4;
-    float4 *x, *y, *w, *b, *fl;
-    float *sink;
+    float4 *x, *y, *w, *b;
     // room past the rows for the copy's parameter bytes (the SOL moves x, y, w and b)
     CK(cudaMalloc(&x, maxbytes + 2 * W * 4));
     CK(cudaMalloc(&y, maxbytes + 2 * W * 4));
     CK(cudaMalloc(&w, W * 4));
     CK(cudaMalloc(&b, W * 4));
-    const size_t fln = 256ul << 20;
-    CK(cudaMalloc(&fl, fln));
-    CK(cudaMalloc(&sink, 4));
-    CK(cudaMemset(fl, 0, fln));
     std::vector<float> hx8((size_t)8 * W), hw(W), hb(W);
     {  // x in [-2, 2) plus a per-row offset, w in [0.5, 1.5), b in [-0.5, 0.5): a fixed LCG
         std::vector<float> hx((size_t)maxrows * W);
@@ -275,25 +230,8 @@ int main(int argc, char **argv) {
 
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    auto timeit = [&](auto launch) {
-        std::vector<float> t;
-        for (int s = 0; s < 33; ++s) {
-            sweep<<<prop.multiProcessorCount * 8, 256>>>(fl, fln / 16, sink);
-            if (write_flush) CK(cudaMemsetAsync(fl, 0, fln));
-            CK(cudaEventRecord(e0));
-            launch();
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (s >= 3) t.push_back(ms * 1e3f);
-        }
-        std::sort(t.begin(), t.end());
-        return std::make_pair(t[t.size() / 2], t[t.size() / 5]);  // median, p20
-    };
+    FlushedTimer timer(write_flush, prop.multiProcessorCount);
+    auto timeit = [&](auto launch) { return timer.time(launch); };  // median, p20
 
     printf("%s, %d SMs; layernorm W = %d float32, one 1024-thread CTA a row; flush: %s; median us of 30 (%% of the copy) median/p20\n",
            prop.name, prop.multiProcessorCount, W, write_flush ? "write" : "clean");

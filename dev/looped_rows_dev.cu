@@ -34,51 +34,14 @@
 // Run:   /tmp/looped_rows_dev [write]   (write: dirty the L2 after the sweep, as --flush write)
 // Each sample: a read-only sweep of 256 MB (optionally then a memset of it), then events around
 // the kernel; median of 30 samples after 3 discarded.
-#include <cuda_runtime.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <algorithm>
-#include <vector>
-
-#include "../kernels/common.cuh"
-
-#define CK(x)                                                                      \
-    do {                                                                           \
-        cudaError_t e_ = (x);                                                      \
-        if (e_ != cudaSuccess) {                                                   \
-            printf("%s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__);    \
-            exit(1);                                                               \
-        }                                                                          \
-    } while (0)
+#include "long_rows_dev.cuh"
 
 constexpr int W = 32768;     // float32 elements a row
 constexpr int W4 = W / 4;    // float4 units a row
 constexpr int HELD_U = 8;    // float4 units a thread in `held` (1024 x 8 x 4 = W)
-
-__device__ __forceinline__ float4 ld_last(const float4 *p) {
-    const int4 r = fb::load16_evict<fb::Evict::Last>(p);
-    return *reinterpret_cast<const float4 *>(&r);
-}
-__device__ __forceinline__ float4 ld_first(const float4 *p) {
-    const int4 r = fb::load16_evict<fb::Evict::First>(p);
-    return *reinterpret_cast<const float4 *>(&r);
-}
-__device__ __forceinline__ float hsum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
-
-// A CTA-wide sum: warp shuffles, a partial a warp through shared memory, one barrier.
-__device__ float cta_sum(float a, float *sm) {
-    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
-    __syncthreads();  // the previous sum's readers are done with sm
-    if ((threadIdx.x & 31) == 0) sm[threadIdx.x >> 5] = a;
-    __syncthreads();
-    const int warps = blockDim.x >> 5;
-    a = (int)(threadIdx.x & 31) < warps ? sm[threadIdx.x & 31] : 0.f;
-    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
-    return a;
-}
 
 __global__ void __launch_bounds__(1024, 1) held(const float4 *__restrict__ x, float4 *__restrict__ y) {
     __shared__ float sm[32];
@@ -143,12 +106,6 @@ __global__ void __launch_bounds__(T, B) looped(const float4 *__restrict__ x, flo
     }
 }
 
-__global__ void sweep(const float4 *p, long n, float *sink) {
-    float a = 0.f;
-    for (long i = blockIdx.x * (long)blockDim.x + threadIdx.x; i < n; i += (long)gridDim.x * blockDim.x) a += hsum(__ldcg(p + i));
-    if (a == 12345.f) *sink = a;
-}
-
 // max |got - want| / |want| over the first `rows` rows, want in float64
 static double check(const std::vector<float> &hx, const float *dy, int rows) {
     std::vector<float> got((size_t)rows * W);
@@ -170,14 +127,9 @@ int main(int argc, char **argv) {
     const bool write_flush = argc > 1 && !strcmp(argv[1], "write");
     const long maxrows = 8192;
     const size_t maxbytes = (size_t)maxrows * W * 4;
-    float4 *x, *y, *fl;
-    float *sink;
+    float4 *x, *y;
     CK(cudaMalloc(&x, maxbytes));
     CK(cudaMalloc(&y, maxbytes));
-    const size_t fln = 256ul << 20;
-    CK(cudaMalloc(&fl, fln));
-    CK(cudaMalloc(&sink, 4));
-    CK(cudaMemset(fl, 0, fln));
     {  // positive rows summing to ~1: u in [0.5, 1.5) / W, a fixed LCG
         std::vector<float> hx((size_t)maxrows * W);
         uint32_t s = 12345u;
@@ -193,25 +145,8 @@ int main(int argc, char **argv) {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     const int smem_sm = (int)prop.sharedMemPerMultiprocessor;
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    auto timeit = [&](auto launch) {
-        std::vector<float> t;
-        for (int s = 0; s < 33; ++s) {
-            sweep<<<prop.multiProcessorCount * 8, 256>>>(fl, fln / 16, sink);
-            if (write_flush) CK(cudaMemsetAsync(fl, 0, fln));
-            CK(cudaEventRecord(a));
-            launch();
-            CK(cudaEventRecord(b));
-            CK(cudaEventSynchronize(b));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, a, b));
-            if (s >= 3) t.push_back(ms * 1e3f);
-        }
-        std::sort(t.begin(), t.end());
-        return t[t.size() / 2];
-    };
+    FlushedTimer timer(write_flush, prop.multiProcessorCount);
+    auto timeit = [&](auto launch) { return timer.time(launch).first; };  // the median
 
     struct Looped {
         const char *name;  // threads x CTAs an SM asked, ILP
