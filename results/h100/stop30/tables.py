@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""tables.py — the H100 tables kernels/NOTES.md ("Stop 30") cites, from this directory's call
+tarballs: `python3 tables.py`. Writes nothing; tables.txt is its output. No GPU needed.
+"""
+import json
+import math
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
+
+from tarballs import cells, geomean, text, unpack  # noqa: E402
+
+
+def by_cell(path):
+    """{(rows, W): (median us, % of SOL, check passed)} of a one-variant result file."""
+    out = {}
+    for _, _, c in cells(path):
+        (v,) = c["variants"].values()
+        out[(c["row"], c["col"])] = (v["time_ms"]["median"] * 1e3, v["sol_pct"], v["check"]["passed"])
+    return out
+
+
+def ab(r, base, builds, runs=(1, 2)):
+    """t_base / t_build per cell and run, and each build's geomean; base and builds name files
+    ab-{name}-{run}.json."""
+    B = {n: [by_cell(os.path.join(r, f"ab-{n}-{k}.json")) for k in runs] for n in [base] + builds}
+    keys = sorted(B[base][0])
+    print(f"   rows      W  {base} % of SOL (runs)  | per build: t_{base} / t_build (runs), % of SOL (run 1)")
+    gm = {n: [] for n in builds}
+    for key in keys:
+        line = f"  {key[0]:5d} {key[1]:6d}  " + " ".join(f"{B[base][i][key][1]:5.1f}" for i in range(len(runs)))
+        for n in builds:
+            rs = [B[base][i][key][0] / B[n][i][key][0] for i in range(len(runs))]
+            gm[n] += rs
+            line += f" | {n} " + " ".join(f"{x:5.3f}" for x in rs) + f" ({B[n][0][key][1]:5.1f})"
+        assert all(B[n][i][key][2] for n in B for i in range(len(runs))), "a failed check"
+        print(line)
+    print("  geomean: " + ", ".join(f"{n} {geomean(gm[n]):.3f} over {len(gm[n])}" for n in builds))
+
+
+def grid_line(path):
+    return ", ".join(f"{rows} x {w} {sol:.1f}%" for (rows, w), (_, sol, ok) in sorted(by_cell(path).items()))
+
+
+def ncu(r, name):
+    keep = ("Duration", "DRAM Throughput", "L1/TEX Hit Rate", "L2 Hit Rate", "Block Size", "Dynamic Shared Memory Per Block",
+            "Registers Per Thread", "Achieved Occupancy")
+    for ln in text(r, name).splitlines():
+        s = " ".join(ln.split())
+        if any(s.startswith(k) for k in keep):
+            print("    " + s)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        r1 = unpack(tmp, os.path.join(HERE, "call1-params-dev-hrp-sass.tar.xz"))
+        print(text(r1, "gpus.txt").strip())
+        print("# 1. call 1: dev/layernorm_params_dev.cu write (W = 32768 float32, one 1024-thread CTA a row), twice")
+        print(text(r1, "lpd-1.txt").strip())
+        print(text(r1, "lpd-2.txt").strip().split("\n", 2)[2])
+        for k in (1, 2):
+            print(f"  layernorm.fused, same call, run {k} (% of SOL): {grid_line(os.path.join(r1, f'ln32k-{k}.json'))}")
+        print("# 3. call 1: horizontal_reduction_pointwise's registered launches on short rows, float32, write flush")
+        print("   " + "\n   ".join(text(r1, "hrp-short.txt").strip().splitlines()))
+
+        r2 = unpack(tmp, os.path.join(HERE, "call2-staged-ab.tar.xz"))
+        print("\n# 2. the weight staged in the engine (staged-weight-call2.patch), layernorm float32, write flush,")
+        print("#    one binary, FB_DEV_STAGE m0 = the old plans, m1 = staged (pairs to 264 rows), m2 = staged, no pairs")
+        ab(r2, "m0", ["m1", "m2"])
+        for name in ("selftest-layernorm", "memcheck", "racecheck"):
+            last = [ln for ln in text(r2, name + ".txt").splitlines() if ln.strip()][-1]
+            print(f"  {name}: {last.strip('= ')}")
+
+        r3 = unpack(tmp, os.path.join(HERE, "call3-staged-knobs-ncu.tar.xz"))
+        print("\n#    call 3 (staged-weight-devknobs' first form): m3 x streaming, m5 cp.async after x, m7 both")
+        ab(r3, "m0", ["m1", "m3", "m5", "m7"])
+        for m in (0, 1):
+            print(f"  Nsight Compute, 512 x 32768, m{m}:")
+            ncu(r3, f"ncu-m{m}.txt")
+
+        r4 = unpack(tmp, os.path.join(HERE, "call4-staged-stores-sass.tar.xz"))
+        print("\n#    call 4: four builds, each against its own FB_DEV_STAGE=0: A both ahead, B w at use and b ahead,")
+        print("#    C plain store_slice, D = B with x streaming (t_old / t_staged)")
+        for b in "ABCD":
+            print(f"  build {b}:")
+            ab(r4, f"{b}0", [f"{b}1"])
+        print("  the dev kernel again in call 4:")
+        print(text(r4, "lpd.txt").strip().split("\n", 2)[2])
+
+
+if __name__ == "__main__":
+    main()
