@@ -54,6 +54,41 @@ def ncu(r, name):
             print("    " + s)
 
 
+def by_dtype_cell(path):
+    """{(dtype, rows, W): (median us, % of SOL, check passed)} of a one-variant result file."""
+    out = {}
+    for _, dt, c in cells(path):
+        (v,) = c["variants"].values()
+        out[(dt, c["row"], c["col"])] = (v["time_ms"]["median"] * 1e3, v["sol_pct"], v["check"]["passed"])
+    return out
+
+
+def upt_ab(r):
+    for case in ("horizontal_reduction_pointwise", "horizontal_reduction_reduction"):
+        A = [by_dtype_cell(os.path.join(r, f"ab-{case}-u4-{k}.json")) for k in (1, 2)]
+        B = [by_dtype_cell(os.path.join(r, f"ab-{case}-u8-{k}.json")) for k in (1, 2)]
+        print(f"  {case}: t_4units / t_8units (run 1, run 2), % of SOL 4 -> 8 units (run 1)")
+        for dt in ("float32", "bfloat16"):
+            rs_all = []
+            for W in sorted({k[2] for k in A[0] if k[0] == dt}):
+                line = f"    {dt:8s} W={W:4d}:"
+                for rows in sorted({k[1] for k in A[0] if k[0] == dt}):
+                    key = (dt, rows, W)
+                    assert all(x[key][2] for x in A + B), "a failed check"
+                    rs = [A[i][key][0] / B[i][key][0] for i in (0, 1)]
+                    rs_all += rs
+                    line += f" {rows:5d} {rs[0]:.3f} {rs[1]:.3f} ({A[0][key][1]:4.1f}>{B[0][key][1]:4.1f})"
+                print(line)
+            print(f"    {dt} geomean {geomean(rs_all):.3f} over {len(rs_all)}")
+
+
+def compare_lines(r, d):
+    keep = ("== ", "geomean", "cells >=", "  dim0=", "  M=", "targets")
+    for ln in text(r, os.path.join(d, "compare.txt")).splitlines():
+        if ln.startswith(keep):
+            print("  " + ln)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         r1 = unpack(tmp, os.path.join(HERE, "call1-params-dev-hrp-sass.tar.xz"))
@@ -89,6 +124,35 @@ def main():
             ab(r4, f"{b}0", [f"{b}1"])
         print("  the dev kernel again in call 4:")
         print(text(r4, "lpd.txt").strip().split("\n", 2)[2])
+
+        r5 = unpack(tmp, os.path.join(HERE, "call5-rowstream-upt8-ab.tar.xz"))
+        print("\n# 4. call 5: rowstream's group team with 8 units a lane on many short rows (rowstream-upt8-call5.patch),")
+        print("#    against 4 (FB_DEV_UPT=4), one binary, write flush, twice")
+        upt_ab(r5)
+        for name in ("selftest", "memcheck-horizontal_reduction_pointwise", "memcheck-horizontal_reduction_reduction"):
+            last = [ln for ln in text(r5, name + ".txt").splitlines() if ln.strip()][-1]
+            print(f"  {name}: {last.strip('= ')}")
+
+        r6 = unpack(tmp, os.path.join(HERE, "call6-peers-hrp-matmul-bias.tar.xz"))
+        print("\n# 5. call 6: fb36 (dc304d9) beside torch.compile, write flush both sides, a compile per cell")
+        print("#    horizontal_reduction_pointwise's short rows, two runs:")
+        compare_lines(r6, "hrp1")
+        compare_lines(r6, "hrp2")
+        print("#    matmul_bias, the default grid (M x N x K = 5 x 5 x 2), bfloat16 and float16:")
+        compare_lines(r6, "mm")
+
+        r7 = unpack(tmp, os.path.join(HERE, "call7-matmul-bias-kernels.tar.xz"))
+        print("\n# 6. call 7: the kernels behind matmul_bias, bfloat16 (dev/matmul_peer_probe.py; fusionbench --timer cupti)")
+        for name in ("probe-8192", "probe-2048"):
+            for ln in text(r7, name + ".txt").splitlines():
+                if "Warning" in ln or "_warn_once" in ln:
+                    continue
+                print("  " + ln)
+        for ln in text(r7, "fb-kernels.txt").splitlines() + text(r7, "fb-time.txt").splitlines():
+            if ln.strip() and not ln.startswith("fusionbench: "):
+                print("  " + ln)
+        print("  fusionbench's libraries:")
+        print("  " + text(r7, "fb-libs.txt").strip().replace("\n", "\n  "))
 
 
 if __name__ == "__main__":
