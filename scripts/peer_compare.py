@@ -26,6 +26,13 @@ does); its grids are printed one per combination, headed with it (K=1024), and i
 with one per grid. Files whose cells have other fixed symbols (a peer file from before `fixed`)
 pair no cell, and say so.
 
+Clocks: where both files carry each cell's SM clock after its last measurement ("clocks", as
+fusionbench and torch_peer.py write it), a big slower cell is listed with both clocks, and the
+cells whose two clocks are more than --clock-skew percent apart are counted with the geomean over
+the rest: a GPU that throttled during one side's samples and not the other's changes the ratio of
+a compute-bound cell by as much as its clocks differ (results/h100/stop30, matmul_bias: the same
+cuBLASLt kernel on both sides, up to 12% apart). The targets are judged on every cell as before.
+
 Only cells whose status is ok on both sides are compared (a fused cell that failed its check is
 never a time); a >= 64 MiB cell where torch.compile ran and the fused variant did not counts as
 slower. --md FILE writes the same as markdown (for results/h100/). With --targets the exit code
@@ -149,6 +156,12 @@ def entry_mark(entry):
 
 # ---- comparing ---------------------------------------------------------------------------------
 
+def end_sm_clock(cell):
+    """The SM clock (MHz) read after the cell's last measurement, or None where the file has none."""
+    v = ((cell.get("clocks") or {}).get("after") or {}).get("sm_clock_mhz")
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
 def ratio_cell(num_entry, den_entry):
     """(ratio t_num / t_den or None, mark): the mark names whichever side did not run."""
     tn, td = entry_time(num_entry), entry_time(den_entry)
@@ -215,7 +228,8 @@ def compare_group(case, dtype, fb, peer, args):
             f" (fixed symbols: fusionbench {fs}, torch {ps})" if fs != ps else ""), file=sys.stderr)
     res = {"case": case, "dtype": dtype, "fused": fused, "rows": fb["rows"], "cols": fb["cols"],
            "fixed": fb["fixed"] or peer["fixed"], "keys": keys,
-           "speed": {}, "eager": {}, "slow": [], "eager_out": [], "sol": [], "big": 0, "library": {}}
+           "speed": {}, "eager": {}, "slow": [], "eager_out": [], "sol": [], "big": 0, "library": {},
+           "clocks": {}, "skewed": set()}
     band = args.eager_band / 100.0
     for key in keys:
         a, b = fb["cells"][key], peer["cells"][key]
@@ -223,6 +237,11 @@ def compare_group(case, dtype, fb, peer, args):
         big = ideal >= args.min_bytes
         res["big"] += big
         av, bv = a.get("variants", {}), b.get("variants", {})
+        ca, cb = end_sm_clock(a), end_sm_clock(b)
+        if ca is not None and cb is not None:
+            res["clocks"][key] = (ca, cb)
+            if abs(ca / cb - 1.0) > args.clock_skew / 100.0:
+                res["skewed"].add(key)
         if fused:
             r, mark = ratio_cell(bv.get("torch.compile"), av.get(fused))  # t_compile / t_fused
             res["speed"][key] = (r, mark)
@@ -324,6 +343,11 @@ def us(t):
     return "-" if t is None else f"{t * 1e3:.1f} us"
 
 
+def clock_note(res, key):
+    c = res["clocks"].get(key)
+    return "" if c is None else f" [SM clock at the end: fusionbench {c[0]:.0f} MHz, torch {c[1]:.0f} MHz]"
+
+
 def slow_lines(res):
     out = []
     for key, tf, tc, r in res["slow"]:
@@ -331,8 +355,23 @@ def slow_lines(res):
             out.append(f"{cell_label(res, key)}: {res['fused']} {r}, torch.compile {us(tc)}")
         else:
             out.append(f"{cell_label(res, key)}: {res['fused']} {us(tf)} vs torch.compile {us(tc)} "
-                       f"({(1.0 / r - 1.0) * 100:+.1f}%)")
+                       f"({(1.0 / r - 1.0) * 100:+.1f}%){clock_note(res, key)}")
     return out
+
+
+def clock_line(res, skew):
+    """How many compared cells ended at SM clocks more than skew% apart, and the geomean over the
+    others; None where no compared cell has a clock on both sides."""
+    both = [k for k, (r, _) in res["speed"].items() if r is not None and k in res["clocks"]]
+    if not both:
+        return None
+    same = [res["speed"][k][0] for k in both if k not in res["skewed"]]
+    n_skew = len(both) - len(same)
+    text = (f"cells whose two sides ended at SM clocks > {skew:g}% apart: {n_skew} of {len(both)} "
+            "with clocks on both sides")
+    if n_skew and same:
+        text += f"; geomean over the other {len(same)}: {geomean(same):.3f}x"
+    return text
 
 
 def eager_lines(res):
@@ -398,6 +437,9 @@ def print_text(results, args, devices, f):
             sl = slow_lines(res)
             f.write(f"cells >= {mib:g} MiB where {res['fused']} is slower than torch.compile by > {args.max_slower:g}%: "
                     + ("none\n" if not sl else f"{len(sl)}\n" + "".join(f"  {x}\n" for x in sl)))
+            cl = clock_line(res, args.clock_skew)
+            if cl:
+                f.write(cl + "\n")
             for v, lib in res["library"].items():
                 if lib["skipped"]:
                     f.write(f"{res['fused']} vs {v}: not compared, every cell skipped ({lib['skipped']})\n")
@@ -448,6 +490,9 @@ def write_md(results, args, meta, path):
                 sl = slow_lines(res)
                 f.write(f"\nBig cells where {res['fused']} is slower than torch.compile by > {args.max_slower:g}%: "
                         + ("none.\n" if not sl else "\n\n" + "".join(f"- {x}\n" for x in sl)))
+                cl = clock_line(res, args.clock_skew)
+                if cl:
+                    f.write(f"\n{cl[0].upper() + cl[1:]}.\n")
                 for v, lib in res["library"].items():
                     if lib["skipped"]:
                         f.write(f"\n**{res['fused']} vs {v}**: not compared, every cell skipped ({lib['skipped']}).\n")
@@ -498,6 +543,9 @@ def main(argv=None):
     p.add_argument("--peer-target", action="append", default=[], metavar="NAME=X",
                    help="target: geomean >= X against library peer NAME wherever it ran (repeatable; "
                         "issue 9: --peer-target liger=1.0)")
+    p.add_argument("--clock-skew", type=float, default=5.0, metavar="PCT",
+                   help="count the cells whose two sides' SM clocks at their end differ by more than PCT "
+                        "(default 5), where both files record clocks")
     p.add_argument("--md", metavar="FILE", help="also write the comparison as markdown")
     p.add_argument("--targets", action="store_true", help="exit 1 when a case and dtype misses a target")
     args = p.parse_args(argv)

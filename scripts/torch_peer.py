@@ -116,6 +116,13 @@ rewritten atomically (temp file, fsync, rename) after every cell, so a killed ru
 the cell in flight; --resume FILE continues one (cells already complete are skipped); --budget S
 stops cleanly before a cell that would start after S seconds.
 
+Clocks: each cell records the GPU's SM and memory clocks, temperature and power before its
+first measurement and after its last ("clocks": {"before", "after"}, as fusionbench's clocks.c
+writes them), read through NVML (libnvidia-ml, the driver's) when it loads; absent otherwise.
+peer_compare.py sets a cell's ratio beside the two sides' clocks: on compute-bound cells a GPU
+that throttled during one side's samples and not the other's changes the ratio by as much as
+the clocks differ (results/h100/stop30: matmul_bias, the same cuBLASLt kernel on both sides).
+
 Exit codes (fusionbench's): 0 ok, 1 a check failed, 2 usage, 3 bad case file, 4 CUDA/runtime/
 I/O error, 77 no usable GPU or no torch.
 
@@ -1882,6 +1889,54 @@ def nvidia_smi(fields):
         return {}
 
 
+class Nvml:
+    """The GPU's clocks, temperature and power through NVML (the driver's libnvidia-ml, by ctypes:
+    no pynvml needed), for the device of the given PCI bus id; open() is None where NVML is not
+    there or knows no such device. read() is one reading in fusionbench's form (src/clocks.h):
+    {"sm_clock_mhz", "mem_clock_mhz", "temp_c", "power_w"}, a value NVML refuses left out."""
+
+    CLOCK_SM, CLOCK_MEM, TEMPERATURE_GPU = 1, 2, 0
+
+    def __init__(self, lib, handle):
+        self.lib, self.handle = lib, handle
+
+    @classmethod
+    def open(cls, pci_bus_id, libname="libnvidia-ml.so.1"):
+        import ctypes
+        try:
+            lib = ctypes.CDLL(libname)
+            if lib.nvmlInit_v2() != 0:
+                return None
+            handle = ctypes.c_void_p()
+            if lib.nvmlDeviceGetHandleByPciBusId_v2(pci_bus_id.encode(), ctypes.byref(handle)) != 0:
+                return None
+        except (OSError, AttributeError):
+            return None
+        return cls(lib, handle)
+
+    def read(self):
+        import ctypes
+        v = ctypes.c_uint()
+        out = {}
+        for key, call, arg, scale in (("sm_clock_mhz", "nvmlDeviceGetClockInfo", self.CLOCK_SM, 1),
+                                      ("mem_clock_mhz", "nvmlDeviceGetClockInfo", self.CLOCK_MEM, 1),
+                                      ("temp_c", "nvmlDeviceGetTemperature", self.TEMPERATURE_GPU, 1),
+                                      ("power_w", "nvmlDeviceGetPowerUsage", None, 1e-3)):
+            fn = getattr(self.lib, call)
+            rc = fn(self.handle, arg, ctypes.byref(v)) if arg is not None else fn(self.handle, ctypes.byref(v))
+            if rc == 0:
+                out[key] = v.value * scale if scale != 1 else int(v.value)
+        return out
+
+
+def pci_bus_id(props):
+    """NVML's bus id ("0000:BB:DD.0") of a torch device, or None where torch does not say."""
+    try:
+        return f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0"
+    except AttributeError:
+        return None
+
+
 def device_json():
     dev = torch.cuda.current_device()
     p = torch.cuda.get_device_properties(dev)
@@ -2444,8 +2499,8 @@ def input_seed(seed, i):
 
 
 class CellRunner:
-    def __init__(self, args, timer):
-        self.args, self.timer = args, timer
+    def __init__(self, args, timer, nvml=None):
+        self.args, self.timer, self.nvml = args, timer, nvml
         self.eager_fn = {}  # case name -> the op-by-op function (the timed form)
 
     def functions(self, case):
@@ -2459,6 +2514,8 @@ class CellRunner:
         args = self.args
         cell = new_cell(point[case.axes[0][0]], point[case.axes[1][0]] if len(case.axes) > 1 else None,
                         {s: point[s] for s in case.symbols}, costs, {i.name: shapes[i.name] for i in case.inputs})
+        clocks_before = self.nvml.read() if self.nvml else None
+        clocks_after = None  # after the last variant's samples
         tdt = getattr(torch, TORCH_DTYPES[dtype])
         # Memory is given back (free_memory) only after an except clause ends: until then the
         # exception's traceback holds the frames, and so the tensors, of the call that failed.
@@ -2500,6 +2557,10 @@ class CellRunner:
             cell["variants"][v] = entry
             try:
                 self.run_variant(v, case, fn, inputs, ref, dtype, costs, cell, entry, twin)
+                # read at once: the clocks climb back within milliseconds of the last sample, and
+                # free_memory's collection takes longer (stop 30: 1980 MHz read after it where
+                # fusionbench, which reads as its cell returns, saw 1395)
+                clocks_after = self.nvml.read() if self.nvml else None
             except Exception as e:
                 if is_fatal_cuda(e):
                     raise
@@ -2511,6 +2572,8 @@ class CellRunner:
             failed |= entry.get("status") == "fail"
         del inputs, ref
         free_memory()
+        if clocks_before is not None:
+            cell["clocks"] = {"before": clocks_before, "after": clocks_after or self.nvml.read()}
         return cell, failed
 
     def measure_sol(self, inputs, costs):
@@ -2800,7 +2863,8 @@ def cmd_run(args, extra):
         merge_peer_json(doc.setdefault("peer", {}), peer_json(args, plans, skipped, tf32))
     write_atomic(doc, out)  # a file that cannot be written is found out now, not after an hour
 
-    runner = CellRunner(args, timer)
+    bus = pci_bus_id(torch.cuda.get_device_properties(torch.cuda.current_device()))
+    runner = CellRunner(args, timer, Nvml.open(bus) if bus else None)
     total = sum(len(p.dtypes) * len(list(grid_points(p.axes, p.fixed))) for p in plans)
     t_start = time.perf_counter()
     done = failed_cells = oom_cells = 0

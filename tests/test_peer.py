@@ -1217,6 +1217,19 @@ class TestResultFile(unittest.TestCase):
 
 # ---- peer_compare.py -------------------------------------------------------------------------------
 
+class TestClocks(unittest.TestCase):
+    """torch_peer's NVML reader: the bus id it asks for, and no clocks (not an error) without NVML."""
+
+    def test_bus_id_from_torch_properties(self):
+        class Props:
+            pci_domain_id, pci_bus_id, pci_device_id = 0, 0x1b, 0x06
+        self.assertEqual(tp.pci_bus_id(Props()), "0000:1b:06.0")
+        self.assertIsNone(tp.pci_bus_id(object()))  # a torch without the fields: no clocks
+
+    def test_no_nvml_no_clocks(self):
+        self.assertIsNone(tp.Nvml.open("0000:00:06.0", libname="libnvidia-ml-not-here.so.1"))
+
+
 def result(kind, cells, variants=None):
     """A small result file: cells = {(row, col): (ideal_bytes, {variant: median ms or status})}."""
     variants = variants or (["eager", "t.fused"] if kind == "fb" else ["torch.eager", "torch.compile"])
@@ -1273,6 +1286,39 @@ class TestPeerCompare(unittest.TestCase):
         self.assertIn("slower than torch.compile by > 3%: none", out)
         self.assertIn("| t | float32 | " + f"{gm:.3f}x | 0 of 2 | 0 of 1 | met |", md)
         self.assertIn("| **65536** |", md)
+
+    def test_clocks_set_beside_slow_cells_and_counted(self):
+        # the same kernel timed at two clocks reads slower by the clocks' ratio (stop 30, matmul_bias):
+        # where both files carry each cell's clocks, a slow cell is listed with them and the cells
+        # whose clocks differ by > 5% are counted, with the geomean over the rest
+        fb, peer = self.fb_peer(fused_big=0.060)
+
+        def clock(doc, key, mhz):
+            for c in doc["cases"][0]["dtypes"][0]["cells"]:
+                if (c["row"], c["col"]) == key:
+                    c["clocks"] = {"before": {"sm_clock_mhz": 1980}, "after": {"sm_clock_mhz": mhz}}
+        for key, a, b in (((128, 128), 1980, 1965), ((128, 256), 1980, 1980), ((65536, 128), 1500, 1965),
+                          ((65536, 256), 1800, 1980)):
+            clock(fb, key, a)
+            clock(peer, key, b)
+        rc, out, err, md = self.run_compare(fb, peer)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("(+20.0%) [SM clock at the end: fusionbench 1500 MHz, torch 1965 MHz]", out)
+        gm_same = (0.005 / 0.004 * 0.006 / 0.005) ** 0.5  # 1965 vs 1980 is within 5%; 1800 vs 1980 is not
+        self.assertIn(f"cells whose two sides ended at SM clocks > 5% apart: 2 of 4 with clocks on both sides; "
+                      f"geomean over the other 2: {gm_same:.3f}x", out)
+        self.assertIn("Cells whose two sides ended at SM clocks > 5% apart: 2 of 4", md)
+        self.assertIn("slower by > 3%: FAIL (1 of 2 cells)", out)  # the targets still judge every cell
+        rc, out, _, _ = self.run_compare(fb, peer, "--clock-skew", "10")
+        self.assertIn("> 10% apart: 1 of 4 with clocks on both sides", out)
+
+    def test_no_clock_line_without_clocks_on_both_sides(self):
+        fb, peer = self.fb_peer()
+        for c in fb["cases"][0]["dtypes"][0]["cells"]:
+            c["clocks"] = {"before": {"sm_clock_mhz": 1980}, "after": {"sm_clock_mhz": 1500}}
+        rc, out, err, _ = self.run_compare(fb, peer)
+        self.assertEqual(rc, 0, out + err)
+        self.assertNotIn("SM clock", out)
 
     def test_xz_compressed_files_read_as_plain(self):
         # results/ keeps its large files as NAME.json.xz: the same comparison from those

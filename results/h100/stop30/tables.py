@@ -154,6 +154,25 @@ def main():
         print("  fusionbench's libraries:")
         print("  " + text(r7, "fb-libs.txt").strip().replace("\n", "\n  "))
 
+        for call, name in ((8, "call8-peer-clocks-first.tar.xz"), (9, "call9-peer-clocks.tar.xz")):
+            r = unpack(tmp, os.path.join(HERE, name))
+            print(f"\n# 7. call {call}: matmul_bias bfloat16 beside torch.compile with both sides' clocks"
+                  + (" (torch's read after free_memory)" if call == 8 else " (torch's read after the last samples)"))
+            compare_lines(r, "mm")
+            for ln in text(r, os.path.join("mm", "compare.txt")).splitlines():
+                if ln.startswith("cells whose two sides"):
+                    print("  " + ln)
+            peer = json.load(open(os.path.join(r, "mm", "peer-matmul_bias-bfloat16.json")))
+            fbf = json.load(open(os.path.join(r, "mm", "fb-matmul_bias-bfloat16.json")))
+            ends = {}
+            for side, doc in (("fb", fbf), ("torch", peer)):
+                for c in doc["cases"][0]["dtypes"][0]["cells"]:
+                    p = c["point"]
+                    ends.setdefault((p["M"], p["N"], p["K"]), {})[side] = c["clocks"]["after"]["sm_clock_mhz"]
+            print("  SM clock at each cell's end (MHz), fusionbench / torch: "
+                  + ", ".join(f"{m}x{n}x{k} {v['fb']}/{v['torch']}" for (m, n, k), v in sorted(ends.items())))
+        print("  " + text(r7, "fb-libs.txt").strip().replace("\n", "\n  "))
+
 
 if __name__ == "__main__":
     main()
