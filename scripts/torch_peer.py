@@ -1914,6 +1914,24 @@ class Nvml:
             return None
         return cls(lib, handle)
 
+    SETTLE_BAND, SETTLE_POLL_S = 0.05, 0.005  # fusionbench's FB_SETTLE_BAND, FB_SETTLE_POLL_MS
+    peak = 0.0       # the highest SM clock read in the run
+    settled_ms = 0.0  # what the cell in flight's measurements waited (the cell resets it)
+
+    def settle(self, max_ms):
+        """fusionbench's fb_clock_watch_settle: before a measurement, wait (polling every 5 ms, at
+        most max_ms) while the SM clock is more than 5% below the highest this run has read."""
+        t0 = time.perf_counter()
+        while True:
+            sm = self.read().get("sm_clock_mhz")
+            self.peak = max(self.peak, sm or 0)
+            waited = (time.perf_counter() - t0) * 1e3
+            if not sm or sm >= (1 - self.SETTLE_BAND) * self.peak or waited >= max_ms:
+                break
+            time.sleep(self.SETTLE_POLL_S)
+        self.settled_ms += waited
+        return waited
+
     def read(self):
         import ctypes
         v = ctypes.c_uint()
@@ -1926,6 +1944,7 @@ class Nvml:
             rc = fn(self.handle, arg, ctypes.byref(v)) if arg is not None else fn(self.handle, ctypes.byref(v))
             if rc == 0:
                 out[key] = v.value * scale if scale != 1 else int(v.value)
+        self.peak = max(self.peak, out.get("sm_clock_mhz", 0))
         return out
 
 
@@ -2176,6 +2195,7 @@ class Timer:
         self.flush_kind = flush
         self.max_noise_pct, self.max_wall_s = max_noise_pct, max_wall_s
         self.min_samples, self.max_samples = min_samples, max_samples
+        self.before_measure = None  # run: waits for a slowed SM clock (Nvml.settle), as fusionbench's cells do
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         self.flush_bytes = max(2 * int(getattr(props, "L2_cache_size", 0)), self.MIN_FLUSH)
         self.flush_bytes = -(-self.flush_bytes // MarkedSweep.CHUNK) * MarkedSweep.CHUNK
@@ -2274,6 +2294,8 @@ class Timer:
     def measure(self, fn, launches=1, flush=True, before=None):
         """Samples (ms) of fn, by bench.c's procedure. `before`, where given, runs untimed ahead of
         every call of fn (a library peer that overwrites an input gets it back)."""
+        if self.before_measure is not None:
+            self.before_measure()
         t0 = time.perf_counter()
         h0 = time.perf_counter()
         if before is not None:
@@ -2516,6 +2538,8 @@ class CellRunner:
                         {s: point[s] for s in case.symbols}, costs, {i.name: shapes[i.name] for i in case.inputs})
         clocks_before = self.nvml.read() if self.nvml else None
         clocks_after = None  # after the last variant's samples
+        if self.nvml:
+            self.nvml.settled_ms = 0.0
         tdt = getattr(torch, TORCH_DTYPES[dtype])
         # Memory is given back (free_memory) only after an except clause ends: until then the
         # exception's traceback holds the frames, and so the tensors, of the call that failed.
@@ -2574,6 +2598,8 @@ class CellRunner:
         free_memory()
         if clocks_before is not None:
             cell["clocks"] = {"before": clocks_before, "after": clocks_after or self.nvml.read()}
+            if self.nvml.settled_ms >= 1:  # whole ms, as fusionbench writes it
+                cell["clocks"]["settle_ms"] = float(math.floor(self.nvml.settled_ms))
         return cell, failed
 
     def measure_sol(self, inputs, costs):
@@ -2848,6 +2874,8 @@ def cmd_run(args, extra):
         if had_tf32 != args.tf32:
             raise UsageError(f"{args.resume}: measured {'with' if had_tf32 else 'without'} --tf32; resume it "
                              f"{'with' if had_tf32 else 'without'} --tf32, or write another file")
+    if not (0 <= args.settle <= 10000):  # fusionbench run --settle's bounds (NaN fails too)
+        raise UsageError(f"--settle: expected a number from 0 to 10000, got '{args.settle:g}'")
     load_torch()
     tf32 = set_tf32(args.tf32)
     skipped = drop_missing_peers(plans)  # one message per library that does not import; the run goes on
@@ -2856,7 +2884,7 @@ def cmd_run(args, extra):
     timer = Timer(args.warmup, args.rep, args.max_noise, args.max_time, flush=args.flush)
     command = " ".join([TOOL] + args.argv)
     if doc is None:
-        settings = timer.settings() | {"seed": args.seed, "tf32": args.tf32}
+        settings = timer.settings() | {"seed": args.seed, "tf32": args.tf32, "settle_max_ms": args.settle}
         doc = new_result(command, device_json(), settings, peer_json(args, plans, skipped, tf32))
     else:
         doc.setdefault("resumed", []).append({"at": iso_now(), "command": command})
@@ -2864,7 +2892,10 @@ def cmd_run(args, extra):
     write_atomic(doc, out)  # a file that cannot be written is found out now, not after an hour
 
     bus = pci_bus_id(torch.cuda.get_device_properties(torch.cuda.current_device()))
-    runner = CellRunner(args, timer, Nvml.open(bus) if bus else None)
+    nvml = Nvml.open(bus) if bus else None
+    if nvml and args.settle > 0:
+        timer.before_measure = lambda: nvml.settle(args.settle)
+    runner = CellRunner(args, timer, nvml)
     total = sum(len(p.dtypes) * len(list(grid_points(p.axes, p.fixed))) for p in plans)
     t_start = time.perf_counter()
     done = failed_cells = oom_cells = 0
@@ -2985,6 +3016,9 @@ def parser():
     r.add_argument("--max-noise", type=float, default=0.5, metavar="PCT",
                    help="stop a measurement once the median's noise is below PCT (default 0.5)")
     r.add_argument("--max-time", type=float, default=5.0, metavar="S", help="wall cap per measurement (default 5)")
+    r.add_argument("--settle", type=float, default=1000.0, metavar="MS",
+                   help="before each measurement, wait up to MS while the SM clock is more than 5%% below the "
+                        "highest the run has read, as fusionbench run --settle (default 1000; 0: never)")
     r.add_argument("--seed", type=int, default=1, metavar="N", help="input seed (default 1)")
     r.add_argument("--compile-mode", metavar="MODE", default=None,
                    help="torch.compile mode: default (unset), reduce-overhead, max-autotune, max-autotune-no-cudagraphs")

@@ -159,9 +159,11 @@ static uint64_t input_seed(uint64_t seed, int i) { return fb_fill_key(seed, (uin
 /* Times `r` with the cell's timer into *t, and every sample it took (in the
  * order taken, µs) into *samples_us: the result's "samples_us", NULL when there
  * is none to keep. */
-static fb_status measure(fb_timer *timer, const fb_runnable *r, fb_stats *t, json_t **samples_us)
+static fb_status measure(const fb_cell_env *env, const fb_runnable *r, fb_stats *t, json_t **samples_us)
 {
+    fb_timer *timer = env->timer;
     *samples_us = NULL;
+    if (env->before_timing) env->before_timing(env->before_timing_arg);
     int cap = fb_timer_sample_cap(timer);
     double *x = malloc(sizeof *x * (size_t)cap);
     if (!x) {
@@ -263,7 +265,7 @@ static void measure_sol(cell_state *st, json_t *cell, const char *where)
         fb_stats stats;
         json_t *samples;
         fb_timer_mode mode = fb_timer_set_mode(st->env->timer, FB_TIMER_EVENTS);
-        s = measure(st->env->timer, &r, &stats, &samples);
+        s = measure(st->env, &r, &stats, &samples);
         fb_timer_set_mode(st->env->timer, mode);
         if (s == FB_OK) {
             set_status(sj, "ok", NULL);
@@ -411,7 +413,7 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         json_t *samples = NULL;
         if (env->time) {
             fb_stats t;
-            s = measure(env->timer, &r, &t, &samples);
+            s = measure(env, &r, &t, &samples);
             if (s == FB_OK) {
                 double sec = t.median * 1e-3;
                 json_object_set_new(vj, "time_ms", fb_stats_to_json(&t));

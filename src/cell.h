@@ -31,6 +31,10 @@ typedef struct fb_cell_env {
     struct fb_metrics *metrics; /* run --metrics: measured after each variant's timing; NULL: none */
     bool repeat;        /* selftest: run each checked variant a second time and require the same bits */
     fb_sol_cache *sol_cache; /* NULL: every cell times its own copy */
+    /* called right before each timed measurement (run: waits for a slowed SM clock,
+     * fb_clock_watch_settle); NULL: none */
+    void (*before_timing)(void *arg);
+    void *before_timing_arg;
 } fb_cell_env;
 
 #define FB_EAGER "eager"

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the NVML API (nvml.h), as much as is used ----------------------------------- */
 
@@ -54,6 +55,12 @@ double fb_clocks_sm_drop(const fb_clock_reading *before, const fb_clock_reading 
     double b = before->sm_mhz, a = after->sm_mhz;
     if (!(b > 0) || !(a > 0) || !isfinite(b) || !isfinite(a)) return NAN;
     return (b - a) / b;
+}
+
+bool fb_clocks_settled(double sm_mhz, double peak_mhz)
+{
+    if (!(sm_mhz > 0) || !(peak_mhz > 0)) return true;
+    return sm_mhz >= (1.0 - FB_SETTLE_BAND) * peak_mhz;
 }
 
 bool fb_clocks_throttled(const fb_clock_reading *before, const fb_clock_reading *after)
@@ -266,7 +273,35 @@ void fb_clock_watch_open(fb_clock_watch *w, int ordinal, FILE *note)
     fb_clock_watch_init(w, n);
 }
 
-void fb_clock_watch_before(fb_clock_watch *w) { fb_nvml_read(w->nvml, &w->before); }
+static void note_peak(fb_clock_watch *w, double sm)
+{
+    if (sm > w->peak_sm) w->peak_sm = sm;
+}
+
+void fb_clock_watch_before(fb_clock_watch *w)
+{
+    fb_nvml_read(w->nvml, &w->before);
+    note_peak(w, w->before.sm_mhz);
+    w->settled_ms = 0;
+}
+
+double fb_clock_watch_settle(fb_clock_watch *w)
+{
+    if (!w->nvml || !(w->settle_max_ms > 0)) return 0;
+    const double t0 = fb_now_s();
+    double waited = 0;
+    for (;;) {
+        fb_clock_reading r;
+        fb_nvml_read(w->nvml, &r);
+        note_peak(w, r.sm_mhz);
+        waited = (fb_now_s() - t0) * 1e3;
+        if (fb_clocks_settled(r.sm_mhz, w->peak_sm) || waited >= w->settle_max_ms) break;
+        const struct timespec step = {0, (long)(FB_SETTLE_POLL_MS * 1e6)};
+        nanosleep(&step, NULL);
+    }
+    w->settled_ms += waited;
+    return waited;
+}
 
 json_t *fb_clock_watch_after(fb_clock_watch *w, bool *throttled, char *why, size_t n)
 {
@@ -280,8 +315,12 @@ json_t *fb_clock_watch_after(fb_clock_watch *w, bool *throttled, char *why, size
         w->throttled++;
         if (why && n) fb_clocks_describe(&w->before, &after, why, n);
     }
+    note_peak(w, after.sm_mhz);
     json_t *j = fb_clocks_to_json(&w->before, &after);
+    /* whole milliseconds: a wait under 1 ms is the one reading that found the clock settled */
+    if (j && w->settled_ms >= 1) json_object_set_new(j, "settle_ms", json_real(floor(w->settled_ms)));
     fb_clock_reading_clear(&w->before);
+    w->settled_ms = 0;
     return j;
 }
 

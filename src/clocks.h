@@ -36,6 +36,9 @@ typedef struct fb_clock_reading {
 
 /* A cell is throttled when its SM clock fell by more than this fraction. */
 #define FB_THROTTLE_DROP 0.10
+/* Settled: the SM clock within this fraction of the highest the run has read (fb_clock_watch_settle). */
+#define FB_SETTLE_BAND 0.05
+#define FB_SETTLE_POLL_MS 5.0
 /* What the mark means, under a grid (terminal, markdown) that shows one. */
 #define FB_THROTTLE_MARK "!"
 #define FB_THROTTLE_NOTE "! throttled: the SM clock fell more than 10% during the cell (number kept, not comparable)"
@@ -52,6 +55,9 @@ double fb_clocks_sm_drop(const fb_clock_reading *before, const fb_clock_reading 
 /* Throttled: the SM clock fell by more than FB_THROTTLE_DROP. A missing reading
  * is never throttled (nothing says it fell). */
 bool fb_clocks_throttled(const fb_clock_reading *before, const fb_clock_reading *after);
+/* Whether an SM clock of sm_mhz counts as settled against the highest read so far, peak_mhz: at
+ * least (1 - FB_SETTLE_BAND) x peak, or either not a positive number (nothing to wait for). */
+bool fb_clocks_settled(double sm_mhz, double peak_mhz);
 /* "SM clock 1980 -> 1605 MHz (-18.9%), memory 2619 -> 2619 MHz, 45 -> 71 C, 310 -> 699 W":
  * the parts that were read, for warnings and tooltips. */
 const char *fb_clocks_describe(const fb_clock_reading *before, const fb_clock_reading *after, char *buf, size_t n);
@@ -62,7 +68,8 @@ const char *fb_clocks_describe(const fb_clock_reading *before, const fb_clock_re
 json_t *fb_clock_reading_to_json(const fb_clock_reading *r);
 /* A missing member, or one that is not a number, reads as NaN. */
 void fb_clock_reading_from_json(const json_t *j, fb_clock_reading *r);
-/* {"before": .., "after": ..}; NULL when neither reading has anything. */
+/* {"before": .., "after": ..}; NULL when neither reading has anything. (The watch adds
+ * "settle_ms", the time its measurements waited for the clock, when they waited.) */
 json_t *fb_clocks_to_json(const fb_clock_reading *before, const fb_clock_reading *after);
 /* A cell's "clocks" object read back (NULL: both readings NaN). */
 void fb_clocks_from_json(const json_t *clocks, fb_clock_reading *before, fb_clock_reading *after);
@@ -96,6 +103,9 @@ typedef struct fb_clock_watch {
     fb_nvml *nvml;           /* NULL: clocks are not recorded */
     fb_clock_reading before; /* of the cell in flight */
     int throttled;           /* cells flagged so far */
+    double peak_sm;          /* the highest SM clock read in the run (MHz; 0: none yet) */
+    double settle_max_ms;    /* the longest one measurement waits for the clock (0: never waits) */
+    double settled_ms;       /* what the cell in flight's measurements waited */
 } fb_clock_watch;
 
 /* Opens NVML for CUDA device `ordinal`; when it cannot, writes one note to
@@ -106,6 +116,15 @@ void fb_clock_watch_open(fb_clock_watch *w, int ordinal, FILE *note);
 void fb_clock_watch_init(fb_clock_watch *w, fb_nvml *nvml);
 /* Before a cell: read the clocks. */
 void fb_clock_watch_before(fb_clock_watch *w);
+/* Before a timed measurement: while the SM clock is more than FB_SETTLE_BAND below the highest the
+ * run has read, wait (polling every FB_SETTLE_POLL_MS), at most settle_max_ms; returns the ms
+ * waited, also added to the cell's settled_ms. So no measurement starts on a clock that the work
+ * before it slowed (the previous cell's GEMMs, a variant's tuning in prepare), which a peer timed
+ * in another process, its cells separated by compiles, does not inherit: stop 30's matmul_bias
+ * cells began at 1440-1635 MHz after their K = 8192 neighbours where torch_peer's began at
+ * 1965-1980 (results/h100/stop30, call 9). Most had recovered by their first measurement; call 10
+ * waited 102-158 ms before 3 of 24. nvbench pauses for its throttle recovery in the same spirit. */
+double fb_clock_watch_settle(fb_clock_watch *w);
 /* After it: the cell's "clocks" object (NULL when nothing is watched) and
  * whether it was throttled (then counted, and `why` holds fb_clocks_describe's
  * text; the caller names the first FB_THROTTLE_WARNINGS such cells). */

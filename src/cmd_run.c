@@ -46,6 +46,8 @@
 #define MAX_WARMUP_MS 1e4
 #define MAX_REP_MS 1e5
 #define MAX_WALL_S 3600.0
+#define MAX_SETTLE_MS 10000.0
+#define DEFAULT_SETTLE_MS 1000.0 /* --settle: a bound; a wait ends as soon as the clock is back */
 
 typedef struct axis_override {
     char name[FB_NAME_MAX];
@@ -81,6 +83,7 @@ typedef struct run_opts {
     bool flush_given;                      /* --flush was on the command line */
     bool tf32;                             /* --tf32 */
     int64_t seed_arg;
+    double settle_ms; /* --settle: the longest a measurement waits for a slowed SM clock */
 } run_opts;
 
 /* ---- argument parsing ------------------------------------------------------ */
@@ -135,6 +138,12 @@ static int run_table(run_opts *o, fb_opt *t)
     t[n++] = (fb_opt){.name = "max-time", .kind = FB_OPT_DOUBLE, .dst = &o->timer.max_wall_s, .arg = "S",
                       .lo = 0.001, .hi = MAX_WALL_S,
                       .help = "wall-time cap per measurement in seconds (default 5, 0.001 to 3600)"};
+    t[n++] = (fb_opt){.name = "settle", .kind = FB_OPT_DOUBLE, .dst = &o->settle_ms, .arg = "MS", .lo = 0,
+                      .hi = MAX_SETTLE_MS,
+                      .help = "before each measurement, wait up to MS while the SM clock is more than 5%\n"
+                              "below the highest the run has read (the work before it slowed the GPU;\n"
+                              "default 1000, 0 to 10000; 0: never wait); the wait is each cell's\n"
+                              "clocks.settle_ms"};
     t[n++] = (fb_opt){.name = "seed", .kind = FB_OPT_I64, .dst = &o->seed_arg, .arg = "N", .ilo = 1,
                       .ihi = INT64_MAX, .help = "input seed (default 1): each seed draws different inputs"};
     t[n++] = (fb_opt){.name = "out", .kind = FB_OPT_STRING, .dst = &o->out, .arg = "FILE",
@@ -171,7 +180,7 @@ static void run_usage(FILE *f)
     fputs("usage: fusionbench run [--case NAME ...|--all] [--dtype T[,T...]|all] [--variants A,B]\n"
           "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph|cupti]\n"
           "                       [--flush write|clean|none] [--warmup MS] [--rep MS] [--max-noise PCT]\n"
-          "                       [--max-time S] [--seed N] [--out FILE] [--resume FILE]\n"
+          "                       [--max-time S] [--settle MS] [--seed N] [--out FILE] [--resume FILE]\n"
           "                       [--metrics dram,inst|all] [--show speedup|sol|time|gbps|dram|inst|kernels]\n"
           "                       [--table [--speedup-vs X]] [--tf32]\n"
           "\n"
@@ -218,6 +227,7 @@ static fb_status parse_args(int argc, char **argv, run_opts *o)
     memset(o, 0, sizeof *o);
     fb_timer_opts_default(&o->timer);
     o->seed_arg = 1;
+    o->settle_ms = DEFAULT_SETTLE_MS;
     o->timer_mode = (int)o->timer.mode;
     o->flush_mode = -1; /* not given: the default, or a resumed file's own */
     o->show_mode = -1; /* not given: the speedup */
@@ -571,6 +581,9 @@ static void default_out(char *buf, size_t n)
 
 static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, char **argv);
 
+/* fb_cell_env's before_timing: wait for a slowed SM clock (clocks.h) */
+static void settle_clock(void *watch) { (void)fb_clock_watch_settle(watch); }
+
 /* ---- stopping: SIGINT / SIGTERM ------------------------------------------------------------- */
 static volatile sig_atomic_t stop_signal;
 
@@ -772,9 +785,11 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     /* SM/memory clocks, temperature, power around each cell (one note if NVML is absent) */
     fb_clock_watch clocks;
     fb_clock_watch_open(&clocks, env.ctx.dev.ordinal, stderr);
+    clocks.settle_max_ms = o.settle_ms;
     if (!root) root = fb_run_new_result(&env, argc, argv, o.seed);
     else fb_run_note_resume(root, argc, argv);
     if (metrics) json_object_set_new(json_object_get(root, "settings"), "metrics", fb_metrics_settings_json(o.metrics));
+    json_object_set_new(json_object_get(root, "settings"), "settle_max_ms", json_real(o.settle_ms));
 
     /* the first write: a fresh run's file exists from now on, a resumed one records the
      * resume and holds the cells of the journal it was resumed from; then the journal */
@@ -798,6 +813,8 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
     fb_cell_env cenv = {&env.ctx, env.timer, o.seed, FB_RUN_FULL_LIMIT, true, metrics};
     cenv.sol_cache = fb_sol_cache_create(); /* NULL: each cell times its own copy */
+    cenv.before_timing = settle_clock;
+    cenv.before_timing_arg = &clocks;
 
     for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];

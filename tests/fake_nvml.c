@@ -30,6 +30,16 @@ void fake_nvml_set(unsigned sm, unsigned mem, unsigned temp, unsigned power_mw, 
     g_fail = fail;
 }
 
+/* A clock that comes back: after `reads` more reads of the SM clock it reports `sm`
+ * (fb_clock_watch_settle's wait); reads < 0: never. */
+static unsigned g_sm_later;
+static int g_sm_reads_left = -1;
+void fake_nvml_recover(unsigned sm, int reads)
+{
+    g_sm_later = sm;
+    g_sm_reads_left = reads;
+}
+
 /* how many times nvmlInit_v2 and nvmlShutdown were called */
 void fake_nvml_counts(int *inits, int *shutdowns)
 {
@@ -72,6 +82,12 @@ int nvmlDeviceGetClockInfo(void *dev, int type, unsigned *clock)
 {
     if (dev != &g_device) return FAKE_ERROR_NOT_FOUND;
     if (type == 1 && !(g_fail & FAIL_SM)) { /* NVML_CLOCK_SM */
+        if (g_sm_reads_left == 0) {
+            g_sm = g_sm_later;
+            g_sm_reads_left = -1;
+        } else if (g_sm_reads_left > 0) {
+            g_sm_reads_left--;
+        }
         *clock = g_sm;
         return FAKE_SUCCESS;
     }

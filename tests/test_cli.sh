@@ -463,7 +463,7 @@ expect "i7 empty axis list" 2 "--dim1: empty item in ''"
 
 # -- item 7: non-finite or absurd numbers (bounds documented in README.md and --help)
 for bad in inf -inf nan NaN infinity 1e308 1e309 " 5" "5 " 0x; do
-    for opt in --warmup --rep --max-time --max-noise; do
+    for opt in --warmup --rep --max-time --max-noise --settle; do
         run run --case softmax "$opt" "$bad"
         expect "i7 $opt '$bad'" 2 "$opt: expected a"
     done
@@ -474,6 +474,8 @@ run run --case softmax --rep 1e308
 expect "i7 --rep 1e308 message" 2 "--rep: expected a number from 0.001 to 100000, got '1e308'"
 run run --case softmax --max-time inf
 expect "i7 --max-time inf message" 2 "--max-time: expected a finite number from 0.001 to 3600, got 'inf'"
+run run --case softmax --settle -1
+expect "i7 --settle -1 message" 2 "--settle: expected a number from 0 to 10000, got '-1'"
 for bad in " -5" -5 +5 " 5" 4.0 0x10 0 18446744073709551617; do
     run run --case softmax --seed "$bad"
     expect "i7 --seed '$bad'" 2 "--seed: "

@@ -37,6 +37,11 @@ static void test_detector(void)
     fb_clock_reading a = reading(890, 2619, 80, 700);
     CHECK_NEAR(fb_clocks_sm_drop(&b, &a), 0.11, 1e-12);
 
+    /* settled: within 5% of the highest clock read; nothing to go by counts as settled */
+    CHECK(fb_clocks_settled(1980, 1980) && fb_clocks_settled(1881, 1980)); /* -5% exactly */
+    CHECK(!fb_clocks_settled(1880, 1980) && !fb_clocks_settled(1410, 1980));
+    CHECK(fb_clocks_settled(NAN, 1980) && fb_clocks_settled(1410, 0) && fb_clocks_settled(0, 1980));
+
     /* a missing reading is never flagged: nothing says the clock fell */
     fb_clock_reading none;
     fb_clock_reading_clear(&none);
@@ -257,6 +262,72 @@ static void test_nvml(const char *fake)
     dlclose(lib);
 }
 
+typedef void (*fake_recover_t)(unsigned, int);
+
+/* The wait before a measurement (fb_clock_watch_settle): none while the clock is within 5% of the
+ * run's highest; polls until it is back; gives up at settle_max_ms; never without NVML or a bound;
+ * the cell's clocks object carries what its measurements waited. */
+static void test_settle(const char *fake)
+{
+    if (!fake) return; /* test_nvml has said so */
+    void *lib = dlopen(fake, RTLD_NOW | RTLD_LOCAL);
+    fake_set_t set = lib ? (fake_set_t)dlsym(lib, "fake_nvml_set") : NULL;
+    fake_recover_t recover = lib ? (fake_recover_t)dlsym(lib, "fake_nvml_recover") : NULL;
+    CHECK(set && recover);
+    if (!set || !recover) return;
+    setenv("FB_NVML_LIB", fake, 1);
+    set(1980, 2619, 40, 100000, 0);
+    fb_nvml *n = NULL;
+    CHECK(fb_nvml_open("00000000:01:00.0", &n) == FB_OK);
+    fb_clock_watch w;
+    fb_clock_watch_init(&w, n);
+    w.settle_max_ms = 1000;
+    fb_clock_watch_before(&w); /* the run's first reading: 1980 */
+    CHECK(w.peak_sm == 1980);
+    CHECK(fb_clock_watch_settle(&w) < 1); /* at the peak: one reading, no wait */
+
+    set(1440, 2619, 70, 600000, 0); /* slowed by the work before */
+    recover(1965, 4);                 /* back after four more reads */
+    const double waited = fb_clock_watch_settle(&w);
+    CHECK(waited >= 3 * FB_SETTLE_POLL_MS && waited < 500);
+    bool thr = false;
+    char why[256];
+    set(1965, 2619, 60, 400000, 0);
+    json_t *c = fb_clock_watch_after(&w, &thr, why, sizeof why);
+    CHECK(json_is_number(json_object_get(c, "settle_ms")));
+    CHECK(json_number_value(json_object_get(c, "settle_ms")) == floor(waited));
+    json_decref(c);
+
+    /* a clock that does not come back: the wait stops at the bound */
+    w.settle_max_ms = 30;
+    fb_clock_watch_before(&w);
+    set(1000, 2619, 80, 700000, 0);
+    recover(0, -1);
+    const double t0 = fb_now_s();
+    const double gave_up = fb_clock_watch_settle(&w);
+    CHECK(gave_up >= 30 && (fb_now_s() - t0) * 1e3 < 30 + 200);
+    c = fb_clock_watch_after(&w, &thr, why, sizeof why);
+    CHECK(thr); /* and the cell is marked: it ran slowed */
+    json_decref(c);
+
+    /* a cell that did not wait carries no settle_ms; no bound, no wait */
+    set(1980, 2619, 40, 100000, 0);
+    fb_clock_watch_before(&w);
+    c = fb_clock_watch_after(&w, &thr, why, sizeof why);
+    CHECK(json_object_get(c, "settle_ms") == NULL);
+    json_decref(c);
+    w.settle_max_ms = 0;
+    set(1000, 2619, 80, 700000, 0);
+    CHECK(fb_clock_watch_settle(&w) == 0);
+    fb_clock_watch_close(&w);
+
+    fb_clock_watch_init(&w, NULL); /* no NVML: nothing to wait for */
+    w.settle_max_ms = 1000;
+    CHECK(fb_clock_watch_settle(&w) == 0);
+    unsetenv("FB_NVML_LIB");
+    dlclose(lib);
+}
+
 /* The watch run opens: without a GPU (or NVML) it says once why there are no
  * clocks and watches nothing; with them (on the GPU machine) it says nothing. */
 static void test_watch_open(void)
@@ -283,6 +354,7 @@ int main(int argc, char **argv)
     test_detector();
     test_json();
     test_nvml(argc > 1 ? argv[1] : NULL);
+    test_settle(argc > 1 ? argv[1] : NULL);
     test_watch_open();
     return fb_t_report("clocks");
 }

@@ -1229,6 +1229,39 @@ class TestClocks(unittest.TestCase):
     def test_no_nvml_no_clocks(self):
         self.assertIsNone(tp.Nvml.open("0000:00:06.0", libname="libnvidia-ml-not-here.so.1"))
 
+    def nvml_reading(self, clocks):
+        n = tp.Nvml(None, None)
+        seq = iter(clocks)
+
+        def read():
+            r = {"sm_clock_mhz": next(seq)}
+            n.peak = max(n.peak, r["sm_clock_mhz"])
+            return r
+        n.read = read
+        return n
+
+    def test_settle_waits_for_the_clock_as_fusionbench(self):
+        # the run's highest clock first, then a measurement after slowing work: waits until the clock
+        # is back within 5% (1881 of 1980), polling every 5 ms; what it waited is the cell's
+        n = self.nvml_reading([1980, 1440, 1500, 1880, 1881, 1000])
+        self.assertLess(n.settle(1000), 1)
+        waited = n.settle(1000)
+        self.assertGreaterEqual(waited, 3 * 5 * 0.9)
+        self.assertLess(waited, 500)
+        self.assertAlmostEqual(n.settled_ms, waited, delta=1)
+
+    def test_settle_gives_up_at_its_bound(self):
+        n = self.nvml_reading([1980] + [1000] * 1000)
+        n.settle(1000)
+        self.assertGreaterEqual(n.settle(20), 20)
+
+    def test_settle_bounds_are_checked_before_torch(self):
+        for bad in ("-1", "nan", "10001"):
+            r = subprocess.run([sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run", "--case", "softmax",
+                                "--settle", bad], capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--settle: expected a number from 0 to 10000", r.stderr)
+
 
 def result(kind, cells, variants=None):
     """A small result file: cells = {(row, col): (ideal_bytes, {variant: median ms or status})}."""

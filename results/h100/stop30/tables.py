@@ -173,6 +173,17 @@ def main():
                   + ", ".join(f"{m}x{n}x{k} {v['fb']}/{v['torch']}" for (m, n, k), v in sorted(ends.items())))
         print("  " + text(r7, "fb-libs.txt").strip().replace("\n", "\n  "))
 
+        r10 = unpack(tmp, os.path.join(HERE, "call10-settle.tar.xz"))
+        print("\n# 8. call 10: the same 12 cells, both sides waiting before each measurement for a settled clock")
+        print("#    (fusionbench run --settle, torch_peer.py --settle; 1000 ms at most)")
+        compare_lines(r10, "mm")
+        for ln in text(r10, os.path.join("mm", "compare.txt")).splitlines():
+            if ln.startswith("cells whose two sides"):
+                print("  " + ln)
+        print("  side, cell, SM clock at its start and end (MHz), the wait (ms; None: none):")
+        for ln in text(r10, "settle.txt").splitlines():
+            print("    " + ln)
+
 
 if __name__ == "__main__":
     main()
