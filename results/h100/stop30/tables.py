@@ -151,6 +151,14 @@ def main():
         for ln in text(r7, "fb-kernels.txt").splitlines() + text(r7, "fb-time.txt").splitlines():
             if ln.strip() and not ln.startswith("fusionbench: "):
                 print("  " + ln)
+        for name in ("fb-kernels.json", "fb-time.json"):
+            for _, _, c in cells(os.path.join(r7, name)):
+                v = c["variants"]["matmul_bias.fused"]
+                t = v["time_ms"]
+                print(f"  fusionbench {name[:-5]} ({'--timer cupti: kernel durations' if 'kernels' in name else 'events'}): "
+                      f"{c['point']['M']} x {c['point']['N']} x {c['point']['K']} min {t['min'] * 1e3:.1f} us, median "
+                      f"{t['median'] * 1e3:.1f} us; SM clock {c['clocks']['before']['sm_clock_mhz']} -> "
+                      f"{c['clocks']['after']['sm_clock_mhz']} MHz")
         print("  fusionbench's libraries:")
         print("  " + text(r7, "fb-libs.txt").strip().replace("\n", "\n  "))
 
@@ -182,6 +190,13 @@ def main():
                 print("  " + ln)
         print("  side, cell, SM clock at its start and end (MHz), the wait (ms; None: none):")
         for ln in text(r10, "settle.txt").splitlines():
+            print("    " + ln)
+
+        r11 = unpack(tmp, os.path.join(HERE, "call11-flush-timer.tar.xz"))
+        print("\n# 9. call 11: matmul_bias bfloat16 at 2048 and 8192 x 8192 x 8192: fusionbench (fb37) events with")
+        print("#    --flush write, clean, --timer cupti, write again; torch_peer torch.compile with write and clean")
+        print("    file, M, median / min us, samples, SM clock at the cell's start and end (MHz):")
+        for ln in text(r11, "summary.txt").splitlines():
             print("    " + ln)
 
 
