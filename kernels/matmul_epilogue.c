@@ -7,6 +7,14 @@
  *   matmul_bias.fused      out = A·B + bias     CUBLASLT_EPILOGUE_BIAS
  *   matmul_relu.fused      out = relu(A·B)      CUBLASLT_EPILOGUE_RELU
  *   matmul_add_relu.fused  out = relu(A·B + bias)  CUBLASLT_EPILOGUE_RELU_BIAS
+ *   matmul_bias.heuristic  matmul_bias.fused with cuBLASLt's heuristic's first algorithm,
+ *                          untimed (what torch.compile's addmm runs): tuning's
+ *                          reference. Stop 30 found matmul_bias.fused at 2048 x 8192 x 8192
+ *                          bfloat16 taking 338-386 us over four runs of one binary where
+ *                          torch.compile took 337-340 with the same kernel name
+ *                          (kernels/NOTES.md, "Stop 30", section 9); not yet run on a GPU.
+ * Each variant's result says which algorithm it kept (its ok status's reason:
+ * fb_gemm_plan_note), so runs that differ can be told apart.
  *
  * When they win: always, against eager's GEMM-then-pointwise, by the pointwise
  * kernels' traffic (eager writes C, then reads it back and writes out: 2·M·N
@@ -92,7 +100,8 @@ static size_t workspace(const fb_call *call) { return FB_GEMM_WORKSPACE; }
  * is attached (kernels/NOTES.md); prepare_ms shows what the tuning costs. */
 #define TUNE_CANDIDATES 8
 
-static int prepare(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const char *name, void **state)
+static int prepare(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const char *name, int candidates,
+                   void **state)
 {
     fb_gemm_shape g;
     char why[160];
@@ -102,7 +111,7 @@ static int prepare(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const 
     }
     fb_gemm_operands o = operands(call, &g);
     /* the first of the two prepares only loads the candidates' kernels: its choice is thrown away */
-    const fb_gemm_tuning tune = {TUNE_CANDIDATES, call->workspace, call->stream, call->first_prepare};
+    const fb_gemm_tuning tune = {candidates, call->workspace, call->stream, call->first_prepare};
     return fb_gemm_plan_create(call->ctx, &g, &o, call->workspace_bytes, &tune, name, (fb_gemm_plan **)state);
 }
 
@@ -119,38 +128,51 @@ static int run(const fb_call *call, fb_gemm_epilogue epi, bool add_d, const char
 
 static void release(void *state) { fb_gemm_plan_destroy(state); }
 
-/* One variant's entry points: its epilogue and whether D is added. */
-#define EPILOGUE_VARIANT(fn, NAME, EPI, ADD_D)                                                                \
+/* Which algorithm prepare kept, for the result (fb_gemm_plan_note). */
+static const char *note(const void *state) { return fb_gemm_plan_note((fb_gemm_plan *)state); }
+
+/* One variant's entry points: its epilogue, whether D is added, how many candidates prepare times. */
+#define EPILOGUE_VARIANT(fn, NAME, EPI, ADD_D, CANDIDATES)                                                     \
     static int fn##_supports(const fb_call *c, char *why, size_t n)                                           \
     {                                                                                                         \
         fb_gemm_shape g;                                                                                      \
         return read_shape(c, EPI, ADD_D, &g, why, n);                                                         \
     }                                                                                                         \
-    static int fn##_prepare(const fb_call *c, void **state) { return prepare(c, EPI, ADD_D, NAME, state); } \
+    static int fn##_prepare(const fb_call *c, void **state)                                                   \
+    {                                                                                                         \
+        return prepare(c, EPI, ADD_D, NAME, CANDIDATES, state);                                               \
+    }                                                                                                         \
     static int fn##_run(const fb_call *c) { return run(c, EPI, ADD_D, NAME); }
 
-EPILOGUE_VARIANT(plain, "matmul.tuned", FB_GEMM_PLAIN, false)
-EPILOGUE_VARIANT(add, "matmul_add.fused", FB_GEMM_PLAIN, true)
-EPILOGUE_VARIANT(bias, "matmul_bias.fused", FB_GEMM_BIAS, false)
-EPILOGUE_VARIANT(relu, "matmul_relu.fused", FB_GEMM_RELU, false)
-EPILOGUE_VARIANT(bias_relu, "matmul_add_relu.fused", FB_GEMM_RELU_BIAS, false)
+EPILOGUE_VARIANT(plain, "matmul.tuned", FB_GEMM_PLAIN, false, TUNE_CANDIDATES)
+EPILOGUE_VARIANT(add, "matmul_add.fused", FB_GEMM_PLAIN, true, TUNE_CANDIDATES)
+EPILOGUE_VARIANT(bias, "matmul_bias.fused", FB_GEMM_BIAS, false, TUNE_CANDIDATES)
+EPILOGUE_VARIANT(relu, "matmul_relu.fused", FB_GEMM_RELU, false, TUNE_CANDIDATES)
+EPILOGUE_VARIANT(bias_relu, "matmul_add_relu.fused", FB_GEMM_RELU_BIAS, false, TUNE_CANDIDATES)
+EPILOGUE_VARIANT(bias_first, "matmul_bias.heuristic", FB_GEMM_BIAS, false, 1)
 
 #define DTYPES (FB_DTYPE_BIT(FB_F32) | FB_DTYPE_BIT(FB_F16) | FB_DTYPE_BIT(FB_BF16) | FB_DTYPE_BIT(FB_F64))
 
 const fb_variant fb_matmul_epilogue_variants[] = {
     {.name = "matmul.tuned", .about = "A·B alone, its algorithm tuned as the fused variants' are: their reference",
      .dtypes = DTYPES, .supports = plain_supports, .workspace = workspace, .run = plain_run,
-     .prepare = plain_prepare, .release = release},
+     .prepare = plain_prepare, .release = release, .note = note},
     {.name = "matmul_add.fused", .about = "A·B + D in one cuBLASLt call (beta = 1, C = D)", .dtypes = DTYPES,
-     .supports = add_supports, .workspace = workspace, .run = add_run, .prepare = add_prepare, .release = release},
+     .supports = add_supports, .workspace = workspace, .run = add_run, .prepare = add_prepare, .release = release,
+     .note = note},
     {.name = "matmul_bias.fused", .about = "A·B + bias in one cuBLASLt call (the BIAS epilogue)", .dtypes = DTYPES,
      .supports = bias_supports, .workspace = workspace, .run = bias_run, .prepare = bias_prepare,
-     .release = release},
+     .release = release, .note = note},
     {.name = "matmul_relu.fused", .about = "relu(A·B) in one cuBLASLt call (the RELU epilogue)", .dtypes = DTYPES,
      .supports = relu_supports, .workspace = workspace, .run = relu_run, .prepare = relu_prepare,
-     .release = release},
+     .release = release, .note = note},
     {.name = "matmul_add_relu.fused", .about = "relu(A·B + bias) in one cuBLASLt call (the RELU_BIAS epilogue)",
      .dtypes = DTYPES, .supports = bias_relu_supports, .workspace = workspace, .run = bias_relu_run,
-     .prepare = bias_relu_prepare, .release = release},
+     .prepare = bias_relu_prepare, .release = release, .note = note},
+    {.name = "matmul_bias.heuristic",
+     .about = "A·B + bias in one cuBLASLt call, the heuristic's first algorithm untimed (torch's choice): tuning's "
+              "reference",
+     .dtypes = DTYPES, .supports = bias_first_supports, .workspace = workspace, .run = bias_first_run,
+     .prepare = bias_first_prepare, .release = release, .note = note},
 };
 const int fb_matmul_epilogue_variant_count = sizeof fb_matmul_epilogue_variants / sizeof fb_matmul_epilogue_variants[0];

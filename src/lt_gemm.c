@@ -18,6 +18,7 @@
 #include <cublasLt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "l2_sweep.h"
@@ -31,6 +32,9 @@ struct fb_gemm_plan {
     bool scale_f64, add_d, bias;
     const void *bias_ptr; /* the bias address the descriptor holds */
     uint32_t align[5]; /* planned alignment of a, b, c, d, bias (our names) */
+    int rank, candidates; /* the kept algorithm: the heuristic's candidate `rank` (0: its first) of `candidates` */
+    bool tuned;           /* candidates were timed (else the heuristic's first was kept untimed) */
+    char note[192];       /* fb_gemm_plan_note's text, made once */
 };
 
 /* Check a cuBLASLt call; on failure set the message and jump to the cleanup. */
@@ -186,6 +190,7 @@ static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_opera
         if (best < 0 || ms < best) {
             best = ms;
             p->algo = res[i].algo;
+            p->rank = i;
         }
     }
     if (sc.e0) cudaEventDestroy(sc.e0);
@@ -303,6 +308,9 @@ fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_
     }
     LT(hs);
     p->algo = res[0].algo;
+    p->rank = 0;
+    p->candidates = found;
+    p->tuned = found > 1 && tune && !tune->load_only;
     if (found > 1 && (s = tune_algo(ctx, p, o, tune, res, found, what)) != FB_OK) goto fail;
     cublasLtMatmulPreferenceDestroy(pref);
     *out = p;
@@ -334,6 +342,44 @@ fb_status fb_gemm_run(fb_gemm_plan *p, const fb_gemm_operands *o, void *workspac
     return FB_OK;
 fail:
     return s;
+}
+
+/* One of the algorithm's configuration attributes, or -1 where cuBLASLt does not say. */
+static long long algo_config(const cublasLtMatmulAlgo_t *a, cublasLtMatmulAlgoConfigAttributes_t attr)
+{
+    /* the buffer must be exactly the attribute's size (2 or 4 bytes here): ask it first */
+    size_t need = 0, written = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(a, attr, NULL, 0, &need) != CUBLAS_STATUS_SUCCESS || need == 0 ||
+        need > sizeof(uint64_t))
+        return -1;
+    unsigned char buf[sizeof(uint64_t)] = {0};
+    if (cublasLtMatmulAlgoConfigGetAttribute(a, attr, buf, need, &written) != CUBLAS_STATUS_SUCCESS || written != need)
+        return -1;
+    uint64_t v = 0;
+    memcpy(&v, buf, need); /* unsigned, in the low bytes: little-endian hosts, as CUDA's are */
+    return (long long)v;
+}
+
+const char *fb_gemm_plan_note(fb_gemm_plan *p)
+{
+    if (!p) return NULL;
+    if (!p->note[0]) {
+        const cublasLtMatmulAlgo_t *a = &p->algo;
+        char which[80];
+        if (p->tuned)
+            snprintf(which, sizeof which, "the heuristic's candidate %d of %d, kept by tuning", p->rank + 1,
+                     p->candidates);
+        else
+            snprintf(which, sizeof which, "the heuristic's first");
+        snprintf(p->note, sizeof p->note,
+                 "cuBLASLt algorithm: %s (algo id %lld, tile %lld, stages %lld, split-K %lld, swizzle %lld, "
+                 "cluster %lld)",
+                 which, algo_config(a, CUBLASLT_ALGO_CONFIG_ID), algo_config(a, CUBLASLT_ALGO_CONFIG_TILE_ID),
+                 algo_config(a, CUBLASLT_ALGO_CONFIG_STAGES_ID), algo_config(a, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                 algo_config(a, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
+                 algo_config(a, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID));
+    }
+    return p->note;
 }
 
 void fb_gemm_plan_destroy(fb_gemm_plan *p)
