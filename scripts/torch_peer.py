@@ -122,6 +122,9 @@ writes them), read through NVML (libnvidia-ml, the driver's) when it loads; abse
 peer_compare.py sets a cell's ratio beside the two sides' clocks: on compute-bound cells a GPU
 that throttled during one side's samples and not the other's changes the ratio by as much as
 the clocks differ (results/h100/stop30: matmul_bias, the same cuBLASLt kernel on both sides).
+Before each measurement the peer waits, as `fusionbench run --settle` does, up to --settle ms
+(default 1000) while the SM clock is more than 5% below the highest the run has read; a cell
+that waited records it ("clocks": {"settle_ms"}).
 
 Exit codes (fusionbench's): 0 ok, 1 a check failed, 2 usage, 3 bad case file, 4 CUDA/runtime/
 I/O error, 77 no usable GPU or no torch.
