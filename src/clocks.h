@@ -123,7 +123,7 @@ void fb_clock_watch_before(fb_clock_watch *w);
  * in another process, its cells separated by compiles, does not inherit: stop 30's matmul_bias
  * cells began at 1440-1635 MHz after their K = 8192 neighbours where torch_peer's began at
  * 1965-1980 (results/h100/stop30, call 9). Most had recovered by their first measurement; call 10
- * waited 102-158 ms before 3 of 24. nvbench pauses for its throttle recovery in the same spirit. */
+ * waited in 3 of 12 cells, 102-158 ms a cell. nvbench pauses for its throttle recovery in the same spirit. */
 double fb_clock_watch_settle(fb_clock_watch *w);
 /* After it: the cell's "clocks" object (NULL when nothing is watched) and
  * whether it was throttled (then counted, and `why` holds fb_clocks_describe's
