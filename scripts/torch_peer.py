@@ -1926,8 +1926,7 @@ class Nvml:
         most max_ms) while the SM clock is more than 5% below the highest this run has read."""
         t0 = time.perf_counter()
         while True:
-            sm = self.read().get("sm_clock_mhz")
-            self.peak = max(self.peak, sm or 0)
+            sm = self.read().get("sm_clock_mhz")  # read() keeps self.peak
             waited = (time.perf_counter() - t0) * 1e3
             if not sm or sm >= (1 - self.SETTLE_BAND) * self.peak or waited >= max_ms:
                 break

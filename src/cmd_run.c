@@ -788,10 +788,11 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     clocks.settle_max_ms = o.settle_ms;
     if (!root) root = fb_run_new_result(&env, argc, argv, o.seed);
     else fb_run_note_resume(root, argc, argv);
-    if (metrics) json_object_set_new(json_object_get(root, "settings"), "metrics", fb_metrics_settings_json(o.metrics));
+    json_t *settings = json_object_get(root, "settings");
+    if (metrics) json_object_set_new(settings, "metrics", fb_metrics_settings_json(o.metrics));
     /* a resumed file keeps the bound its first run recorded (the cells it adds record their own waits) */
-    if (!json_object_get(json_object_get(root, "settings"), "settle_max_ms"))
-        json_object_set_new(json_object_get(root, "settings"), "settle_max_ms", json_real(o.settle_ms));
+    if (!json_object_get(settings, "settle_max_ms"))
+        json_object_set_new(settings, "settle_max_ms", json_real(o.settle_ms));
 
     /* the first write: a fresh run's file exists from now on, a resumed one records the
      * resume and holds the cells of the journal it was resumed from; then the journal */

@@ -14,12 +14,14 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 from tarballs import cells, geomean, text, unpack  # noqa: E402
 
 
-def by_cell(path):
-    """{(rows, W): (median us, % of SOL, check passed)} of a one-variant result file."""
+def by_cell(path, with_dtype=False):
+    """{(rows, W): (median us, % of SOL, check passed)} of a one-variant result file; with_dtype:
+    keyed (dtype, rows, W) (files of several dtypes)."""
     out = {}
-    for _, _, c in cells(path):
+    for _, dt, c in cells(path):
         (v,) = c["variants"].values()
-        out[(c["row"], c["col"])] = (v["time_ms"]["median"] * 1e3, v["sol_pct"], v["check"]["passed"])
+        key = (dt, c["row"], c["col"]) if with_dtype else (c["row"], c["col"])
+        out[key] = (v["time_ms"]["median"] * 1e3, v["sol_pct"], v["check"]["passed"])
     return out
 
 
@@ -54,19 +56,10 @@ def ncu(r, name):
             print("    " + s)
 
 
-def by_dtype_cell(path):
-    """{(dtype, rows, W): (median us, % of SOL, check passed)} of a one-variant result file."""
-    out = {}
-    for _, dt, c in cells(path):
-        (v,) = c["variants"].values()
-        out[(dt, c["row"], c["col"])] = (v["time_ms"]["median"] * 1e3, v["sol_pct"], v["check"]["passed"])
-    return out
-
-
 def upt_ab(r):
     for case in ("horizontal_reduction_pointwise", "horizontal_reduction_reduction"):
-        A = [by_dtype_cell(os.path.join(r, f"ab-{case}-u4-{k}.json")) for k in (1, 2)]
-        B = [by_dtype_cell(os.path.join(r, f"ab-{case}-u8-{k}.json")) for k in (1, 2)]
+        A = [by_cell(os.path.join(r, f"ab-{case}-u4-{k}.json"), True) for k in (1, 2)]
+        B = [by_cell(os.path.join(r, f"ab-{case}-u8-{k}.json"), True) for k in (1, 2)]
         print(f"  {case}: t_4units / t_8units (run 1, run 2), % of SOL 4 -> 8 units (run 1)")
         for dt in ("float32", "bfloat16"):
             rs_all = []
@@ -83,7 +76,7 @@ def upt_ab(r):
 
 
 def compare_lines(r, d):
-    keep = ("== ", "geomean", "cells >=", "  dim0=", "  M=", "targets")
+    keep = ("== ", "geomean", "cells >=", "cells whose two sides", "  dim0=", "  M=", "targets")
     for ln in text(r, os.path.join(d, "compare.txt")).splitlines():
         if ln.startswith(keep):
             print("  " + ln)
@@ -167,9 +160,6 @@ def main():
             print(f"\n# 7. call {call}: matmul_bias bfloat16 beside torch.compile with both sides' clocks"
                   + (" (torch's read after free_memory)" if call == 8 else " (torch's read after the last samples)"))
             compare_lines(r, "mm")
-            for ln in text(r, os.path.join("mm", "compare.txt")).splitlines():
-                if ln.startswith("cells whose two sides"):
-                    print("  " + ln)
             peer = json.load(open(os.path.join(r, "mm", "peer-matmul_bias-bfloat16.json")))
             fbf = json.load(open(os.path.join(r, "mm", "fb-matmul_bias-bfloat16.json")))
             ends = {}
@@ -185,9 +175,6 @@ def main():
         print("\n# 8. call 10: the same 12 cells, both sides waiting before each measurement for a settled clock")
         print("#    (fusionbench run --settle, torch_peer.py --settle; 1000 ms at most)")
         compare_lines(r10, "mm")
-        for ln in text(r10, os.path.join("mm", "compare.txt")).splitlines():
-            if ln.startswith("cells whose two sides"):
-                print("  " + ln)
         print("  side, cell, SM clock at its start and end (MHz), the wait (ms; None: none):")
         for ln in text(r10, "settle.txt").splitlines():
             print("    " + ln)
