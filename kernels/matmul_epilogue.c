@@ -27,8 +27,9 @@
  * Eager and these variants go through src/lt_gemm.c with the same workspace and
  * the same heuristic request. Eager takes the heuristic's first algorithm, as
  * torch does; these variants time the heuristic's best TUNE_CANDIDATES in
- * prepare, outside the timed region, and keep the fastest (the library path's
- * "compile time", recorded as prepare_ms). The heuristic's first pick with an
+ * prepare, outside the timed region, and keep the fastest, or the first where
+ * none beats it by more than 1% (src/lt_gemm.c's TUNE_MARGIN; the library
+ * path's "compile time", recorded as prepare_ms). The heuristic's first pick with an
  * epilogue attached measured up to 1.34x the plain GEMM (kernels/NOTES.md), so
  * an untuned fused call would measure cuBLASLt's heuristic, not the epilogue. float64 has no epilogue algorithms in cuBLASLt on
  * sm_90: prepare then reports the cell skipped with cuBLASLt's "no algorithm". */

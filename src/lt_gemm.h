@@ -46,8 +46,10 @@ typedef struct fb_gemm_plan fb_gemm_plan;
 /* How the algorithm is chosen. candidates <= 1: cuBLASLt's heuristic's first
  * (what torch does, and eager); more: that many of the heuristic's best are each
  * run on the operands, timed with events from an L2 swept clean (as the timer's
- * default flush), and the fastest median kept (a library path's autotuning, paid
- * once in prepare). Tuning runs the GEMM: it writes the output (c) and needs the
+ * default flush), and the fastest median kept unless the first's is within 1% of
+ * it (then the first: candidates that share a kernel time within noise, and
+ * ranking on noise kept different algorithms run to run). A library path's
+ * autotuning, paid once in prepare. Tuning runs the GEMM: it writes the output (c) and needs the
  * workspace. */
 typedef struct fb_gemm_tuning {
     int candidates;
@@ -72,9 +74,10 @@ fb_status fb_gemm_run(fb_gemm_plan *p, const fb_gemm_operands *o, void *workspac
 void fb_gemm_plan_destroy(fb_gemm_plan *p);
 /* What the plan runs, for the result: "cuBLASLt algorithm: the heuristic's candidate 3 of 8, kept
  * by tuning (algo id .., tile .., stages .., split-K .., swizzle .., cluster ..)" (cuBLASLt's
- * enum values; -1 where it does not say), or "the heuristic's first" when nothing was timed.
- * Stop 30 found one binary's matmul_bias at 2048 x 8192 x 8192 timing 338-386 us over four runs,
- * torch.compile's 337-340: the kept candidate is the first thing to look at (kernels/NOTES.md). */
+ * enum values; -1 where it does not say), "the heuristic's first of 8, none of the others faster
+ * by > 1% when timed", or "the heuristic's first" when nothing was timed. Stop 31 read it over
+ * runs of matmul_bias whose times spread 8-15%: the same algorithm every time, so the spread is
+ * the card's power state, not the choice (kernels/NOTES.md, "Stop 31"). */
 const char *fb_gemm_plan_note(fb_gemm_plan *p);
 
 /* cuBLASLt's recommended workspace on Hopper; more buys nothing. */
