@@ -13,6 +13,9 @@
 //   cta      one CTA of T = 64..512 threads per row, persistent over rows; warp shuffles, then the
 //            warps' partials through shared memory (one barrier). For rows too few to give every
 //            warp one (rows x 32 < the resident threads).
+//   short    (kShortRows) G <= 32 lanes a row of 128..512 aligned elements, 1-4 units a lane, one
+//            row a team, a one-shot grid, 32-bit offsets, no peel: Inductor's shape for many short
+//            rows, at 30-32 registers where group holds 64 bytes a lane at 62-80 (launch_short).
 //   cluster  C = 2..8 CTAs of 512 threads per row, each streaming a slice of it; the warps'
 //            partials of all C CTAs are read by the leading CTA over distributed shared memory
 //            (one cluster barrier). For few long rows (128 x 65536: one CTA per row would leave
@@ -175,6 +178,48 @@ __global__ void __launch_bounds__(kGroupThreads, 2) group_kernel(const T *__rest
     }
 }
 
+// short: 16-byte aligned rows of at most 32 x J units, a team of G lanes a row (G x J >= the
+// row's units), one row a team, a one-shot grid, 32-bit offsets, no head or tail: Inductor's
+// persistent-reduction shape for short rows (more threads a row, few registers each).
+template <typename T, int J, class Op>
+__global__ void __launch_bounds__(kGroupThreads) short_kernel(const T *__restrict__ x, T *__restrict__ y,
+                                                              unsigned rows, unsigned units, int G, Op op) {
+    constexpr int N = Unit<T, true>::N;
+    using P = fb::pack<T, N>;
+    const unsigned t = blockIdx.x * kGroupThreads + threadIdx.x;
+    const unsigned row = t / (unsigned)G, lane = t & (unsigned)(G - 1);
+    typename Op::Acc acc = op.init();
+    if (row < rows) {
+        const unsigned base = row * units;  // in units
+        P v[J];
+        typename Op::Acc pa[J];
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+            pa[j] = op.init();
+            const unsigned u = lane + (unsigned)j * G;
+            if (u < units) v[j] = fb::load_pack_plain<T, N>(x + (size_t)(base + u) * N);
+        }
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+            const unsigned u = lane + (unsigned)j * G;
+            if (u < units) {
+                P o;
+#pragma unroll
+                for (int i = 0; i < N; ++i) {
+                    const float xv = fb::to_acc(v[j].v[i]);
+                    op.add(pa[j], xv);
+                    if constexpr (Op::kMap) o.v[i] = fb::from_acc<T>(op.map(xv));
+                }
+                if constexpr (Op::kMap) fb::store_pack_plain<T, N>(y + (size_t)(base + u) * N, o);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < J; ++j) op.merge(acc, pa[j]);
+    }
+    team_reduce(op, acc, G);
+    if (row < rows && lane == 0) op.finish(row, acc);
+}
+
 // The warps' partials of a CTA in shared memory, merged by warp 0 (at most 16 warps).
 template <class Op>
 __device__ __forceinline__ bool cta_reduce(const Op &op, typename Op::Acc &acc, typename Op::Acc *part) {
@@ -255,7 +300,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) cluster_kernel(const T *__rest
 // dtypes: geomean 1.027 for this rule over scalar everywhere, no cell under 0.99).
 // kLongRowsOneShot: kOneShot where plan's long-row rule chose the team (horizontal_reduction_
 // reduction: its other shapes keep the persistent grid).
-enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4, kScalarShortOdd = 8, kLongRowsOneShot = 16 };
+// kShortRows: the short team (short_kernel, launch_short) for the rows it takes.
+enum Flags { kOneShot = 1, kPlain = 2, kByShape = 4, kScalarShortOdd = 8, kLongRowsOneShot = 16, kShortRows = 32 };
 
 // kByShape: one-shot + plain, except for short rows that are not a multiple of the vector width
 // (head/tail scalars in every row), where the persistent evict-first launch measured faster:
@@ -366,18 +412,54 @@ inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, in
                                     x, y, W, p.C, op);
 }
 
+// The short team's launch, for the rows it was measured on: 16-byte aligned rows (x and y aligned,
+// W a multiple of the unit) of 128..512 elements, from 16384 rows. G = the row's units rounded up
+// to a power of two, at most 32 lanes; J = units a lane (1, 2 or 4). *launched false: not such a
+// shape, nothing launched. Measured (NOTES.md, "Stop 31", section 6; H100, write flush, two runs,
+// horizontal_reduction_pointwise, 16384-65536 rows x 128, 256, 512, t_group / t_short): bfloat16
+// geomean 1.196 (1.005-1.446: the group team ran 65-78% of SOL there, issue-bound on cos at 62-80
+// registers, where short_kernel has 32), float32 1.016 (0.954-1.096), and against torch.compile
+// float32 0.982 -> 0.998x; as landed (section 7, against the previous binary in turn twice):
+// bfloat16 1.194, float16 1.178, float32 1.014. horizontal_reduction_reduction (no map) measured
+// 0.963 in float32 on the persistent grid it keeps, so only the map op asks for it.
+template <typename T, class Op>
+inline cudaError_t launch_short(const T *x, T *y, int64_t rows, int64_t W, const Op &op, cudaStream_t st,
+                                bool *launched) {
+    constexpr int N = Unit<T, true>::N;
+    *launched = false;
+    if (W % N != 0 || W < 128 || W > 512 || rows < 16384 || rows * W >= ((int64_t)1 << 31)) return cudaSuccess;
+    const int64_t units = W / N;
+    const int G = (int)std::min<int64_t>(32, pow2ceil(units));
+    const int64_t J = cdiv(units, G);
+    const unsigned ctas = (unsigned)cdiv(rows * G, kGroupThreads);
+    *launched = true;
+    if (J == 1)
+        short_kernel<T, 1, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, (unsigned)rows, (unsigned)units, G, op);
+    else if (J == 2)
+        short_kernel<T, 2, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, (unsigned)rows, (unsigned)units, G, op);
+    else
+        short_kernel<T, 4, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, (unsigned)rows, (unsigned)units, G, op);
+    return cudaGetLastError();
+}
+
 // Stream every row of x[rows, W] through op (y: the map's output, shaped as x, or null).
 // allow_vec: false forces one element per access. force: -1, or a Team to use.
 template <typename T, class Op>
 inline fb_status run(const T *x, T *y, int64_t rows, int64_t W, const Op &op, bool allow_vec, int force,
                      cudaStream_t st, const char *what, int flags = 0) {
     if (rows == 0 || W == 0) return FB_OK;
+    const bool short_rows = (flags & kShortRows) != 0;  // kByShape below replaces the flags
     if (flags & kByShape) {
         const ByShape b = launch_by_shape(rows, W, (int)sizeof(T), (flags & kScalarShortOdd) != 0);
         flags = b.flags;
         if (b.scalar) allow_vec = false;
     }
     const bool vec = allow_vec && fb::aligned16(x) && (!Op::kMap || fb::aligned16(y));
+    if (short_rows && force < 0 && vec) {
+        bool launched = false;
+        const cudaError_t e = launch_short(x, y, rows, W, op, st, &launched);
+        if (launched) return fb_cuda_status((int)e, what, __FILE__, __LINE__);
+    }
     const int tps = vec ? resident_threads_per_sm<T, true, Op>() : resident_threads_per_sm<T, false, Op>();
     Plan p = plan(rows, W, (int)sizeof(T), vec, tps, force);
     flags = resolve_flags(p, flags);

@@ -147,12 +147,80 @@ def section5(r):
             print(f"    {f:5s} geomean t_torch / t_fused {geomean(ratios):.3f}")
 
 
+def one_variant(path):
+    """{(rows, W): (median us, % of SOL, check passed)} of a one-variant result file."""
+    out = {}
+    for _, _, c in cells(path):
+        for v in c["variants"].values():
+            if v.get("status") == "ok":
+                out[(c["row"], c["col"])] = (v["time_ms"]["median"] * 1e3, v.get("sol_pct"), v["check"]["passed"])
+    return out
+
+
+def section6(r):
+    print("\n# 6. call 5: rowstream's short rows, t_base / t_arm per cell (runs 1, 2), write flush")
+    print("#    base = the group team (8 lanes x 64 bytes at W = 128 float32); short32 / short8 = short_kernel")
+    print("#    with at most 32 / 8 lanes a row; tpr32 = the group team forced to 32 lanes; upt1 = 1 unit a lane")
+    arms = ["base", "short32", "short8", "tpr32", "upt1"]
+    for c, name in (("p", "horizontal_reduction_pointwise"), ("r", "horizontal_reduction_reduction")):
+        for d in ("float32", "bfloat16"):
+            R = {a: [one_variant(os.path.join(r, f"{a}-{c}-{d}-{k}.json")) for k in (1, 2)] for a in arms}
+            print(f"  {name} {d}")
+            g = {a: [] for a in arms[1:]}
+            for key in sorted(R["base"][0]):
+                line = f"    {key[0]:5d} x {key[1]:3d} base {R['base'][0][key][0]:5.1f} us ({R['base'][0][key][1]:4.1f}%)"
+                for a in arms[1:]:
+                    rs = [R["base"][i][key][0] / R[a][i][key][0] for i in (0, 1)]
+                    assert all(R[a][i][key][2] for i in (0, 1))
+                    g[a] += rs
+                    line += f" | {a} {rs[0]:.3f} {rs[1]:.3f}"
+                print(line)
+            print("    geomean " + ", ".join(f"{a} {geomean(g[a]):.3f}" for a in arms[1:]))
+    pe = one_variant(os.path.join(r, "peer-hrp.json"))
+    for a in ("base", "short32"):
+        runs = [one_variant(os.path.join(r, f"{a}-p-float32-{k}.json")) for k in (1, 2)]
+        q = [pe[k][0] / (runs[0][k][0] * runs[1][k][0]) ** 0.5 for k in sorted(pe)]
+        print(f"  horizontal_reduction_pointwise float32, t_torch.compile / t_{a} (two runs' geometric mean): "
+              f"geomean {geomean(q):.3f}")
+    for f in ("odd-short32-p", "odd-short32-r", "odd-short8-p", "odd-short8-r"):
+        n = sum(1 for _, _, c in cells(os.path.join(r, f + ".json")) for v in c["variants"].values()
+                if v.get("status") == "ok" and v["check"]["passed"])
+        print(f"  {f}: {n} cells ok and checked (every dtype, 1-4097 rows x 4-512)")
+    print("  " + text(r, "selftest.txt").strip().splitlines()[-1])
+    for c in "pr":
+        print(f"  memcheck-{c}: " + [l for l in text(r, f"memcheck-{c}.txt").splitlines() if "ERROR SUMMARY" in l][0])
+
+
+def section7(r):
+    print("\n# 7. call 6: the short team as landed (fb42) against the stop's start (fb40), in turn twice")
+    print("   " + text(r, "selftest.txt").strip().splitlines()[-1] + "; memcheck: "
+          + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
+    for d in ("float32", "bfloat16", "float16"):
+        o = [one_variant(os.path.join(r, f"old-{d}-{k}.json")) for k in (1, 2)]
+        n = [one_variant(os.path.join(r, f"new-{d}-{k}.json")) for k in (1, 2)]
+        rs = []
+        print(f"  {d}: rows x W  t_old / t_new (runs 1, 2)  % of SOL old -> new (run 1)")
+        for k in sorted(o[0]):
+            assert all(n[i][k][2] and o[i][k][2] for i in (0, 1))
+            x = [o[i][k][0] / n[i][k][0] for i in (0, 1)]
+            rs += x
+            print(f"    {k[0]:5d} x {k[1]:3d}  {x[0]:.3f} {x[1]:.3f}  {o[0][k][1]:5.1f} -> {n[0][k][1]:5.1f}")
+        print(f"    geomean {geomean(rs):.3f}")
+        if os.path.exists(os.path.join(r, f"peer-{d}.json")):
+            pe = one_variant(os.path.join(r, f"peer-{d}.json"))
+            for nm, X in (("old", o), ("new", n)):
+                q = [pe[k][0] / (X[0][k][0] * X[1][k][0]) ** 0.5 for k in sorted(pe)]
+                print(f"    t_torch.compile / t_{nm}: geomean {geomean(q):.3f} (" + " ".join(f"{x:.3f}" for x in q) + ")")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         section1(unpack(tmp, os.path.join(HERE, "call1-tuning-log.tar.xz")))
         section2(unpack(tmp, os.path.join(HERE, "call2-add-candidates-bias-abba.tar.xz")))
         section4(unpack(tmp, os.path.join(HERE, "call3-ncu-hrp-layernorm.tar.xz")))
         section5(unpack(tmp, os.path.join(HERE, "call4-flush-peers-selftest.tar.xz")))
+        section6(unpack(tmp, os.path.join(HERE, "call5-short-rows-ab.tar.xz")))
+        section7(unpack(tmp, os.path.join(HERE, "call6-short-rows-landed.tar.xz")))
 
 
 if __name__ == "__main__":
