@@ -87,6 +87,18 @@ template <int N> __device__ __forceinline__ RowLayout row_layout(int64_t base, i
     return l;
 }
 
+// One unit of a row: its elements added to the partial pa and, for a map op, their images into o.
+template <class Op, typename T, int N>
+__device__ __forceinline__ void consume_unit(const Op &op, typename Op::Acc &pa, const fb::pack<T, N> &v,
+                                             fb::pack<T, N> &o) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const float xv = fb::to_acc(v.v[j]);
+        op.add(pa, xv);
+        if constexpr (Op::kMap) o.v[j] = fb::from_acc<T>(op.map(xv));
+    }
+}
+
 // Stream body units [ubeg, uend) of one row (lane `lane` of G takes ubeg + lane, + G, ...) and,
 // if `scalars`, its head and tail elements; add every element to acc and write map(x) to y.
 template <typename T, bool VEC, bool PLAIN, class Op>
@@ -130,12 +142,7 @@ __device__ __forceinline__ void stream_row(const T *__restrict__ x, T *__restric
             const int u = u0 + k * G;
             if (u < uend) {
                 P o;
-#pragma unroll
-                for (int j = 0; j < N; ++j) {
-                    const float xv = fb::to_acc(v[k].v[j]);
-                    op.add(pa[k], xv);
-                    if constexpr (Op::kMap) o.v[j] = fb::from_acc<T>(op.map(xv));
-                }
+                consume_unit(op, pa[k], v[k], o);
                 if constexpr (Op::kMap) {
                     if constexpr (PLAIN) fb::store_pack_plain<T, N>(yb + (size_t)u * N, o);
                     else fb::store_pack_stream<T, N>(yb + (size_t)u * N, o);
@@ -204,12 +211,7 @@ __global__ void __launch_bounds__(kGroupThreads) short_kernel(const T *__restric
             const unsigned u = lane + (unsigned)j * G;
             if (u < units) {
                 P o;
-#pragma unroll
-                for (int i = 0; i < N; ++i) {
-                    const float xv = fb::to_acc(v[j].v[i]);
-                    op.add(pa[j], xv);
-                    if constexpr (Op::kMap) o.v[i] = fb::from_acc<T>(op.map(xv));
-                }
+                consume_unit(op, pa[j], v[j], o);
                 if constexpr (Op::kMap) fb::store_pack_plain<T, N>(y + (size_t)(base + u) * N, o);
             }
         }
