@@ -10,7 +10,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, text, unpack  # noqa: E402
+from tarballs import cells, geomean, peer_compare, text, unpack  # noqa: E402
 
 
 def medians(path, names=None):
@@ -213,6 +213,14 @@ def section7(r):
                 print(f"    t_torch.compile / t_{nm}: geomean {geomean(q):.3f} (" + " ".join(f"{x:.3f}" for x in q) + ")")
 
 
+def section8(r):
+    print("\n# 8. call 7: horizontal_reduction_pointwise.fused (7a0be56) beside torch.compile, float32 whole grid and")
+    print("#    bfloat16 16384-65536 rows (side_by_side.py, write flush both sides); peer_compare over each")
+    print("   " + text(r, "selftest.txt").strip().splitlines()[-1])
+    for d in ("f32", "bf16"):
+        peer_compare(os.path.join(r, d))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         section1(unpack(tmp, os.path.join(HERE, "call1-tuning-log.tar.xz")))
@@ -221,6 +229,7 @@ def main():
         section5(unpack(tmp, os.path.join(HERE, "call4-flush-peers-selftest.tar.xz")))
         section6(unpack(tmp, os.path.join(HERE, "call5-short-rows-ab.tar.xz")))
         section7(unpack(tmp, os.path.join(HERE, "call6-short-rows-landed.tar.xz")))
+        section8(unpack(tmp, os.path.join(HERE, "call7-hrp-peer-full-grid.tar.xz")))
 
 
 if __name__ == "__main__":
