@@ -33,6 +33,12 @@ the rest: a GPU that throttled during one side's samples and not the other's cha
 a compute-bound cell by as much as its clocks differ (results/h100/stop30, matmul_bias: the same
 cuBLASLt kernel on both sides, up to 12% apart). The targets are judged on every cell as before.
 
+Rounds: a cell that a side's files hold more than once (side_by_side.py --rounds, which alternates
+which side runs first; or runs given by hand) is timed on that side as the geometric mean of its
+rounds' medians, and the grid says how many rounds each side had. Over a call the GPU's power state
+drifts, and a compute-bound cell measured once per side can be up to 11% apart on the same kernel;
+measured in ABBA order, matmul_bias read 0.998x (results/h100/stop31).
+
 Only cells whose status is ok on both sides are compared (a fused cell that failed its check is
 never a time); a >= 64 MiB cell where torch.compile ran and the fused variant did not counts as
 slower. --md FILE writes the same as markdown (for results/h100/). With --targets the exit code
@@ -133,10 +139,42 @@ class Table:
                         g["variants"].append(v)
                 for cell in dt.get("cells", []):
                     key = (cell.get("row"), cell.get("col"), fixed_key(case, cell))
-                    if key in g["cells"]:
-                        print(f"peer_compare: {path}: {case.get('name')} {dt.get('dtype')} cell {cell_label(g, key)} "
-                              "repeats an earlier file's; the later one is used", file=sys.stderr)
-                    g["cells"][key] = cell
+                    g.setdefault("rounds", {}).setdefault(key, []).append(cell)
+                    g["cells"][key] = combine_rounds(g["rounds"][key])
+
+
+def _gm_entry(entries):
+    """One variant's entries over rounds: an ok entry whose median is the geometric mean of the
+    rounds' medians, or the first entry that is not ok (a round that failed is never a time)."""
+    for e in entries:
+        if entry_time(e) is None:
+            return e
+    return {"status": "ok", "rounds": len(entries),
+            "time_ms": {"median": geomean([entry_time(e) for e in entries])}}
+
+
+def combine_rounds(cells):
+    """The cell a comparison reads for one side when its files hold the cell more than once (rounds:
+    side_by_side.py --rounds, or runs given by hand): each variant's time and the copy's are the
+    geometric mean of the rounds' medians, so a side measured early in one round and late in another
+    (the GPU's power state drifts over a call: results/h100/stop31, matmul_bias) is judged on both.
+    A variant missing from a round, or not ok in one, is taken from the first round that is not ok.
+    The clocks are dropped (one reading per round says nothing of the mean)."""
+    if len(cells) == 1:
+        return cells[0]
+    out = {k: v for k, v in cells[0].items() if k not in ("variants", "sol", "clocks")}
+    names = list(dict.fromkeys(n for c in cells for n in (c.get("variants") or {})))
+    out["variants"] = {n: _gm_entry([(c.get("variants") or {}).get(n) for c in cells]) for n in names}
+    if any(isinstance(c.get("sol"), dict) for c in cells):
+        out["sol"] = _gm_entry([c.get("sol") for c in cells])
+    out["rounds"] = len(cells)
+    return out
+
+
+def rounds_of(group):
+    """How many times the side's files hold its cells: (fewest, most) over the cells."""
+    n = [len(v) for v in (group.get("rounds") or {}).values()] or [1]
+    return min(n), max(n)
 
 
 def entry_time(entry):
@@ -227,6 +265,7 @@ def compare_group(case, dtype, fb, peer, args):
         print(f"peer_compare: {case} {dtype}: no cell in both files" + (
             f" (fixed symbols: fusionbench {fs}, torch {ps})" if fs != ps else ""), file=sys.stderr)
     res = {"case": case, "dtype": dtype, "fused": fused, "rows": fb["rows"], "cols": fb["cols"],
+           "rounds": (rounds_of(fb), rounds_of(peer)),
            "fixed": fb["fixed"] or peer["fixed"], "keys": keys,
            "speed": {}, "eager": {}, "slow": [], "eager_out": [], "sol": [], "big": 0, "library": {},
            "clocks": {}, "skewed": set()}
@@ -426,10 +465,23 @@ def targets_word(res, met, missed, unmeasured):
     return ". ".join(parts) or met
 
 
+def rounds_line(res):
+    """Where a side's files hold its cells more than once, how its times were combined."""
+    (f0, f1), (p0, p1) = res["rounds"]
+    if f1 == 1 and p1 == 1:
+        return None
+    n = lambda lo, hi: str(lo) if lo == hi else f"{lo}-{hi}"
+    return (f"rounds: fusionbench {n(f0, f1)}, torch {n(p0, p1)} a cell; each side's time is the geometric mean "
+            "of its rounds' medians")
+
+
 def print_text(results, args, devices, f):
     mib = args.min_bytes / MIB
     for res in results:
         f.write(f"\n== {res['case']} · {res['dtype']} · {devices}\n")
+        rl = rounds_line(res)
+        if rl:
+            f.write(rl + "\n")
         if res["fused"]:
             f.write(f"{res['fused']} vs torch.compile (t_torch.compile / t_{res['fused']}; > 100% = fused faster)\n")
             text_grid(res, "speed", f)
@@ -484,6 +536,9 @@ def write_md(results, args, meta, path):
                     f"{targets_word(res, 'met', 'missed', 'not measured')} | {library_line(res)} |\n")
         for res in results:
             f.write(f"\n## {res['case']} · {res['dtype']}\n\n")
+            rl = rounds_line(res)
+            if rl:
+                f.write(rl[0].upper() + rl[1:] + ".\n\n")
             if res["fused"]:
                 f.write(f"**{res['fused']} vs torch.compile** — {speed_summary(res)}.\n\n")
                 md_grid(res, "speed", f)

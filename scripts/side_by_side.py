@@ -10,6 +10,12 @@ the same card in the same state:
     torch_peer.py run --case C --dtype D --flush F --variants V --budget LEFT
                     --out DIR/peer-C-D.json              (--resume DIR/peer-C-D.json if it exists)
 
+With --rounds N each case and dtype runs N times a side, in ABBA order (fusionbench first in odd
+rounds, torch_peer first in even ones; round r > 1 writes fb-C-D.rR.json and peer-C-D.rR.json),
+and peer_compare times each side as the geometric mean of its rounds. A compute-bound cell's
+power state drifts over a call: matmul_bias on one H100 read 0.989-1.007x depending on which runs
+were paired, 0.998x over two rounds (results/h100/stop31).
+
 Cases are dealt to the lanes (one per --gpus entry) most cells first, each to the lane with the
 fewest cells so far; among cases of as many cells, those named first run first. With --budget S, no lane starts a step after S seconds, and torch_peer stops
 starting cells then: run the same command again (same --dir) to go on; both tools skip the cells
@@ -94,12 +100,18 @@ def deal(jobs, lanes):
     return out
 
 
-def steps_for(case, spec, dtype, args, d):
+def round_suffix(rnd):
+    """Round 1's files keep the names they had before rounds; round r > 1 adds .rR."""
+    return "" if rnd == 1 else f".r{rnd}"
+
+
+def steps_for(case, spec, dtype, args, d, rnd=1):
     """The two commands of one case (named `spec` on the command line: a name or a case file's
-    path) and dtype."""
+    path) and dtype, in round `rnd`, in the order they run: fusionbench first in odd rounds,
+    torch_peer first in even ones (ABBA: each side is measured early and late alike)."""
     fused = case.fused or []
-    fb_file = d / f"fb-{case.name}-{dtype}.json"
-    peer_file = d / f"peer-{case.name}-{dtype}.json"
+    fb_file = d / f"fb-{case.name}-{dtype}{round_suffix(rnd)}.json"
+    peer_file = d / f"peer-{case.name}-{dtype}{round_suffix(rnd)}.json"
     axes = case_axes(case, args.axes)
     fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush, *axes]
     if args.eager:  # the case's eager form beside its fused ones: the grid's default baseline
@@ -110,7 +122,7 @@ def steps_for(case, spec, dtype, args, d):
     peer = [sys.executable, args.torch_peer, "run", "--case", spec, "--dtype", dtype,
             "--flush", args.flush, "--variants", args.variants, *axes]
     peer += ["--resume" if peer_file.exists() else "--out", str(peer_file)]
-    return fb, peer
+    return [("fb", fb), ("peer", peer)] if rnd % 2 else [("peer", peer), ("fb", fb)]
 
 
 class Lane(threading.Thread):
@@ -121,11 +133,12 @@ class Lane(threading.Thread):
 
     def run(self):
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(self.gpu))
-        for case, spec, dtype in self.work:
-            for side, cmd in zip(("fb", "peer"), steps_for(case, spec, dtype, self.args, self.d)):
+        for case, spec, dtype, rnd in ((c, s, d, r) for c, s, d in self.work for r in range(1, self.args.rounds + 1)):
+            what = f"{case.name} {dtype}" + (f" round {rnd}" if self.args.rounds > 1 else "")
+            for side, cmd in steps_for(case, spec, dtype, self.args, self.d, rnd):
                 left = None if self.deadline is None else int(self.deadline - time.time())
                 if left is not None and left <= 0:
-                    self.log(f"gpu {self.gpu} {case.name} {dtype} {side}: not started (budget spent)")
+                    self.log(f"gpu {self.gpu} {what} {side}: not started (budget spent)")
                     self.ok = False
                     return
                 if side == "peer" and left is not None:
@@ -138,7 +151,7 @@ class Lane(threading.Thread):
                 with open(logf, errors="replace") as f:
                     f.seek(start)
                     cut = BUDGET_STOP in f.read()
-                self.log(f"gpu {self.gpu} {case.name} {dtype} {side}: rc {rc} in {time.time() - t0:.0f} s"
+                self.log(f"gpu {self.gpu} {what} {side}: rc {rc} in {time.time() - t0:.0f} s"
                          + (" (stopped at the budget: run again to go on)" if cut else ""))
                 # 1 is a failed check (both tools), which the result file records: the grid is whole
                 if rc not in (0, 1) or cut:
@@ -160,6 +173,10 @@ def main(argv=None):
     ap.add_argument("--eager", action="store_true",
                     help="fusionbench runs the eager form too, and torch_peer torch.eager beside --variants: "
                          "peer_compare's eager-faithfulness column")
+    ap.add_argument("--rounds", type=int, default=1, metavar="N",
+                    help="measure each case and dtype N times a side (1-9, default 1), fusionbench first in odd "
+                         "rounds and torch first in even ones; peer_compare takes the geometric mean of each "
+                         "side's rounds (a compute-bound cell's power state drifts over a call)")
     ap.add_argument("--budget", type=float, default=None, help="start no step after S seconds")
     ap.add_argument("--min-bytes", default="64000000", help="peer_compare.py's --min-bytes (default 64000000)")
     ap.add_argument("--dry-run", action="store_true", help="print the lanes and commands, run nothing")
@@ -177,6 +194,8 @@ def main(argv=None):
                 ap.error(f"{opt} needs a list of values (--AXIS LIST)")
             text = rest.pop(0)
         args.axes.append((name, text))
+    if not 1 <= args.rounds <= 9:
+        ap.error(f"--rounds {args.rounds}: from 1 to 9")
     if args.eager and "torch.eager" not in args.variants.split(","):
         args.variants = "torch.eager," + args.variants
     args.fusionbench = os.environ.get("FUSIONBENCH", str(REPO / "build" / "fusionbench"))
@@ -234,8 +253,9 @@ def main(argv=None):
         log(f"gpu {g}: " + (", ".join(f"{c} {dt} ({jobs[(c, dt)][3]} cells)" for c, dt in keys) or "nothing"))
         if args.dry_run:
             for k in keys:
-                for cmd in steps_for(*jobs[k][:3], args, d):
-                    print("  " + " ".join(cmd))
+                for rnd in range(1, args.rounds + 1):
+                    for _, cmd in steps_for(*jobs[k][:3], args, d, rnd):
+                        print("  " + " ".join(cmd))
     if args.dry_run:
         return 0
     deadline = None if args.budget is None else time.time() + args.budget

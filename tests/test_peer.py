@@ -1353,6 +1353,37 @@ class TestPeerCompare(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         self.assertNotIn("SM clock", out)
 
+    def test_rounds_take_the_geometric_mean_of_each_side(self):
+        # side_by_side.py --rounds: a side's files hold a cell more than once; its time is the
+        # geometric mean of the rounds' medians, a round that failed is never a time, and the
+        # grid says how many rounds each side had
+        fb1, peer = self.fb_peer()
+        fb2, _ = self.fb_peer(fused_big=0.050)
+        for c in fb2["cases"][0]["dtypes"][0]["cells"]:
+            if (c["row"], c["col"]) == (128, 256):
+                c["variants"]["t.fused"] = {"status": "fail"}
+            c["clocks"] = {"after": {"sm_clock_mhz": 1500}}
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name, doc in (("fb.json", fb1), ("fb.r2.json", fb2), ("peer.json", peer)):
+                paths.append(os.path.join(d, name))
+                Path(paths[-1]).write_text(json.dumps(doc))
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                rc = pc.main(paths + ["--md", os.path.join(d, "out.md")])
+            md = Path(d, "out.md").read_text()
+        out = out.getvalue()
+        self.assertEqual(rc, 0, out + err.getvalue())
+        self.assertIn("rounds: fusionbench 2, torch 1 a cell; each side's time is the geometric mean", out)
+        self.assertIn("Rounds: fusionbench 2, torch 1 a cell", md)
+        big = 0.050 / (0.040 * 0.050) ** 0.5
+        self.assertIn(f"{100 * big:.1f}%", out)  # 65536 x 128: t_compile / geomean(0.040, 0.050)
+        self.assertIn("FAIL", out)  # 128 x 256 failed in round 2: not compared
+        gm = (0.005 / 0.004 * big * 0.090 / 0.080) ** (1 / 3)
+        self.assertIn(f"geomean {gm:.3f}x over 3 cells", out)
+        self.assertNotIn("SM clock", out)  # one round's clock says nothing of the mean
+        self.assertNotIn("repeats", err.getvalue())
+
     def test_xz_compressed_files_read_as_plain(self):
         # results/ keeps its large files as NAME.json.xz: the same comparison from those
         fb, peer = self.fb_peer()

@@ -129,6 +129,22 @@ class Run(unittest.TestCase):
         self.assertIn("--resume", calls[1]["argv"])
         self.assertIn("--out", calls[3]["argv"])
 
+    def test_rounds_alternate_which_side_runs_first(self):
+        r = self.side("--case", "softmax", "--rounds", "3", "--dir", str(self.dir))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        calls = self.recorded()
+        # ABBA...: fusionbench first in odd rounds, the peer first in even ones
+        self.assertEqual([c["tool"] for c in calls], ["fusionbench", "peer", "peer", "fusionbench", "fusionbench", "peer"])
+        outs = [c["argv"][c["argv"].index("--out") + 1] for c in calls]
+        self.assertEqual([os.path.basename(o) for o in outs],
+                         ["fb-softmax-float32.json", "peer-softmax-float32.json", "peer-softmax-float32.r2.json",
+                          "fb-softmax-float32.r2.json", "fb-softmax-float32.r3.json", "peer-softmax-float32.r3.json"])
+        self.assertIn("softmax float32 round 2 peer: rc 0", (self.dir / "lanes.txt").read_text())
+        for bad in ("0", "10"):
+            r = self.side("--case", "softmax", "--rounds", bad, "--dir", str(self.dir / "x"))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("from 1 to 9", r.stderr)
+
     def test_a_spent_budget_starts_nothing(self):
         r = self.side("--case", "softmax", "--dir", str(self.dir), "--budget", "0")
         self.assertEqual(r.returncode, 1)
