@@ -221,6 +221,29 @@ def section8(r):
         peer_compare(os.path.join(r, d))
 
 
+def section9(r):
+    print("\n# 9. call 8: the short team looping over longer rows (horizontal_reduction_pointwise, write flush)")
+    print("#    t_base / t_arm (runs 1, 2) and % of SOL (run 1); jJ = short_kernel, J units a lane a step")
+    for f in ("odd-j1", "odd-j4"):
+        n = sum(1 for _, _, c in cells(os.path.join(r, f + ".json")) for v in c["variants"].values()
+                if v.get("status") == "ok" and v["check"]["passed"])
+        print(f"  {f}: {n} cells ok and checked (every dtype, 1, 3, 4097 rows x 1024, 1032, 4096, 40000)")
+    for d, arms in (("bf16", ["j1", "j2", "j4"]), ("f32", ["j1", "j2"])):
+        base = [one_variant(os.path.join(r, f"base-{d}-{k}.json")) for k in (1, 2)]
+        A = {a: [one_variant(os.path.join(r, f"{a}-{d}-{k}.json")) for k in (1, 2)] for a in arms}
+        print(f"  {d}")
+        g = {a: [] for a in arms}
+        for key in sorted(base[0]):
+            line = f"    {key[0]:5d} x {key[1]:5d} base {base[0][key][0]:6.1f} us ({base[0][key][1]:4.1f}%)"
+            for a in arms:
+                assert all(A[a][i][key][2] for i in (0, 1))
+                rs = [base[i][key][0] / A[a][i][key][0] for i in (0, 1)]
+                g[a] += rs
+                line += f" | {a} {rs[0]:.3f} {rs[1]:.3f} ({A[a][0][key][1]:4.1f}%)"
+            print(line)
+        print("    geomean " + ", ".join(f"{a} {geomean(g[a]):.3f}" for a in arms))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         section1(unpack(tmp, os.path.join(HERE, "call1-tuning-log.tar.xz")))
@@ -230,6 +253,7 @@ def main():
         section6(unpack(tmp, os.path.join(HERE, "call5-short-rows-ab.tar.xz")))
         section7(unpack(tmp, os.path.join(HERE, "call6-short-rows-landed.tar.xz")))
         section8(unpack(tmp, os.path.join(HERE, "call7-hrp-peer-full-grid.tar.xz")))
+        section9(unpack(tmp, os.path.join(HERE, "call8-short-long-rows.tar.xz")))
 
 
 if __name__ == "__main__":
