@@ -76,8 +76,9 @@ void fb_gemm_plan_destroy(fb_gemm_plan *p);
  * by tuning (algo id .., tile .., stages .., split-K .., swizzle .., cluster ..)" (cuBLASLt's
  * enum values; -1 where it does not say), "the heuristic's first of 8, none of the others faster
  * by > 1% when timed", or "the heuristic's first" when nothing was timed. Stop 31 read it over
- * runs of matmul_bias whose times spread 8-15%: the same algorithm every time, so the spread is
- * the card's power state, not the choice (kernels/NOTES.md, "Stop 31"). */
+ * runs of matmul_bias whose times spread 8-15%: the same algorithm in every run but one, which
+ * kept a candidate tied with it to 0.1%, so the spread is the card's power state, not the choice
+ * (kernels/NOTES.md, "Stop 31"). */
 const char *fb_gemm_plan_note(fb_gemm_plan *p);
 
 /* cuBLASLt's recommended workspace on Hopper; more buys nothing. */
