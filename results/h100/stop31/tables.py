@@ -2,6 +2,8 @@
 """tables.py — the H100 tables kernels/NOTES.md ("Stop 31") cites, from this directory's call
 tarballs: `python3 tables.py`. Writes nothing; tables.txt is its output. No GPU needed.
 """
+import contextlib
+import io
 import os
 import re
 import sys
@@ -11,6 +13,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
 from tarballs import cells, geomean, peer_compare, text, unpack  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))  # peer_compare.py's rounds
+import peer_compare as pc  # noqa: E402
 
 
 def medians(path, names=None):
@@ -87,6 +92,13 @@ def section2(r):
         if both(k) < 0.97:
             print(f"    K={k[0]} M={k[1]} N={k[2]}: fb {t(fb[0], k):.1f} {t(fb[1], k):.1f}, "
                   f"torch {t(pe[0], k):.1f} {t(pe[1], k):.1f} us ({both(k):.3f})")
+    print("  the same from scripts/peer_compare.py, which combines each side's rounds (summary line):")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        pc.main([os.path.join(r, f) for f in ("fb-a.json", "fb-b.json", "peer-a.json", "peer-b.json")]
+                + ["--min-bytes", "64000000"])
+    print("   ", [ln for ln in out.getvalue().splitlines() if ln.startswith("rounds:")][0])
+    print("   ", [ln for ln in out.getvalue().splitlines() if ln.startswith("matmul_bias ")][0])
     for name, path in (("fb-a", "fb-a.json"), ("fb-b", "fb-b.json")):
         for _, _, c in cells(os.path.join(r, path)):
             p = c["point"]
