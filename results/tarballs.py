@@ -37,6 +37,18 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def by_cell(path, with_dtype=False):
+    """{(rows, W): (median us, % of SOL or None, check passed)} of a one-variant result file (a
+    fusionbench variant's or a torch peer's); with_dtype: keyed (dtype, rows, W) (files of several
+    dtypes)."""
+    out = {}
+    for _, dt, c in cells(path):
+        (v,) = c["variants"].values()
+        key = (dt, c["row"], c["col"]) if with_dtype else (c["row"], c["col"])
+        out[key] = (v["time_ms"]["median"] * 1e3, v.get("sol_pct"), v["check"]["passed"])
+    return out
+
+
 def times_by_rows(path):
     """{dim0: (t us, t_sol us, check passed)} of a result file of one variant over one column."""
     out = {}

@@ -11,18 +11,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, text, unpack  # noqa: E402
-
-
-def by_cell(path, with_dtype=False):
-    """{(rows, W): (median us, % of SOL, check passed)} of a one-variant result file; with_dtype:
-    keyed (dtype, rows, W) (files of several dtypes)."""
-    out = {}
-    for _, dt, c in cells(path):
-        (v,) = c["variants"].values()
-        key = (dt, c["row"], c["col"]) if with_dtype else (c["row"], c["col"])
-        out[key] = (v["time_ms"]["median"] * 1e3, v["sol_pct"], v["check"]["passed"])
-    return out
+from tarballs import by_cell, cells, geomean, text, unpack  # noqa: E402
 
 
 def ab(r, base, builds, runs=(1, 2)):

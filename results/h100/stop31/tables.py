@@ -12,7 +12,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, peer_compare, text, unpack  # noqa: E402
+from tarballs import by_cell, cells, geomean, peer_compare, text, unpack  # noqa: E402
 
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))  # peer_compare.py's rounds
 import peer_compare as pc  # noqa: E402
@@ -159,16 +159,6 @@ def section5(r):
             print(f"    {f:5s} geomean t_torch / t_fused {geomean(ratios):.3f}")
 
 
-def one_variant(path):
-    """{(rows, W): (median us, % of SOL, check passed)} of a one-variant result file."""
-    out = {}
-    for _, _, c in cells(path):
-        for v in c["variants"].values():
-            if v.get("status") == "ok":
-                out[(c["row"], c["col"])] = (v["time_ms"]["median"] * 1e3, v.get("sol_pct"), v["check"]["passed"])
-    return out
-
-
 def section6(r):
     print("\n# 6. call 5: rowstream's short rows, t_base / t_arm per cell (runs 1, 2), write flush")
     print("#    base = the group team (8 lanes x 64 bytes at W = 128 float32); short32 / short8 = short_kernel")
@@ -176,7 +166,7 @@ def section6(r):
     arms = ["base", "short32", "short8", "tpr32", "upt1"]
     for c, name in (("p", "horizontal_reduction_pointwise"), ("r", "horizontal_reduction_reduction")):
         for d in ("float32", "bfloat16"):
-            R = {a: [one_variant(os.path.join(r, f"{a}-{c}-{d}-{k}.json")) for k in (1, 2)] for a in arms}
+            R = {a: [by_cell(os.path.join(r, f"{a}-{c}-{d}-{k}.json")) for k in (1, 2)] for a in arms}
             print(f"  {name} {d}")
             g = {a: [] for a in arms[1:]}
             for key in sorted(R["base"][0]):
@@ -188,9 +178,9 @@ def section6(r):
                     line += f" | {a} {rs[0]:.3f} {rs[1]:.3f}"
                 print(line)
             print("    geomean " + ", ".join(f"{a} {geomean(g[a]):.3f}" for a in arms[1:]))
-    pe = one_variant(os.path.join(r, "peer-hrp.json"))
+    pe = by_cell(os.path.join(r, "peer-hrp.json"))
     for a in ("base", "short32"):
-        runs = [one_variant(os.path.join(r, f"{a}-p-float32-{k}.json")) for k in (1, 2)]
+        runs = [by_cell(os.path.join(r, f"{a}-p-float32-{k}.json")) for k in (1, 2)]
         q = [pe[k][0] / (runs[0][k][0] * runs[1][k][0]) ** 0.5 for k in sorted(pe)]
         print(f"  horizontal_reduction_pointwise float32, t_torch.compile / t_{a} (two runs' geometric mean): "
               f"geomean {geomean(q):.3f}")
@@ -208,8 +198,8 @@ def section7(r):
     print("   " + text(r, "selftest.txt").strip().splitlines()[-1] + "; memcheck: "
           + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
     for d in ("float32", "bfloat16", "float16"):
-        o = [one_variant(os.path.join(r, f"old-{d}-{k}.json")) for k in (1, 2)]
-        n = [one_variant(os.path.join(r, f"new-{d}-{k}.json")) for k in (1, 2)]
+        o = [by_cell(os.path.join(r, f"old-{d}-{k}.json")) for k in (1, 2)]
+        n = [by_cell(os.path.join(r, f"new-{d}-{k}.json")) for k in (1, 2)]
         rs = []
         print(f"  {d}: rows x W  t_old / t_new (runs 1, 2)  % of SOL old -> new (run 1)")
         for k in sorted(o[0]):
@@ -219,7 +209,7 @@ def section7(r):
             print(f"    {k[0]:5d} x {k[1]:3d}  {x[0]:.3f} {x[1]:.3f}  {o[0][k][1]:5.1f} -> {n[0][k][1]:5.1f}")
         print(f"    geomean {geomean(rs):.3f}")
         if os.path.exists(os.path.join(r, f"peer-{d}.json")):
-            pe = one_variant(os.path.join(r, f"peer-{d}.json"))
+            pe = by_cell(os.path.join(r, f"peer-{d}.json"))
             for nm, X in (("old", o), ("new", n)):
                 q = [pe[k][0] / (X[0][k][0] * X[1][k][0]) ** 0.5 for k in sorted(pe)]
                 print(f"    t_torch.compile / t_{nm}: geomean {geomean(q):.3f} (" + " ".join(f"{x:.3f}" for x in q) + ")")
@@ -241,8 +231,8 @@ def section9(r):
                 if v.get("status") == "ok" and v["check"]["passed"])
         print(f"  {f}: {n} cells ok and checked (every dtype, 1, 3, 4097 rows x 1024, 1032, 4096, 40000)")
     for d, arms in (("bf16", ["j1", "j2", "j4"]), ("f32", ["j1", "j2"])):
-        base = [one_variant(os.path.join(r, f"base-{d}-{k}.json")) for k in (1, 2)]
-        A = {a: [one_variant(os.path.join(r, f"{a}-{d}-{k}.json")) for k in (1, 2)] for a in arms}
+        base = [by_cell(os.path.join(r, f"base-{d}-{k}.json")) for k in (1, 2)]
+        A = {a: [by_cell(os.path.join(r, f"{a}-{d}-{k}.json")) for k in (1, 2)] for a in arms}
         print(f"  {d}")
         g = {a: [] for a in arms}
         for key in sorted(base[0]):
