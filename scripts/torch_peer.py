@@ -1899,9 +1899,12 @@ class Nvml:
     {"sm_clock_mhz", "mem_clock_mhz", "temp_c", "power_w"}, a value NVML refuses left out."""
 
     CLOCK_SM, CLOCK_MEM, TEMPERATURE_GPU = 1, 2, 0
+    SETTLE_BAND, SETTLE_POLL_S = 0.05, 0.005  # fusionbench's FB_SETTLE_BAND, FB_SETTLE_POLL_MS
 
     def __init__(self, lib, handle):
         self.lib, self.handle = lib, handle
+        self.peak = 0.0  # the highest SM clock read in the run (read() keeps it)
+        self.settled_ms = 0.0  # what the cell in flight's measurements waited (the cell resets it)
 
     @classmethod
     def open(cls, pci_bus_id, libname="libnvidia-ml.so.1"):
@@ -1916,10 +1919,6 @@ class Nvml:
         except (OSError, AttributeError):
             return None
         return cls(lib, handle)
-
-    SETTLE_BAND, SETTLE_POLL_S = 0.05, 0.005  # fusionbench's FB_SETTLE_BAND, FB_SETTLE_POLL_MS
-    peak = 0.0       # the highest SM clock read in the run
-    settled_ms = 0.0  # what the cell in flight's measurements waited (the cell resets it)
 
     def settle(self, max_ms):
         """fusionbench's fb_clock_watch_settle: before a measurement, wait (polling every 5 ms, at
