@@ -12,7 +12,9 @@
  *                          reference. Stop 30 found matmul_bias.fused at 2048 x 8192 x 8192
  *                          bfloat16 taking 338-386 us over four runs of one binary where
  *                          torch.compile took 337-340 with the same kernel name
- *                          (kernels/NOTES.md, "Stop 30", section 9); not yet run on a GPU.
+ *                          (kernels/NOTES.md, "Stop 30", section 9). Stop 31 ran it
+ *                          beside .fused: both kept the same algorithm and spread as
+ *                          much, so the spread is the card's power state ("Stop 31").
  * Each variant's result says which algorithm it kept (its ok status's reason:
  * fb_gemm_plan_note), so runs that differ can be told apart.
  *
