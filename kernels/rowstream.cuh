@@ -13,9 +13,10 @@
 //   cta      one CTA of T = 64..512 threads per row, persistent over rows; warp shuffles, then the
 //            warps' partials through shared memory (one barrier). For rows too few to give every
 //            warp one (rows x 32 < the resident threads).
-//   short    (kShortRows) G <= 32 lanes a row of 128..512 aligned elements, 1-4 units a lane, one
-//            row a team, a one-shot grid, 32-bit offsets, no peel: Inductor's shape for many short
-//            rows, at 30-32 registers where group holds 64 bytes a lane at 62-80 (launch_short).
+//   short    (kShortRows) G <= 32 lanes a row of aligned elements (128..512; in the half types
+//            up to 8192, looping 2 units a lane a step), one row a team, a one-shot grid, 32-bit
+//            offsets, no peel: Inductor's shape for many short rows, at 30-47 registers where
+//            group holds 64 bytes a lane at 62-80 (launch_short).
 //   cluster  C = 2..8 CTAs of 512 threads per row, each streaming a slice of it; the warps'
 //            partials of all C CTAs are read by the leading CTA over distributed shared memory
 //            (one cluster barrier). For few long rows (128 x 65536: one CTA per row would leave
@@ -34,6 +35,8 @@
 #include "rowwise.cuh"
 
 #include <stdio.h>
+
+#include <type_traits>
 
 namespace fb {
 namespace rowstream {
@@ -188,7 +191,7 @@ __global__ void __launch_bounds__(kGroupThreads, 2) group_kernel(const T *__rest
 // short: 16-byte aligned rows of at most 32 x J units, a team of G lanes a row (G x J >= the
 // row's units), one row a team, a one-shot grid, 32-bit offsets, no head or tail: Inductor's
 // persistent-reduction shape for short rows (more threads a row, few registers each).
-template <typename T, int J, class Op>
+template <typename T, int J, bool LOOP, class Op>
 __global__ void __launch_bounds__(kGroupThreads) short_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                               unsigned rows, unsigned units, int G, Op op) {
     constexpr int N = Unit<T, true>::N;
@@ -198,23 +201,30 @@ __global__ void __launch_bounds__(kGroupThreads) short_kernel(const T *__restric
     typename Op::Acc acc = op.init();
     if (row < rows) {
         const unsigned base = row * units;  // in units
-        P v[J];
         typename Op::Acc pa[J];
 #pragma unroll
-        for (int j = 0; j < J; ++j) {
-            pa[j] = op.init();
-            const unsigned u = lane + (unsigned)j * G;
-            if (u < units) v[j] = fb::load_pack_plain<T, N>(x + (size_t)(base + u) * N);
-        }
+        for (int j = 0; j < J; ++j) pa[j] = op.init();
+        auto step = [&](unsigned u0) {
+            P v[J];
 #pragma unroll
-        for (int j = 0; j < J; ++j) {
-            const unsigned u = lane + (unsigned)j * G;
-            if (u < units) {
-                P o;
-                consume_unit(op, pa[j], v[j], o);
-                if constexpr (Op::kMap) fb::store_pack_plain<T, N>(y + (size_t)(base + u) * N, o);
+            for (int j = 0; j < J; ++j) {
+                const unsigned u = u0 + (unsigned)j * G;
+                if (u < units) v[j] = fb::load_pack_plain<T, N>(x + (size_t)(base + u) * N);
             }
-        }
+#pragma unroll
+            for (int j = 0; j < J; ++j) {
+                const unsigned u = u0 + (unsigned)j * G;
+                if (u < units) {
+                    P o;
+                    consume_unit(op, pa[j], v[j], o);
+                    if constexpr (Op::kMap) fb::store_pack_plain<T, N>(y + (size_t)(base + u) * N, o);
+                }
+            }
+        };
+        if constexpr (LOOP)
+            for (unsigned u0 = lane; u0 < units; u0 += (unsigned)(G * J)) step(u0);
+        else
+            step(lane);
 #pragma unroll
         for (int j = 0; j < J; ++j) op.merge(acc, pa[j]);
     }
@@ -415,32 +425,49 @@ inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, in
 }
 
 // The short team's launch, for the rows it was measured on: 16-byte aligned rows (x and y aligned,
-// W a multiple of the unit) of 128..512 elements, from 16384 rows. G = the row's units rounded up
-// to a power of two, at most 32 lanes; J = units a lane (1, 2 or 4). *launched false: not such a
-// shape, nothing launched. Measured (NOTES.md, "Stop 31", section 6; H100, write flush, two runs,
-// horizontal_reduction_pointwise, 16384-65536 rows x 128, 256, 512, t_group / t_short): bfloat16
-// geomean 1.196 (1.005-1.446: the group team ran 65-78% of SOL there, issue-bound on cos at 62-80
-// registers, where short_kernel has 32), float32 1.016 (0.954-1.096), and against torch.compile
-// float32 0.982 -> 0.998x; as landed (section 7, against the previous binary in turn twice):
-// bfloat16 1.194, float16 1.178, float32 1.014. horizontal_reduction_reduction (no map) measured
-// 0.963 in float32 on the persistent grid it keeps, so only the map op asks for it.
+// W a multiple of the unit) from 16384 rows, of 128..512 elements in any dtype, and of 1024..8192
+// in bfloat16 (1024..2048 in float16). G = the row's units rounded up to a power of two, at most 32 lanes; a row of
+// at most G x 4 units takes J = its units / G (1, 2 or 4) in one step, a longer one loops with J =
+// 2. *launched false: not such a shape, nothing launched. Measured (NOTES.md, "Stop 31", sections
+// 6-9; H100, write flush, two runs each, horizontal_reduction_pointwise, t_old / t_short):
+//   - rows of 128..512, 16384-65536 rows: bfloat16 1.194, float16 1.178 (the cos made the group
+//     team issue-bound at 65-78% of SOL at 62-80 registers, where short_kernel has 30-32), float32
+//     1.014; beside torch.compile bfloat16 0.862 -> 1.029x.
+//   - bfloat16 rows of 1024..8192 at 16384 and 65536 rows, units a lane a step J = 1 / 2 / 4:
+//     1.121 / 1.153 / 1.118 (J = 2: 75-86% of SOL -> 88-96%); float32's long-row CTA team stays
+//     ahead there (J = 1 0.957, J = 2 0.879 at 8192-16384 x 1024-2048). As landed ("Stop 32",
+//     section 1, in turn twice): bfloat16 1.145 over 16384 and 65536 rows x 1024..8192; float16
+//     1.027 over the same cells, where its old team ran at 83-92% of SOL: 1.09 at 1024, 1.02 at
+//     2048, 1.00 at 4096, 0.99 at 8192, so float16 stops at 2048.
+// horizontal_reduction_reduction (no map) measured 0.963 in float32 on the persistent grid it
+// keeps, so only the map op asks for the short team.
 template <typename T, class Op>
 inline cudaError_t launch_short(const T *x, T *y, int64_t rows, int64_t W, const Op &op, cudaStream_t st,
                                 bool *launched) {
     constexpr int N = Unit<T, true>::N;
-    *launched = false;
-    if (W % N != 0 || W < 128 || W > 512 || rows < 16384 || rows * W >= ((int64_t)1 << 31)) return cudaSuccess;
+    constexpr bool kHalf = sizeof(T) == 2;
+    // the longest half-type row it takes: float16 gained only to 2048 (1.09 at 1024, 1.02 at
+    // 2048, 1.00 at 4096, 0.99 at 8192), bfloat16 to 8192 (1.09-1.24)
+    constexpr int64_t kLongest = std::is_same<T, __half>::value ? 2048 : 8192;
     const int64_t units = W / N;
+    *launched = false;
+    // 32-bit offsets in units: row * units + u < rows * units
+    if (W % N != 0 || W < 128 || rows < 16384 || rows * units >= ((int64_t)1 << 32)) return cudaSuccess;
+    if (W > 512 && !(kHalf && W >= 1024 && W <= kLongest)) return cudaSuccess;
     const int G = (int)std::min<int64_t>(32, pow2ceil(units));
-    const int64_t J = cdiv(units, G);
-    const unsigned ctas = (unsigned)cdiv(rows * G, kGroupThreads);
+    const unsigned ctas = (unsigned)cdiv(rows * G, kGroupThreads), r = (unsigned)rows, n = (unsigned)units;
     *launched = true;
-    if (J == 1)
-        short_kernel<T, 1, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, (unsigned)rows, (unsigned)units, G, op);
-    else if (J == 2)
-        short_kernel<T, 2, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, (unsigned)rows, (unsigned)units, G, op);
+    if constexpr (kHalf)
+        if (W > 512) {
+            short_kernel<T, 2, true, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, r, n, G, op);
+            return cudaGetLastError();
+        }
+    if (units <= G)
+        short_kernel<T, 1, false, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, r, n, G, op);
+    else if (units <= 2 * G)
+        short_kernel<T, 2, false, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, r, n, G, op);
     else
-        short_kernel<T, 4, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, (unsigned)rows, (unsigned)units, G, op);
+        short_kernel<T, 4, false, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, r, n, G, op);
     return cudaGetLastError();
 }
 
