@@ -13,8 +13,8 @@
 //   cta      one CTA of T = 64..512 threads per row, persistent over rows; warp shuffles, then the
 //            warps' partials through shared memory (one barrier). For rows too few to give every
 //            warp one (rows x 32 < the resident threads).
-//   short    (kShortRows) G <= 32 lanes a row of aligned elements (128..512; in the half types
-//            up to 8192, looping 2 units a lane a step), one row a team, a one-shot grid, 32-bit
+//   short    (kShortRows) G <= 32 lanes a row of aligned elements (128..512; longer in bfloat16,
+//            and to 2048 in float16, looping 2 units a lane a step), one row a team, a one-shot grid, 32-bit
 //            offsets, no peel: Inductor's shape for many short rows, at 30-47 registers where
 //            group holds 64 bytes a lane at 62-80 (launch_short).
 //   cluster  C = 2..8 CTAs of 512 threads per row, each streaming a slice of it; the warps'
@@ -425,10 +425,10 @@ inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, in
 }
 
 // The short team's launch, for the rows it was measured on: 16-byte aligned rows (x and y aligned,
-// W a multiple of the unit) from 16384 rows, of 128..512 elements in any dtype, and of 1024..8192
-// in bfloat16 (1024..2048 in float16). G = the row's units rounded up to a power of two, at most 32 lanes; a row of
-// at most G x 4 units takes J = its units / G (1, 2 or 4) in one step, a longer one loops with J =
-// 2. *launched false: not such a shape, nothing launched. Measured (NOTES.md, "Stop 31", sections
+// W a multiple of the unit) from 16384 rows, of 128..512 elements in any dtype, and of 1024 or
+// more in bfloat16 (1024..2048 in float16). G = the row's units rounded up to a power of two, at
+// most 32 lanes; a row of at most G x 4 units takes J = its units / G (1, 2 or 4) in one step, a
+// longer one loops with J = 2. *launched false: not such a shape, nothing launched. Measured (NOTES.md, "Stop 31", sections
 // 6-9; H100, write flush, two runs each, horizontal_reduction_pointwise, t_old / t_short):
 //   - rows of 128..512, 16384-65536 rows: bfloat16 1.194, float16 1.178 (the cos made the group
 //     team issue-bound at 65-78% of SOL at 62-80 registers, where short_kernel has 30-32), float32
@@ -439,6 +439,9 @@ inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, in
 //     section 1, in turn twice): bfloat16 1.145 over 16384 and 65536 rows x 1024..8192; float16
 //     1.027 over the same cells, where its old team ran at 83-92% of SOL: 1.09 at 1024, 1.02 at
 //     2048, 1.00 at 4096, 0.99 at 8192, so float16 stops at 2048.
+//   - half-type rows of 16384..65536 at 16384-65536 rows (section 5, dev knobs, in turn twice):
+//     bfloat16 J = 2 1.075, J = 4 1.082 (82-88% of SOL -> 89-94%); float16 0.995 / 1.001. So
+//     bfloat16 takes every row from 1024 at J = 2 (one kernel; J = 4 was within 1%).
 // horizontal_reduction_reduction (no map) measured 0.963 in float32 on the persistent grid it
 // keeps, so only the map op asks for the short team.
 template <typename T, class Op>
@@ -447,8 +450,9 @@ inline cudaError_t launch_short(const T *x, T *y, int64_t rows, int64_t W, const
     constexpr int N = Unit<T, true>::N;
     constexpr bool kHalf = sizeof(T) == 2;
     // the longest half-type row it takes: float16 gained only to 2048 (1.09 at 1024, 1.02 at
-    // 2048, 1.00 at 4096, 0.99 at 8192), bfloat16 to 8192 (1.09-1.24)
-    constexpr int64_t kLongest = std::is_same<T, __half>::value ? 2048 : 8192;
+    // 2048, 1.00 at 4096, 0.99 at 8192, 1.00 at 16384-65536); bfloat16 everywhere measured
+    // (1.09-1.24 at 1024-8192, 1.03-1.10 at 16384-65536)
+    constexpr int64_t kLongest = std::is_same<T, __half>::value ? 2048 : INT64_MAX;
     const int64_t units = W / N;
     *launched = false;
     // 32-bit offsets in units: row * units + u < rows * units

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""tables.py — the H100 tables kernels/NOTES.md ("Stop 32") cites, from this directory's call
+tarballs: `python3 tables.py`. Writes nothing; tables.txt is its output. No GPU needed.
+"""
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
+
+from tarballs import by_cell, cells, geomean, peer_compare, text, unpack  # noqa: E402
+
+
+def old_new(r, dtypes, runs=(1, 2)):
+    """t_old / t_new per cell (old-D-k.json against new-D-k.json), run by run, and the geomean."""
+    for d in dtypes:
+        ratios = []
+        for k in runs:
+            o, n = by_cell(os.path.join(r, f"old-{d}-{k}.json")), by_cell(os.path.join(r, f"new-{d}-{k}.json"))
+            for key in sorted(n):
+                ratios.append(o[key][0] / n[key][0])
+                print(f"  {d:9s} run {k} {key[0]:6d} x {key[1]:5d}  old {o[key][0]:7.1f} us ({o[key][1]:5.1f}%)"
+                      f"  new {n[key][0]:7.1f} us ({n[key][1]:5.1f}%)  old/new {o[key][0] / n[key][0]:.3f}"
+                      f"{'' if n[key][2] else '  CHECK FAILED'}")
+        print(f"  {d}: geomean old/new {geomean(ratios):.3f} over {len(ratios)} cells x runs")
+
+
+def section1(r):
+    print("# 1. call 1 A: horizontal_reduction_pointwise.fused, the short team on half-type rows of 1024..8192")
+    print("#    (fb46 = 92f512c + short-long-rows-landing.patch) against fb45 (92f512c), write flush, in turn twice")
+    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
+    print("  selftest: " + text(r, "selftest.txt").strip().splitlines()[-1])
+    print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
+    odd = by_cell(os.path.join(r, "odd.json"), with_dtype=True)
+    print(f"  odd shapes: {len(odd)} cells, {sum(1 for v in odd.values() if v[2])} checked ok")
+    old_new(r, ("bfloat16", "float16"))
+
+
+def section2(r):
+    print("\n# 2. call 1 B: dev/layernorm_params_dev.cu with the write flush, twice; layernorm.fused beside it")
+    for k in (1, 2):
+        print(text(r, f"lpd{k}.txt").rstrip())
+    for k in (1, 2):
+        for key, (t, sol, ok) in sorted(by_cell(os.path.join(r, f"ln{k}.json")).items()):
+            print(f"  layernorm.fused run {k} {key[0]:5d} x {key[1]}: {t:7.1f} us ({sol:.1f}% of SOL){'' if ok else ' CHECK FAILED'}")
+
+
+def section3(r):
+    print("\n# 3. call 1 C: horizontal_reduction_pointwise bfloat16 beside torch.compile, 16384-65536 rows,"
+          " two rounds ABBA (side_by_side.py)")
+    peer_compare(os.path.join(r, "bf16"))
+
+
+def arms(r, dtypes, names, runs=(1, 2)):
+    """t_base / t_arm per cell and geomean (base-D-k.json against ARM-D-k.json), run by run."""
+    for d in dtypes:
+        for a in names:
+            ratios = []
+            for k in runs:
+                b, n = by_cell(os.path.join(r, f"base-{d}-{k}.json")), by_cell(os.path.join(r, f"{a}-{d}-{k}.json"))
+                for key in sorted(n):
+                    ratios.append(b[key][0] / n[key][0])
+                    print(f"  {d:9s} {a} run {k} {key[0]:6d} x {key[1]:5d}  base {b[key][0]:8.1f} us ({b[key][1]:5.1f}%)"
+                          f"  {a} {n[key][0]:8.1f} us ({n[key][1]:5.1f}%)  base/{a} {b[key][0] / n[key][0]:.3f}"
+                          f"{'' if n[key][2] and b[key][2] else '  CHECK FAILED'}")
+            print(f"  {d} {a}: geomean base/{a} {geomean(ratios):.3f} over {len(ratios)} cells x runs")
+
+
+def section4(r):
+    print("\n# 4. call 2 A: fb47 (the short team as landed, 3edc9a0's tree): selftest, huge rows, odd shapes, memcheck")
+    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
+    print("  selftest: " + text(r, "selftest.txt").strip().splitlines()[-1])
+    print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
+    for f in ("huge", "odd"):
+        c = by_cell(os.path.join(r, f + ".json"), with_dtype=True)
+        print(f"  {f}: {len(c)} cells, {sum(1 for v in c.values() if v[2])} checked ok")
+        if f == "huge":
+            for key, (t, sol, ok) in sorted(c.items()):
+                print(f"    {key[0]:9s} {key[1]} x {key[2]}: {t:8.1f} us ({sol:.1f}% of SOL)")
+    print("\n# 5. call 2 B: fb48 (fb47 + dev knobs): half-type rows of 16384..65536 on the short team")
+    print("#    (FB_DEV_SHORT_WMAX=65536, J = 2 or 4 units a lane a step) against the old teams, in turn twice")
+    arms(r, ("bfloat16", "float16"), ("j2", "j4"))
+    print("\n# 6. call 2 C: horizontal_reduction_pointwise float16 beside torch.compile (fb47), 16384-65536 rows, one round")
+    peer_compare(os.path.join(r, "f16"))
+
+
+MEMORY_BOUND = ("bias_dropout_add", "bias_dropout_add_train", "bias_gelu", "double_softmax",
+                "horizontal_reduction_pointwise", "horizontal_reduction_reduction", "layernorm", "norm_chain",
+                "pointwise_chain", "rmsnorm", "rmsnorm_backward", "softmax", "softmax_backward")
+
+
+def run_summary(path):
+    """{case: dict} of a `run --all` file: cells, variant checks, and the memory-bound cases' fused
+    % of SOL on cells of >= 64 MB ideal traffic (the issue's bar: 90%)."""
+    out = {}
+    for name, dt, c in cells(path):
+        s = out.setdefault(name, {"cells": 0, "ok": 0, "unchecked": 0, "failed": 0, "other": 0, "big": [], "wide": []})
+        s["cells"] += 1
+        for v in c["variants"].values():
+            if v.get("status") != "ok":
+                s["other"] += 1
+            elif v["check"]["mode"] == "none":
+                s["unchecked"] += 1
+            elif v["check"]["passed"]:
+                s["ok"] += 1
+            else:
+                s["failed"] += 1
+        f = c["variants"].get(name + ".fused")
+        if name in MEMORY_BOUND and f and f.get("sol_pct") is not None:
+            if c["ideal_bytes"] >= 64 * 2**20:
+                s["big"].append((f["sol_pct"], "x".join(str(x) for x in c["point"].values())))
+    return out
+
+
+def section7(r, s26):
+    print("\n# 7. call 3: `run --all --dtype float32` on fb49 (the tree as committed), default grids")
+    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
+    print("  selftest: " + text(r, "selftest.txt").strip().splitlines()[-1])
+    print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
+    odd = by_cell(os.path.join(r, "odd.json"), with_dtype=True)
+    print(f"  odd: {len(odd)} cells, {sum(1 for v in odd.values() if v[2])} checked ok")
+    log = text(r, "all.txt").splitlines()
+    print("  " + "\n  ".join(l for l in log if "cells in" in l or "out of device memory" in l or "warning" in l))
+    now, before = run_summary(os.path.join(r, "all-float32.json")), run_summary(os.path.join(s26, "all-float32.json"))
+    print("  case                            cells  variants ok/unchecked/failed/not run   fused >= 64 MB: under 90% of SOL (stop 26 -> now), lowest")
+    for name in sorted(now):
+        s, b = now[name], before.get(name, {"big": []})
+        under = lambda xs: sum(1 for p, _ in xs if p < 90)
+        low = min(s["big"]) if s["big"] else None
+        big = f"{under(b['big']):3d} -> {under(s['big']):3d} of {len(s['big']):3d}, lowest {low[0]:5.1f}% at {low[1]}" if low else "-"
+        print(f"  {name:31s} {s['cells']:5d}  {s['ok']:5d} / {s['unchecked']} / {s['failed']} / {s['other']:<3d}              {big}")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        r1 = unpack(tmp, os.path.join(HERE, "call1-short-long-rows-layernorm-twopass.tar.xz"))
+        section1(r1)
+        section2(r1)
+        section3(r1)
+        r2 = unpack(tmp, os.path.join(HERE, "call2-short-wmax-f16-peer.tar.xz"))
+        section4(r2)
+        r3 = unpack(tmp, os.path.join(HERE, "call3-run-all-float32.tar.xz"))
+        s26 = unpack(tmp, os.path.join(HERE, "..", "stop26", "call4-run-all-float32.tar.xz"))
+        section7(r3, s26)
+
+
+if __name__ == "__main__":
+    main()
