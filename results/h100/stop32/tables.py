@@ -68,7 +68,7 @@ def arms(r, dtypes, names, runs=(1, 2)):
 
 
 def section4(r):
-    print("\n# 4. call 2 A: fb47 (the short team as landed, 3edc9a0's tree): selftest, huge rows, odd shapes, memcheck")
+    print("\n# 4. call 2 A: fb47 (the short team as landed, b26f5b1's tree): selftest, huge rows, odd shapes, memcheck")
     print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
     print("  selftest: " + text(r, "selftest.txt").strip().splitlines()[-1])
     print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
