@@ -14,8 +14,8 @@
 //            warps' partials through shared memory (one barrier). For rows too few to give every
 //            warp one (rows x 32 < the resident threads).
 //   short    (kShortRows) G <= 32 lanes a row of aligned elements (128..512; longer in bfloat16,
-//            and to 2048 in float16, looping 2 units a lane a step), one row a team, a one-shot grid, 32-bit
-//            offsets, no peel: Inductor's shape for many short rows, at 30-47 registers where
+//            to 2048 in float16, looping 2 or 4 units a lane a step), one row a team, a one-shot
+//            grid, 32-bit offsets, no peel: Inductor's shape for many short rows, at 30-47 registers where
 //            group holds 64 bytes a lane at 62-80 (launch_short).
 //   cluster  C = 2..8 CTAs of 512 threads per row, each streaming a slice of it; the warps'
 //            partials of all C CTAs are read by the leading CTA over distributed shared memory
@@ -428,8 +428,9 @@ inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, in
 // W a multiple of the unit) from 16384 rows, of 128..512 elements in any dtype, and of 1024 or
 // more in bfloat16 (1024..2048 in float16). G = the row's units rounded up to a power of two, at
 // most 32 lanes; a row of at most G x 4 units takes J = its units / G (1, 2 or 4) in one step, a
-// longer one loops with J = 2. *launched false: not such a shape, nothing launched. Measured (NOTES.md, "Stop 31", sections
-// 6-9; H100, write flush, two runs each, horizontal_reduction_pointwise, t_old / t_short):
+// longer one loops with J = 2 units a lane a step (J = 4 from 16384 elements). *launched false:
+// not such a shape, nothing launched. Measured (NOTES.md, "Stop 31" sections 6-9 and "Stop 32";
+// H100, write flush, two runs each, horizontal_reduction_pointwise, t_old / t_short):
 //   - rows of 128..512, 16384-65536 rows: bfloat16 1.194, float16 1.178 (the cos made the group
 //     team issue-bound at 65-78% of SOL at 62-80 registers, where short_kernel has 30-32), float32
 //     1.014; beside torch.compile bfloat16 0.862 -> 1.029x.
@@ -441,7 +442,9 @@ inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, in
 //     2048, 1.00 at 4096, 0.99 at 8192, so float16 stops at 2048.
 //   - half-type rows of 16384..65536 at 16384-65536 rows (section 5, dev knobs, in turn twice):
 //     bfloat16 J = 2 1.075, J = 4 1.082 (82-88% of SOL -> 89-94%); float16 0.995 / 1.001. So
-//     bfloat16 takes every row from 1024 at J = 2 (one kernel; J = 4 was within 1%).
+//     bfloat16 takes every row from 1024: J = 2 below 16384 elements (stop 31's J = 4 lost 3%
+//     there), J = 4 from 16384, where it was ahead of J = 2 on two cards at 16384 rows (395-1549
+//     against 400-1563 us at W = 16384-65536; "Stop 32" sections 5 and 9).
 // horizontal_reduction_reduction (no map) measured 0.963 in float32 on the persistent grid it
 // keeps, so only the map op asks for the short team.
 template <typename T, class Op>
@@ -463,7 +466,10 @@ inline cudaError_t launch_short(const T *x, T *y, int64_t rows, int64_t W, const
     *launched = true;
     if constexpr (kHalf)
         if (W > 512) {
-            short_kernel<T, 2, true, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, r, n, G, op);
+            if (W >= 16384)
+                short_kernel<T, 4, true, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, r, n, G, op);
+            else
+                short_kernel<T, 2, true, Op><<<ctas, kGroupThreads, 0, st>>>(x, y, r, n, G, op);
             return cudaGetLastError();
         }
     if (units <= G)

@@ -132,6 +132,39 @@ def section7(r, s26):
         print(f"  {name:31s} {s['cells']:5d}  {s['ok']:5d} / {s['unchecked']} / {s['failed']} / {s['other']:<3d}              {big}")
 
 
+def section8(r):
+    print("\n# 8. call 4: fb49 (5250c90): the full selftest; horizontal_reduction_pointwise bfloat16 beside"
+          " torch.compile, 16384-65536 rows, two rounds ABBA")
+    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
+    print("  " + [l for l in text(r, "selftest.txt").splitlines() if l.startswith("selftest:")][-1])
+    peer_compare(os.path.join(r, "bf16"))
+
+
+def rows16384(r, arms, runs=(1, 2)):
+    for k in runs:
+        for a in arms:
+            c = by_cell(os.path.join(r, f"{a}-bfloat16-{k}.json"))
+            cols = "  ".join(f"W {W}: {c[(16384, W)][0]:7.1f} us ({c[(16384, W)][1]:.1f}%)" for W in (16384, 32768, 65536))
+            bad = [key for key, v in c.items() if not v[2]]
+            print(f"  run {k} {a:5s} {cols}{'  CHECK FAILED ' + str(bad) if bad else ''}")
+
+
+def section9(r5, r6):
+    print("\n# 9. calls 5-6: bfloat16 16384 x 16384..65536, in turn twice on one card (call 4's card ran the tree's")
+    print("#    kernel there at 415-1680 us). call 5, fb50 = 5250c90 + short-knobs-call5.patch: new = the tree (J = 2);")
+    print("#    old = WMAX 512 (the old teams); j4 = J = 4; grid = the tree over call 4's 10-cell row of 16384")
+    print("  " + text(r5, "gpus.txt").strip().splitlines()[-1])
+    rows16384(r5, ("new", "old", "j4", "grid"))
+    print("  call 6, fb51 = the tree as committed (J = 4 from 16384 elements): selftest, memcheck, odd shapes, the cells twice")
+    print("  " + text(r6, "gpus.txt").strip().splitlines()[-1])
+    print("  " + [l for l in text(r6, "selftest.txt").splitlines() if l.startswith("selftest:")][-1])
+    print("  memcheck: " + [l for l in text(r6, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
+    for f in ("memcheck", "odd"):
+        c = by_cell(os.path.join(r6, f + ".json"))
+        print(f"  {f}: {len(c)} cells, {sum(1 for v in c.values() if v[2])} checked ok")
+    rows16384(r6, ("new",))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         r1 = unpack(tmp, os.path.join(HERE, "call1-short-long-rows-layernorm-twopass.tar.xz"))
@@ -143,6 +176,9 @@ def main():
         r3 = unpack(tmp, os.path.join(HERE, "call3-run-all-float32.tar.xz"))
         s26 = unpack(tmp, os.path.join(HERE, "..", "stop26", "call4-run-all-float32.tar.xz"))
         section7(r3, s26)
+        section8(unpack(tmp, os.path.join(HERE, "call4-selftest-hrp-bf16-peer.tar.xz")))
+        section9(unpack(tmp, os.path.join(HERE, "call5-short-16384-rows.tar.xz")),
+                 unpack(tmp, os.path.join(HERE, "call6-j4-landed.tar.xz")))
 
 
 if __name__ == "__main__":
