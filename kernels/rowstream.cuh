@@ -445,6 +445,7 @@ inline cudaError_t launch_plan(const Plan &p, const T *x, T *y, int64_t rows, in
 //     bfloat16 takes every row from 1024: J = 2 below 16384 elements (stop 31's J = 4 lost 3%
 //     there), J = 4 from 16384, where it was ahead of J = 2 on two cards at 16384 rows (395-1549
 //     against 400-1563 us at W = 16384-65536; "Stop 32" sections 5 and 9).
+//   - bfloat16 rows of 512: 16 lanes of 4 units 1.095 over 32 of 2 (section 10).
 // horizontal_reduction_reduction (no map) measured 0.963 in float32 on the persistent grid it
 // keeps, so only the map op asks for the short team.
 template <typename T, class Op>
@@ -461,7 +462,11 @@ inline cudaError_t launch_short(const T *x, T *y, int64_t rows, int64_t W, const
     // 32-bit offsets in units: row * units + u < rows * units
     if (W % N != 0 || W < 128 || rows < 16384 || rows * units >= ((int64_t)1 << 32)) return cudaSuccess;
     if (W > 512 && !(kHalf && W >= 1024 && W <= kLongest)) return cudaSuccess;
-    const int G = (int)std::min<int64_t>(32, pow2ceil(units));
+    // bfloat16 rows of 512 (64 units) take 16 lanes of 4 units, not 32 of 2: 1.095 (1.04-1.20) over
+    // 16384-65536 rows, in turn twice ("Stop 32", section 10), where 16 lanes lost on rows of 256
+    // (0.80-0.97) and on float32's 64-unit rows (256: 0.94-1.04) and 8 lanes lost more
+    const bool sixteen = std::is_same<T, __nv_bfloat16>::value && W == 512;
+    const int G = sixteen ? 16 : (int)std::min<int64_t>(32, pow2ceil(units));
     const unsigned ctas = (unsigned)cdiv(rows * G, kGroupThreads), r = (unsigned)rows, n = (unsigned)units;
     *launched = true;
     if constexpr (kHalf)

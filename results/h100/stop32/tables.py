@@ -165,6 +165,16 @@ def section9(r5, r6):
     rows16384(r6, ("new",))
 
 
+def section10(r):
+    print("\n# 10. call 7: fb52 = fb87de6 + short-lanes-call7.patch: at most G lanes a row on rows of 128..512,")
+    print("#     G = 32 (the tree), 16, 8; t_base / t_arm, in turn twice")
+    print("  " + text(r, "gpus.txt").strip().splitlines()[-1])
+    for g in (16, 8):
+        c = by_cell(os.path.join(r, f"odd-g{g}.json"), with_dtype=True)
+        print(f"  odd cells at G = {g}: {len(c)}, {sum(1 for v in c.values() if v[2])} checked ok")
+    arms(r, ("float32", "bfloat16"), ("g16", "g8"))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         r1 = unpack(tmp, os.path.join(HERE, "call1-short-long-rows-layernorm-twopass.tar.xz"))
@@ -179,6 +189,7 @@ def main():
         section8(unpack(tmp, os.path.join(HERE, "call4-selftest-hrp-bf16-peer.tar.xz")))
         section9(unpack(tmp, os.path.join(HERE, "call5-short-16384-rows.tar.xz")),
                  unpack(tmp, os.path.join(HERE, "call6-j4-landed.tar.xz")))
+        section10(unpack(tmp, os.path.join(HERE, "call7-short-lanes.tar.xz")))
 
 
 if __name__ == "__main__":
