@@ -464,7 +464,7 @@ inline cudaError_t launch_short(const T *x, T *y, int64_t rows, int64_t W, const
     if (W > 512 && !(kHalf && W >= 1024 && W <= kLongest)) return cudaSuccess;
     // bfloat16 rows of 512 (64 units) take 16 lanes of 4 units, not 32 of 2: 1.095 (1.04-1.20) over
     // 16384-65536 rows, in turn twice ("Stop 32", section 10), where 16 lanes lost on rows of 256
-    // (0.80-0.97) and on float32's 64-unit rows (256: 0.94-1.04) and 8 lanes lost more
+    // (0.80-0.97) and on float32's 64-unit rows (256: 0.94-1.04), and 8 lanes lost more
     const bool sixteen = std::is_same<T, __nv_bfloat16>::value && W == 512;
     const int G = sixteen ? 16 : (int)std::min<int64_t>(32, pow2ceil(units));
     const unsigned ctas = (unsigned)cdiv(rows * G, kGroupThreads), r = (unsigned)rows, n = (unsigned)units;
