@@ -12,29 +12,38 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 from tarballs import by_cell, cells, geomean, peer_compare, text, unpack  # noqa: E402
 
 
-def old_new(r, dtypes, runs=(1, 2)):
-    """t_old / t_new per cell (old-D-k.json against new-D-k.json), run by run, and the geomean."""
+def ratios(r, dtypes, base, arms, runs=(1, 2)):
+    """t_base / t_arm per cell (BASE-D-k.json against ARM-D-k.json), run by run, and the geomean."""
     for d in dtypes:
-        ratios = []
-        for k in runs:
-            o, n = by_cell(os.path.join(r, f"old-{d}-{k}.json")), by_cell(os.path.join(r, f"new-{d}-{k}.json"))
-            for key in sorted(n):
-                ratios.append(o[key][0] / n[key][0])
-                print(f"  {d:9s} run {k} {key[0]:6d} x {key[1]:5d}  old {o[key][0]:7.1f} us ({o[key][1]:5.1f}%)"
-                      f"  new {n[key][0]:7.1f} us ({n[key][1]:5.1f}%)  old/new {o[key][0] / n[key][0]:.3f}"
-                      f"{'' if n[key][2] else '  CHECK FAILED'}")
-        print(f"  {d}: geomean old/new {geomean(ratios):.3f} over {len(ratios)} cells x runs")
+        for a in arms:
+            xs = []
+            for k in runs:
+                b, n = by_cell(os.path.join(r, f"{base}-{d}-{k}.json")), by_cell(os.path.join(r, f"{a}-{d}-{k}.json"))
+                for key in sorted(n):
+                    xs.append(b[key][0] / n[key][0])
+                    print(f"  {d:9s} {a} run {k} {key[0]:6d} x {key[1]:5d}  {base} {b[key][0]:8.1f} us ({b[key][1]:5.1f}%)"
+                          f"  {a} {n[key][0]:8.1f} us ({n[key][1]:5.1f}%)  {base}/{a} {b[key][0] / n[key][0]:.3f}"
+                          f"{'' if n[key][2] and b[key][2] else '  CHECK FAILED'}")
+            print(f"  {d} {a}: geomean {base}/{a} {geomean(xs):.3f} over {len(xs)} cells x runs")
+
+
+def checks(r, files=("odd",), steps=True):
+    """A call's step times, selftest's and memcheck's last words, and how many cells of each named
+    result file passed their check."""
+    if steps:
+        print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
+    print("  " + [l for l in text(r, "selftest.txt").splitlines() if l.startswith("selftest:")][-1])
+    print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
+    for f in files:
+        c = by_cell(os.path.join(r, f + ".json"), with_dtype=True)
+        print(f"  {f}: {len(c)} cells, {sum(1 for v in c.values() if v[2])} checked ok")
 
 
 def section1(r):
     print("# 1. call 1 A: horizontal_reduction_pointwise.fused, the short team on half-type rows of 1024..8192")
     print("#    (fb46 = 92f512c + short-long-rows-landing.patch) against fb45 (92f512c), write flush, in turn twice")
-    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
-    print("  selftest: " + text(r, "selftest.txt").strip().splitlines()[-1])
-    print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
-    odd = by_cell(os.path.join(r, "odd.json"), with_dtype=True)
-    print(f"  odd shapes: {len(odd)} cells, {sum(1 for v in odd.values() if v[2])} checked ok")
-    old_new(r, ("bfloat16", "float16"))
+    checks(r)
+    ratios(r, ("bfloat16", "float16"), "old", ("new",))
 
 
 def section2(r):
@@ -52,35 +61,14 @@ def section3(r):
     peer_compare(os.path.join(r, "bf16"))
 
 
-def arms(r, dtypes, names, runs=(1, 2)):
-    """t_base / t_arm per cell and geomean (base-D-k.json against ARM-D-k.json), run by run."""
-    for d in dtypes:
-        for a in names:
-            ratios = []
-            for k in runs:
-                b, n = by_cell(os.path.join(r, f"base-{d}-{k}.json")), by_cell(os.path.join(r, f"{a}-{d}-{k}.json"))
-                for key in sorted(n):
-                    ratios.append(b[key][0] / n[key][0])
-                    print(f"  {d:9s} {a} run {k} {key[0]:6d} x {key[1]:5d}  base {b[key][0]:8.1f} us ({b[key][1]:5.1f}%)"
-                          f"  {a} {n[key][0]:8.1f} us ({n[key][1]:5.1f}%)  base/{a} {b[key][0] / n[key][0]:.3f}"
-                          f"{'' if n[key][2] and b[key][2] else '  CHECK FAILED'}")
-            print(f"  {d} {a}: geomean base/{a} {geomean(ratios):.3f} over {len(ratios)} cells x runs")
-
-
 def section4(r):
     print("\n# 4. call 2 A: fb47 (the short team as landed, b26f5b1's tree): selftest, huge rows, odd shapes, memcheck")
-    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
-    print("  selftest: " + text(r, "selftest.txt").strip().splitlines()[-1])
-    print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
-    for f in ("huge", "odd"):
-        c = by_cell(os.path.join(r, f + ".json"), with_dtype=True)
-        print(f"  {f}: {len(c)} cells, {sum(1 for v in c.values() if v[2])} checked ok")
-        if f == "huge":
-            for key, (t, sol, ok) in sorted(c.items()):
-                print(f"    {key[0]:9s} {key[1]} x {key[2]}: {t:8.1f} us ({sol:.1f}% of SOL)")
+    checks(r, ("huge", "odd"))
+    for key, (t, sol, ok) in sorted(by_cell(os.path.join(r, "huge.json"), with_dtype=True).items()):
+        print(f"    huge {key[0]:9s} {key[1]} x {key[2]}: {t:8.1f} us ({sol:.1f}% of SOL)")
     print("\n# 5. call 2 B: fb48 (fb47 + dev knobs): half-type rows of 16384..65536 on the short team")
     print("#    (FB_DEV_SHORT_WMAX=65536, J = 2 or 4 units a lane a step) against the old teams, in turn twice")
-    arms(r, ("bfloat16", "float16"), ("j2", "j4"))
+    ratios(r, ("bfloat16", "float16"), "base", ("j2", "j4"))
     print("\n# 6. call 2 C: horizontal_reduction_pointwise float16 beside torch.compile (fb47), 16384-65536 rows, one round")
     peer_compare(os.path.join(r, "f16"))
 
@@ -115,11 +103,7 @@ def run_summary(path):
 
 def section7(r, s26):
     print("\n# 7. call 3: `run --all --dtype float32` on fb49 (the tree as committed), default grids")
-    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
-    print("  selftest: " + text(r, "selftest.txt").strip().splitlines()[-1])
-    print("  memcheck: " + [l for l in text(r, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
-    odd = by_cell(os.path.join(r, "odd.json"), with_dtype=True)
-    print(f"  odd: {len(odd)} cells, {sum(1 for v in odd.values() if v[2])} checked ok")
+    checks(r)
     log = text(r, "all.txt").splitlines()
     print("  " + "\n  ".join(l for l in log if "cells in" in l or "out of device memory" in l or "warning" in l))
     now, before = run_summary(os.path.join(r, "all-float32.json")), run_summary(os.path.join(s26, "all-float32.json"))
@@ -157,11 +141,7 @@ def section9(r5, r6):
     rows16384(r5, ("new", "old", "j4", "grid"))
     print("  call 6, fb51 = the tree as committed (J = 4 from 16384 elements): selftest, memcheck, odd shapes, the cells twice")
     print("  " + text(r6, "gpus.txt").strip().splitlines()[-1])
-    print("  " + [l for l in text(r6, "selftest.txt").splitlines() if l.startswith("selftest:")][-1])
-    print("  memcheck: " + [l for l in text(r6, "memcheck.txt").splitlines() if "ERROR SUMMARY" in l][0].strip("= "))
-    for f in ("memcheck", "odd"):
-        c = by_cell(os.path.join(r6, f + ".json"))
-        print(f"  {f}: {len(c)} cells, {sum(1 for v in c.values() if v[2])} checked ok")
+    checks(r6, ("memcheck", "odd"), steps=False)
     rows16384(r6, ("new",))
 
 
@@ -172,7 +152,7 @@ def section10(r):
     for g in (16, 8):
         c = by_cell(os.path.join(r, f"odd-g{g}.json"), with_dtype=True)
         print(f"  odd cells at G = {g}: {len(c)}, {sum(1 for v in c.values() if v[2])} checked ok")
-    arms(r, ("float32", "bfloat16"), ("g16", "g8"))
+    ratios(r, ("float32", "bfloat16"), "base", ("g16", "g8"))
 
 
 def main():
