@@ -42,11 +42,12 @@
 //       launch_by_shape); and odd rows of <= 256 bytes (float32 W = 61) go one element per access,
 //       as .scalar, which measured faster still on tensors under 4 MB and on rows of <= 128 bytes
 //       (kScalarShortOdd). Aligned rows from 16384 rows, of 128..512 elements (and from 1024 in
-//       bfloat16, 1024..2048 in float16), take rowstream's short team (kShortRows: a row per team of up to 32
-//       lanes, 30-47 registers; launch_short): t_before / t_after over 16384-65536 rows x 128,
-//       256, 512 (H100, write flush, NOTES.md "Stop 31" sections 6-9) 1.194 in bfloat16 and 1.178
-//       in float16 (the cos made the old team issue-bound at 65-78% of SOL), 1.014 in float32;
-//       bfloat16 rows of 1024..8192 1.145 and of 16384..65536 1.075 ("Stop 32").
+//       bfloat16, 1024..2048 in float16), take rowstream's short team (kShortRows: a row per
+//       team of up to 32 lanes, 30-47 registers; launch_short): t_before / t_after over
+//       16384-65536 rows x 128, 256, 512 (H100, write flush, NOTES.md "Stop 31" sections 6-9)
+//       1.194 in bfloat16 and 1.178 in float16 (the cos made the old team issue-bound at 65-78%
+//       of SOL), 1.014 in float32; bfloat16 rows of 1024..8192 1.145, of 16384..65536 1.082, and
+//       of 512 at 16 lanes 1.095 over 32 ("Stop 32").
 //   horizontal_reduction_pointwise.scalar   .fused with one element per access: the fallback for
 //                                           tensors that are not 16-byte aligned, registered so
 //                                           that selftest covers it.

@@ -188,9 +188,10 @@ __global__ void __launch_bounds__(kGroupThreads, 2) group_kernel(const T *__rest
     }
 }
 
-// short: 16-byte aligned rows of at most 32 x J units, a team of G lanes a row (G x J >= the
-// row's units), one row a team, a one-shot grid, 32-bit offsets, no head or tail: Inductor's
-// persistent-reduction shape for short rows (more threads a row, few registers each).
+// short: 16-byte aligned rows, a team of G lanes a row, one row a team, a one-shot grid, 32-bit
+// offsets, no head or tail: Inductor's persistent-reduction shape for short rows (more threads a
+// row, few registers each). Each lane takes J units a step, G x J apart: one step when G x J >=
+// the row's units, else (LOOP) as many steps as the row needs.
 template <typename T, int J, bool LOOP, class Op>
 __global__ void __launch_bounds__(kGroupThreads) short_kernel(const T *__restrict__ x, T *__restrict__ y,
                                                               unsigned rows, unsigned units, int G, Op op) {
@@ -459,8 +460,9 @@ inline cudaError_t launch_short(const T *x, T *y, int64_t rows, int64_t W, const
     constexpr int64_t kLongest = std::is_same<T, __half>::value ? 2048 : INT64_MAX;
     const int64_t units = W / N;
     *launched = false;
-    // 32-bit offsets in units: row * units + u < rows * units
-    if (W % N != 0 || W < 128 || rows < 16384 || rows * units >= ((int64_t)1 << 32)) return cudaSuccess;
+    // 32-bit offsets in units (row * units + u < rows * units) and thread indices (< rows x G <= rows x 32)
+    if (W % N != 0 || W < 128 || rows < 16384 || rows * std::max<int64_t>(units, 32) >= ((int64_t)1 << 32))
+        return cudaSuccess;
     if (W > 512 && !(kHalf && W >= 1024 && W <= kLongest)) return cudaSuccess;
     // bfloat16 rows of 512 (64 units) take 16 lanes of 4 units, not 32 of 2: 1.095 (1.04-1.20) over
     // 16384-65536 rows, in turn twice ("Stop 32", section 10), where 16 lanes lost on rows of 256
