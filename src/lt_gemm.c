@@ -177,6 +177,7 @@ static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_opera
         }
         return s;
     }
+    p->tuned = true; /* from here the candidates are timed (fb_gemm_plan_note says so) */
     /* scratch of prepare's own, allocated outside the tracked device memory: it is
      * gone before the variant runs, and no part of the variant's footprint */
     tune_scratch sc = {0};
@@ -323,7 +324,6 @@ fb_status fb_gemm_plan_create(fb_context *ctx, const fb_gemm_shape *g, const fb_
     p->algo = res[0].algo;
     p->rank = 0;
     p->candidates = found;
-    p->tuned = found > 1 && tune && !tune->load_only;
     if (found > 1 && (s = tune_algo(ctx, p, o, tune, res, found, what)) != FB_OK) goto fail;
     cublasLtMatmulPreferenceDestroy(pref);
     *out = p;
