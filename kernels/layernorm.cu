@@ -17,7 +17,8 @@
 //                         row for W <= 1024 (peeled for odd W), a CTA per row for medium W,
 //                         clusters of 2..8 CTAs for long rows or few rows, 64-row shared-memory
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
-//                         On float32 rows of 1024..2048 of tensors up to 32 MB, a persistent
+//                         On float32 rows of 1024..2048 of tensors up to 32 MB (16 MB past
+//                         rows of 1536: 4096 x 2048 runs 1.09x on the CTA plan), a persistent
 //                         CTA a row holding each thread's weight and bias in registers (K_HOLD:
 //                         W = 1024 at 1024-8192 rows 1.04-1.16x, NOTES.md "Stop 27").
 //                         Two row sums (two barriers in CTA rows, two cluster exchanges).

@@ -41,7 +41,8 @@
 //            for some half-type rows of >= 32 KB (see plan_rows); NAME.row_smem forces it.
 //   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
 //            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
-//   K_HOLD   ops with parameters (layernorm) on float32 rows of 1024..2048 of tensors up to 32 MB:
+//   K_HOLD   ops with parameters (layernorm) on float32 rows of 1024..2048 of tensors up to 32 MB
+//            (16 MB for rows of more than 1536):
 //            one CTA per row, one unit a thread, in a persistent grid that loads each thread's
 //            parameters once, not once per row (plan_hold).
 // softmax.cu keeps its own tuned kernels; its planners are the ones used here.
@@ -864,15 +865,20 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
 // already reach the copy there), and W = 4096 loses everywhere (0.90-0.95x: 1024-thread CTAs
 // meeting at a barrier per reduction); W = 256..512 moved both ways on 6-90 us cells. Grids that
 // plan_rows' latency rule spreads over the GPU one unit a thread (rows x units <= SMs x 1024)
-// keep that rule.
+// keep that rule. CTAs of more than 12 warps (rows of more than 384 units) only up to 1M units
+// (16 MB): 4096 x 2048 (512-thread CTAs, 2M units) ran slower held than on the CTA plan on both
+// cards (H100 0.974x, stop 27 call 8; H200 25.4 against 23.8 us, 0.937x, stop 33 call 3), while
+// 8192 x 1024 (256-thread CTAs, 2M units) gained on both (1.042x, 1.020x); the larger the CTA, the
+// more its barrier per reduction costs (W = 4096, 1024 threads, lost everywhere).
 // Every unit of every row of the grid on a thread of its own at once (rows x units <= SMs x
 // 1024): the grids of plan_rows' latency rule, which plan_hold leaves to it.
 inline bool one_unit_a_thread_fits(const Shape &s, long nunits) { return s.rows * nunits <= (long)sm_count() * 1024; }
 
-constexpr long kHoldMaxUnits = 2L << 20;
+constexpr long kHoldMaxUnits = 2L << 20, kHoldMaxUnitsWide = 1L << 20;
 inline bool plan_hold(const Shape &s, Plan *p) {
     const long nunits = s.W / 4;
-    if (!vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 256 || nunits > 512 || s.rows * nunits > kHoldMaxUnits ||
+    const long max_units = nunits > 384 ? kHoldMaxUnitsWide : kHoldMaxUnits;
+    if (!vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 256 || nunits > 512 || s.rows * nunits > max_units ||
         one_unit_a_thread_fits(s, nunits))
         return false;
     p->kind = K_HOLD;

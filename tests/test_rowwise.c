@@ -237,14 +237,17 @@ static void test_pair_plan(void)
 
 /* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27"):
  * layernorm's float32 rows of 1024..2048 (256..512 units, a unit a thread, whole warps) on x of
- * more than the latency rule's 132 x 1024 units and up to 2M; longer or shorter rows, other
+ * more than the latency rule's 132 x 1024 units and up to 2M (1M for rows of more than 384 units:
+ * 4096 x 2048 ran faster on the CTA plan on both cards, NOTES.md "Stop 33"); longer or shorter rows, other
  * tensors, the half types and ops without parameters keep their plans. */
 static void test_hold_plan(void)
 {
     const op_case *ln = &ops[2], *nc = &ops[3];
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 1024, 7, 256, 1);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 7, 512, 1);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 2048, 7, 512, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 7, 512, 1);   /* 1M units */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 2048, 1, -1, -1);   /* 2M of 512: CTA */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1536, 7, 384, 1);   /* 1.5M of 384: held */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 16384, 1024, 0, -1, -1); /* 4M units: group */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 2048, 1, -1, -1);  /* 4M units: CTA */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 4096, 1, -1, -1);  /* W = 4096 */
