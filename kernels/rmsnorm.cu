@@ -19,9 +19,12 @@
 //                                units: x re-read from L1 after the barrier together with w, as
 //                                Inductor's kernel does. Wins in the half types and float64
 //                                (1.04-1.15x over the previous rule's pick), not in float32.
-//   rmsnorm.fused                straight_reread where it applies outside float32, else one of
-//                                the three by shape (pick_mode below: the rule and the tables it
-//                                came from are there).
+//   rmsnorm.row_engine           RMSNorm as an Op of the row engine (rmsnorm_engine.cu): layernorm's
+//                                plans. Float32, float16, bfloat16.
+//   rmsnorm.fused                row_engine where use_engine() says (long float32 rows, unaligned
+//                                rows of >= 128 on >= 2048 rows), else straight_reread where it
+//                                applies outside float32, else one of the three by shape
+//                                (pick_mode below: the rules and the tables they came from).
 // Rows that do not start on 16-byte boundaries (N = 61, 130, 1027...) move element by element,
 // except where the cached kernels read them in the 16-byte blocks of memory they overlap
 // (rmsnorm_shifted_kernel; problem() says where that measured faster).
@@ -413,6 +416,27 @@ Problem problem(const fb_call *c) {
     return p;
 }
 
+// rmsnorm.fused takes the row engine (rmsnorm.row_engine) on two kinds of rows. Measured on the
+// H200 (stop 33 call 4, results/h200/stop33/, --flush write, every variant in one run, twice;
+// t_fused-before / t_row_engine, geomean of the two runs):
+//   - float32 16-byte rows of >= 16384: 4 x 2048 x 16384 1.142 (294.7 -> 258.1 us, the copy
+//     258.9), 4 x 512 1.093, 4 x 128 1.007. Where rmsnorm's own kernels hold a row of 16 KB-64 KB in
+//     registers or re-read it, the engine takes a 1024-thread CTA a row (and row_smem, a shared
+//     part, from 64 KB), as layernorm does at 96.9% of the copy on the same shape.
+//   - rows that are not 16-byte rows, of >= 128 elements, from 2048 rows: N = 130 and 1027 at
+//     4 x 512 and 4 x 2048, every half type and float32: 1.048-1.599 (bfloat16 4 x 2048 x 1027
+//     25.5 -> 16.8 us, the copy 16.0); the engine's unaligned CTA rows against rmsnorm's element by
+//     element or shifted loads. At 4 x 128 (512 rows) they lose (0.84-1.00), and N = 61 is mixed
+//     (0.95-1.14), so those keep the modes.
+// Elsewhere the modes stay: on aligned rows of 32..8192 the engine ran 0.77-1.11 (float32
+// geomean over those 30 cells 0.95).
+bool use_engine(const fb_call *c, const Problem &p) {
+    const int esz = (int)fb_dtype_size(p.dt);
+    if (p.dt == FB_F64) return false;
+    const bool take = (p.g.vec && esz == 4 && p.g.N >= 16384) || (!p.g.vec && p.g.N >= 128 && p.g.rows >= 2048);
+    return take && fb_rmsnorm_engine_supports(c, nullptr, 0) == FB_OK;
+}
+
 // rmsnorm.straight_reread: rows of exactly G x U 16-byte units under plan_geom's G and U, G > 32,
 // U of 1, 2 or 4, N < 2^30; one CTA per row.
 struct Straight {
@@ -475,10 +499,12 @@ template <Mode M> struct Variant {
     static int launch(const fb_call *c, bool dry) {
         const int st = supports(c, nullptr, 0);
         if (st != FB_OK) return st;
+        const Problem p = problem(c);
+        if (M == MODE_AUTO && p.g.rows > 0 && p.g.N > 0 && use_engine(c, p))
+            return dry ? fb_rmsnorm_engine_plan_only(c) : fb_rmsnorm_engine_run(c);
         Problem sp;
         if (M == MODE_AUTO && c->out[0].dtype != FB_F32 && Straight::shape(c, &sp))  // pick_mode's comment
             return dry ? FB_OK : Straight::launch(c, sp);
-        const Problem p = problem(c);
         if (p.g.rows == 0 || p.g.N == 0) return FB_OK;
         bool ok = false;
         Launch L;
@@ -517,5 +543,7 @@ extern "C" const fb_variant fb_rmsnorm_variants[] = {
     {"rmsnorm.straight_reread",
      "RMSNorm forward, one CTA per row of exactly G x U 16-byte units, straight-line, x read again after the barrier",
      FB_DTYPES_ALL, Straight::supports, nullptr, Straight::run, 1},
+    {"rmsnorm.row_engine", "RMSNorm forward on the row engine (layernorm's plans: a CTA or cluster a row, row_smem, ...)",
+     FB_DTYPES_HALF_AND_F32, fb_rmsnorm_engine_supports, nullptr, fb_rmsnorm_engine_run, 1},
 };
 extern "C" const int fb_rmsnorm_variant_count = (int)(sizeof fb_rmsnorm_variants / sizeof fb_rmsnorm_variants[0]);

@@ -10,6 +10,11 @@ extern const int fb_rmsnorm_variant_count;
 /* The fused variant's host side without the launch (plan + kernel choice): FB_OK when
  * run() has a kernel for this call. No GPU needed: for tests. */
 int fb_rmsnorm_plan_only(const fb_call *call);
+/* kernels/rmsnorm_engine.cu: RMSNorm as a row-engine Op (rmsnorm.row_engine; float32 and the half
+ * types). */
+int fb_rmsnorm_engine_supports(const fb_call *call, char *why, size_t n);
+int fb_rmsnorm_engine_run(const fb_call *call);
+int fb_rmsnorm_engine_plan_only(const fb_call *call);
 #ifdef __cplusplus
 }
 #endif

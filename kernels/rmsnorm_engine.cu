@@ -1,0 +1,40 @@
+// rmsnorm_engine.cu — RMSNorm forward as an Op of the row engine (rowengine.cuh), the engine
+// that runs layernorm, so that RMSNorm's rows take the engine's plans (a CTA or cluster a row,
+// row_smem, the persistent parameter hold) where those beat kernels/rmsnorm.cu's own.
+//
+//     y = x * rsqrt(mean(x^2) + 1e-6) * w     (fp32 math; half types stored as half)
+//
+// Variant (listed in rmsnorm.cu's table):
+//   rmsnorm.row_engine   the engine's plan by shape (float32, float16, bfloat16; no float64).
+//                        Why it exists: on the H200 (stop 33, call 3) rmsnorm's own modes ran
+//                        float32 8192 x 16384 at 88-91% of the copy (283.7-295.5 us against
+//                        259.5), where the engine's layernorm, the same row with one more
+//                        parameter and one more reduction, ran 8192 x 16384 at 96.9%.
+#include "rmsnorm.h"
+#include "rowengine.cuh"
+
+namespace {
+
+using namespace fb::rowwise;
+
+struct RmsNorm {
+    static constexpr const char *name = "rmsnorm";
+    static constexpr int NIN = 1, NPARAM = 1;  // p[0] = weight
+    static constexpr bool kHalfSmemRows = true;  // as layernorm (NOTES.md, "Stop 25")
+    static constexpr float kEps = 1e-6f;
+    float rstd;
+    template <class R> __device__ __forceinline__ void row(R &r) {
+        float q = 0.f;
+        r.each([&](auto &e) { q = fmaf(e[0], e[0], q); });
+        rstd = rsqrtf(r.sum(q) * (1.f / (float)r.width()) + kEps);
+    }
+    __device__ __forceinline__ float out(const float (&e)[1], const float *p) const { return e[0] * rstd * p[0]; }
+};
+
+using Engine = RowVariant<RmsNorm>;
+
+}  // namespace
+
+extern "C" int fb_rmsnorm_engine_supports(const fb_call *c, char *why, size_t n) { return Engine::supports(c, why, n); }
+extern "C" int fb_rmsnorm_engine_run(const fb_call *c) { return Engine::run(c); }
+extern "C" int fb_rmsnorm_engine_plan_only(const fb_call *c) { return Engine::plan_only(c); }
