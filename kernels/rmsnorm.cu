@@ -23,7 +23,8 @@
 //                                plans. Float32, float16, bfloat16.
 //   rmsnorm.fused                row_engine where use_engine() says (long float32 rows, unaligned
 //                                rows of >= 128 on >= 2048 rows), else straight_reread where it
-//                                applies outside float32, else one of the three by shape
+//                                applies outside float32 and on float32 from 32 MB of x
+//                                (straight_fits), else one of the three by shape
 //                                (pick_mode below: the rules and the tables they came from).
 // Rows that do not start on 16-byte boundaries (N = 61, 130, 1027...) move element by element,
 // except where the cached kernels read them in the 16-byte blocks of memory they overlap
@@ -437,6 +438,17 @@ bool use_engine(const fb_call *c, const Problem &p) {
     return take && fb_rmsnorm_engine_supports(c, nullptr, 0) == FB_OK;
 }
 
+// rmsnorm.fused takes straight_reread (where its shape applies) outside float32, and in float32
+// from 32 MB of x. float32, previous fused / straight_reread: on the H100 (issue 9 round 5, clean
+// flush) 0.92-1.03 over its 15 shapes, but 0.993-1.016 on the six of >= 32 MB; on the H200 (stop
+// 33 call 4, write flush, two runs) 1.009-1.049 on those six ([4, 2048, 2048] 38.4 -> 36.6 us) and
+// 0.967-1.067 below.
+constexpr long kStraightF32MinBytes = 32L << 20;
+bool straight_fits(const fb_call *c, const Problem &p) {
+    if (c->out[0].dtype != FB_F32) return true;
+    return p.g.rows * p.g.N * 4 >= kStraightF32MinBytes;
+}
+
 // rmsnorm.straight_reread: rows of exactly G x U 16-byte units under plan_geom's G and U, G > 32,
 // U of 1, 2 or 4, N < 2^30; one CTA per row.
 struct Straight {
@@ -503,7 +515,7 @@ template <Mode M> struct Variant {
         if (M == MODE_AUTO && p.g.rows > 0 && p.g.N > 0 && use_engine(c, p))
             return dry ? fb_rmsnorm_engine_plan_only(c) : fb_rmsnorm_engine_run(c);
         Problem sp;
-        if (M == MODE_AUTO && c->out[0].dtype != FB_F32 && Straight::shape(c, &sp))  // pick_mode's comment
+        if (M == MODE_AUTO && straight_fits(c, p) && Straight::shape(c, &sp))  // pick_mode's comment
             return dry ? FB_OK : Straight::launch(c, sp);
         if (p.g.rows == 0 || p.g.N == 0) return FB_OK;
         bool ok = false;
