@@ -542,6 +542,11 @@ template <Mode M> struct Variant {
 }  // namespace
 
 extern "C" int fb_rmsnorm_plan_only(const fb_call *c) { return Variant<MODE_AUTO>::launch(c, true); }
+extern "C" int fb_rmsnorm_fused_uses_engine(const fb_call *c) {
+    if (check(c, nullptr, 0) != FB_OK) return -1;
+    const Problem p = problem(c);
+    return p.g.rows > 0 && p.g.N > 0 && use_engine(c, p) ? 1 : 0;
+}
 
 extern "C" const fb_variant fb_rmsnorm_variants[] = {
     {"rmsnorm.fused", "RMSNorm forward, the mode picked by shape (kernels/rmsnorm.cu's rule)", FB_DTYPES_ALL,

@@ -11,6 +11,7 @@
 #include "fb.h"
 #include "layernorm.h"
 #include "norm_chain.h"
+#include "rmsnorm.h"
 #include "rmsnorm_backward.h"
 #include "softmax_backward.h"
 #include "testing.h"
@@ -311,6 +312,30 @@ static void test_rmsnorm_pipe_plan(void)
     CHECK(fb_rmsnorm_backward_pipe_plan(0, 4096, 4, &p) == FB_E_UNSUPPORTED);
 }
 
+/* rmsnorm.fused's use of the row engine (rmsnorm.cu, use_engine; NOTES.md "Stop 33"): float32
+ * 16-byte rows of >= 16384, and rows that are not 16-byte rows of >= 128 elements from 2048 rows;
+ * not the half types' aligned rows, short or few unaligned rows, or float64. Each call still has a
+ * kernel (plan_only). */
+static void test_rmsnorm_engine_rule(void)
+{
+    static const op_case rms = {"rmsnorm.fused", 1, 1, fb_rmsnorm_plan_only};
+    static const struct { fb_dtype dt; long rows, N; int want; } cases[] = {
+        {FB_F32, 8192, 16384, 1}, {FB_F32, 512, 16384, 1},  {FB_F32, 8192, 65536, 1}, {FB_F32, 8192, 8192, 0},
+        {FB_BF16, 8192, 16384, 0}, {FB_F32, 8192, 1027, 1}, {FB_BF16, 2048, 130, 1},  {FB_F16, 2048, 1027, 1},
+        {FB_F16, 512, 1027, 0},   {FB_F32, 8192, 61, 0},    {FB_F64, 8192, 16384, 0}, {FB_F64, 8192, 1027, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        call_buf b;
+        make_call(&b, &rms, cases[i].dt, cases[i].rows, cases[i].N, -1);
+        const int got = fb_rmsnorm_fused_uses_engine(&b.call);
+        if (got != cases[i].want)
+            fprintf(stderr, "rmsnorm.fused %s %ld x %ld: engine %d, want %d\n", fb_dtype_name(cases[i].dt),
+                    cases[i].rows, cases[i].N, got, cases[i].want);
+        CHECK(got == cases[i].want);
+        CHECK(fb_rmsnorm_plan_only(&b.call) == FB_OK);
+    }
+}
+
 int main(void)
 {
     test_registered();
@@ -322,5 +347,6 @@ int main(void)
     test_hold_plan();
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
+    test_rmsnorm_engine_rule();
     return fb_t_report("rowwise");
 }
