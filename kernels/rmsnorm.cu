@@ -435,7 +435,9 @@ bool use_engine(const fb_call *c, const Problem &p) {
     const int esz = (int)fb_dtype_size(p.dt);
     if (p.dt == FB_F64) return false;
     const bool take = (p.g.vec && esz == 4 && p.g.N >= 16384) || (!p.g.vec && p.g.N >= 128 && p.g.rows >= 2048);
-    return take && fb_rmsnorm_engine_supports(c, nullptr, 0) == FB_OK;
+    // rows too long for 8 CTAs' registers go to the engine's two-pass plan, which needs a workspace
+    // that rmsnorm.fused does not ask for (and that was never measured here): the modes keep them
+    return take && fb_rmsnorm_engine_supports(c, nullptr, 0) == FB_OK && fb_rmsnorm_engine_workspace(c) == 0;
 }
 
 // rmsnorm.fused takes straight_reread (where its shape applies) outside float32, and in float32
@@ -561,6 +563,6 @@ extern "C" const fb_variant fb_rmsnorm_variants[] = {
      "RMSNorm forward, one CTA per row of exactly G x U 16-byte units, straight-line, x read again after the barrier",
      FB_DTYPES_ALL, Straight::supports, nullptr, Straight::run, 1},
     {"rmsnorm.row_engine", "RMSNorm forward on the row engine (layernorm's plans: a CTA or cluster a row, row_smem, ...)",
-     FB_DTYPES_HALF_AND_F32, fb_rmsnorm_engine_supports, nullptr, fb_rmsnorm_engine_run, 1},
+     FB_DTYPES_HALF_AND_F32, fb_rmsnorm_engine_supports, fb_rmsnorm_engine_workspace, fb_rmsnorm_engine_run, 1},
 };
 extern "C" const int fb_rmsnorm_variant_count = (int)(sizeof fb_rmsnorm_variants / sizeof fb_rmsnorm_variants[0]);

@@ -16,6 +16,7 @@ int fb_rmsnorm_fused_uses_engine(const fb_call *call);
 /* kernels/rmsnorm_engine.cu: RMSNorm as a row-engine Op (rmsnorm.row_engine; float32 and the half
  * types). */
 int fb_rmsnorm_engine_supports(const fb_call *call, char *why, size_t n);
+size_t fb_rmsnorm_engine_workspace(const fb_call *call); /* the engine's two-pass rows (very long) */
 int fb_rmsnorm_engine_run(const fb_call *call);
 int fb_rmsnorm_engine_plan_only(const fb_call *call);
 #ifdef __cplusplus

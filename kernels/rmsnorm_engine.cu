@@ -36,5 +36,6 @@ using Engine = RowVariant<RmsNorm>;
 }  // namespace
 
 extern "C" int fb_rmsnorm_engine_supports(const fb_call *c, char *why, size_t n) { return Engine::supports(c, why, n); }
+extern "C" size_t fb_rmsnorm_engine_workspace(const fb_call *c) { return Engine::workspace(c); }
 extern "C" int fb_rmsnorm_engine_run(const fb_call *c) { return Engine::run(c); }
 extern "C" int fb_rmsnorm_engine_plan_only(const fb_call *c) { return Engine::plan_only(c); }

@@ -314,8 +314,8 @@ static void test_rmsnorm_pipe_plan(void)
 
 /* rmsnorm.fused's use of the row engine (rmsnorm.cu, use_engine; NOTES.md "Stop 33"): float32
  * 16-byte rows of >= 16384, and rows that are not 16-byte rows of >= 128 elements from 2048 rows;
- * not the half types' aligned rows, short or few unaligned rows, or float64. Each call still has a
- * kernel (plan_only). */
+ * not the half types' aligned rows, short or few unaligned rows, float64, or rows for which the
+ * engine would need a workspace (its two-pass plan). Each call still has a kernel (plan_only). */
 static void test_rmsnorm_engine_rule(void)
 {
     static const op_case rms = {"rmsnorm.fused", 1, 1, fb_rmsnorm_plan_only};
@@ -323,6 +323,7 @@ static void test_rmsnorm_engine_rule(void)
         {FB_F32, 8192, 16384, 1}, {FB_F32, 512, 16384, 1},  {FB_F32, 8192, 65536, 1}, {FB_F32, 8192, 8192, 0},
         {FB_BF16, 8192, 16384, 0}, {FB_F32, 8192, 1027, 1}, {FB_BF16, 2048, 130, 1},  {FB_F16, 2048, 1027, 1},
         {FB_F16, 512, 1027, 0},   {FB_F32, 8192, 61, 0},    {FB_F64, 8192, 16384, 0}, {FB_F64, 8192, 1027, 0},
+        {FB_F32, 4, 262144, 1},   {FB_F32, 4, 524288, 0}, /* 8 CTAs' registers hold 262144; beyond: two-pass */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         call_buf b;
