@@ -130,6 +130,10 @@ def section4(r, r3):
     t = times([os.path.join(r, f"rms-{k}.json") for k in (1, 2)])
     for d in ("float32", "bfloat16", "float16"):
         ratio_grid(t, "rmsnorm.fused", "rmsnorm.row_engine", d)
+        xs = [geomean(t[k]["rmsnorm.fused"]) / geomean(t[k]["rmsnorm.row_engine"]) for k in t
+              if k[0] == d and k[2] in (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)]
+        print(f"  {d} 16-byte rows of 32..8192: {len(xs)} cells, fused / engine {min(xs):.3f}-{max(xs):.3f},"
+              f" geomean {geomean(xs):.3f}")
     print("  float32, fused / straight_reread where it applies:")
     for key in sorted(k for k in t if k[0] == "float32" and "rmsnorm.straight_reread" in t[k]):
         print(f"  {key[1]:5d} x {key[2]:5d}  {geomean(t[key]['rmsnorm.fused']) / geomean(t[key]['rmsnorm.straight_reread']):.3f}")
