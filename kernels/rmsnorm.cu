@@ -544,10 +544,14 @@ template <Mode M> struct Variant {
 }  // namespace
 
 extern "C" int fb_rmsnorm_plan_only(const fb_call *c) { return Variant<MODE_AUTO>::launch(c, true); }
-extern "C" int fb_rmsnorm_fused_uses_engine(const fb_call *c) {
-    if (check(c, nullptr, 0) != FB_OK) return -1;
+extern "C" const char *fb_rmsnorm_fused_pick(const fb_call *c) {
+    if (Variant<MODE_AUTO>::supports(c, nullptr, 0) != FB_OK) return nullptr;
     const Problem p = problem(c);
-    return p.g.rows > 0 && p.g.N > 0 && use_engine(c, p) ? 1 : 0;
+    if (p.g.rows == 0 || p.g.N == 0) return nullptr;
+    if (use_engine(c, p)) return "row_engine";
+    Problem sp;
+    if (straight_fits(c, p) && Straight::shape(c, &sp)) return "straight_reread";
+    return mode_names[pick_mode(p.g, (int)fb_dtype_size(p.dt))];
 }
 
 extern "C" const fb_variant fb_rmsnorm_variants[] = {

@@ -10,9 +10,10 @@ extern const int fb_rmsnorm_variant_count;
 /* The fused variant's host side without the launch (plan + kernel choice): FB_OK when
  * run() has a kernel for this call. No GPU needed: for tests. */
 int fb_rmsnorm_plan_only(const fb_call *call);
-/* 1 when rmsnorm.fused runs this call on the row engine (rmsnorm.cu's use_engine), 0 when on its
- * own kernels, -1 when the call is not an RMSNorm. No GPU needed: for tests. */
-int fb_rmsnorm_fused_uses_engine(const fb_call *call);
+/* What rmsnorm.fused runs for this call: "row_engine", "straight_reread" or one of TileGym's modes
+ * ("multi_wave_cached", "multi_wave_reload", "static_persistent"); NULL when it runs nothing (an
+ * empty tensor) or the call is not one it takes. No GPU needed: for tests. */
+const char *fb_rmsnorm_fused_pick(const fb_call *call);
 /* kernels/rmsnorm_engine.cu: RMSNorm as a row-engine Op (rmsnorm.row_engine; float32 and the half
  * types). */
 int fb_rmsnorm_engine_supports(const fb_call *call, char *why, size_t n);

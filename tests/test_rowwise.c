@@ -312,27 +312,34 @@ static void test_rmsnorm_pipe_plan(void)
     CHECK(fb_rmsnorm_backward_pipe_plan(0, 4096, 4, &p) == FB_E_UNSUPPORTED);
 }
 
-/* rmsnorm.fused's use of the row engine (rmsnorm.cu, use_engine; NOTES.md "Stop 33"): float32
- * 16-byte rows of >= 16384, and rows that are not 16-byte rows of >= 128 elements from 2048 rows;
- * not the half types' aligned rows, short or few unaligned rows, float64, or rows for which the
- * engine would need a workspace (its two-pass plan). Each call still has a kernel (plan_only). */
-static void test_rmsnorm_engine_rule(void)
+/* What rmsnorm.fused runs (rmsnorm.cu: use_engine, straight_fits, pick_mode; NOTES.md "Stop 33"):
+ * the row engine on float32 16-byte rows of >= 16384 and on rows that are not 16-byte rows, of >=
+ * 128 elements, from 2048 rows, but not where the engine would need a workspace (its two-pass
+ * plan) nor in float64; straight_reread outside float32, and in float32 from 32 MB of x, where a
+ * row is exactly G x U units; elsewhere a mode. Each call still has a kernel (plan_only). */
+static void test_rmsnorm_fused_pick(void)
 {
     static const op_case rms = {"rmsnorm.fused", 1, 1, fb_rmsnorm_plan_only};
-    static const struct { fb_dtype dt; long rows, N; int want; } cases[] = {
-        {FB_F32, 8192, 16384, 1}, {FB_F32, 512, 16384, 1},  {FB_F32, 8192, 65536, 1}, {FB_F32, 8192, 8192, 0},
-        {FB_BF16, 8192, 16384, 0}, {FB_F32, 8192, 1027, 1}, {FB_BF16, 2048, 130, 1},  {FB_F16, 2048, 1027, 1},
-        {FB_F16, 512, 1027, 0},   {FB_F32, 8192, 61, 0},    {FB_F64, 8192, 16384, 0}, {FB_F64, 8192, 1027, 0},
-        {FB_F32, 4, 262144, 1},   {FB_F32, 4, 524288, 0}, /* 8 CTAs' registers hold 262144; beyond: two-pass */
+    static const struct { fb_dtype dt; long rows, N; const char *want; } cases[] = {
+        {FB_F32, 8192, 16384, "row_engine"},      {FB_F32, 512, 16384, "row_engine"},
+        {FB_F32, 8192, 65536, "row_engine"},      {FB_F32, 4, 262144, "row_engine"},
+        {FB_F32, 4, 524288, "multi_wave_reload"}, /* the engine would run it two-pass */
+        {FB_F32, 8192, 1027, "row_engine"},       {FB_BF16, 2048, 130, "row_engine"},
+        {FB_F16, 2048, 1027, "row_engine"},       {FB_F16, 512, 1027, "static_persistent"},
+        {FB_F32, 8192, 61, "static_persistent"},  {FB_F64, 8192, 1027, "static_persistent"},
+        {FB_F32, 8192, 8192, "straight_reread"},  {FB_F32, 8192, 1024, "straight_reread"}, /* 32 MB */
+        {FB_F32, 2048, 2048, "multi_wave_cached"},                                          /* 16 MB */
+        {FB_BF16, 8192, 16384, "straight_reread"}, {FB_F64, 8192, 16384, "multi_wave_cached"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         call_buf b;
         make_call(&b, &rms, cases[i].dt, cases[i].rows, cases[i].N, -1);
-        const int got = fb_rmsnorm_fused_uses_engine(&b.call);
-        if (got != cases[i].want)
-            fprintf(stderr, "rmsnorm.fused %s %ld x %ld: engine %d, want %d\n", fb_dtype_name(cases[i].dt),
-                    cases[i].rows, cases[i].N, got, cases[i].want);
-        CHECK(got == cases[i].want);
+        const char *got = fb_rmsnorm_fused_pick(&b.call);
+        const bool ok = got && !strcmp(got, cases[i].want);
+        if (!ok)
+            fprintf(stderr, "rmsnorm.fused %s %ld x %ld: %s, want %s\n", fb_dtype_name(cases[i].dt), cases[i].rows,
+                    cases[i].N, got ? got : "(none)", cases[i].want);
+        CHECK(ok);
         CHECK(fb_rmsnorm_plan_only(&b.call) == FB_OK);
     }
 }
@@ -348,6 +355,6 @@ int main(void)
     test_hold_plan();
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
-    test_rmsnorm_engine_rule();
+    test_rmsnorm_fused_pick();
     return fb_t_report("rowwise");
 }
