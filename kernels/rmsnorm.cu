@@ -496,6 +496,16 @@ struct Straight {
     }
 };
 
+// What rmsnorm.fused runs for a call with rows (p = problem(c)): the row engine, straight_reread
+// (*sp its problem) or one of the three modes (pick_mode). The one place that orders the rules:
+// Variant<MODE_AUTO>::launch runs the choice, fb_rmsnorm_fused_pick names it for the tests.
+enum class FusedPick { ENGINE, STRAIGHT, MODE };
+FusedPick fused_pick(const fb_call *c, const Problem &p, Problem *sp) {
+    if (use_engine(c, p)) return FusedPick::ENGINE;
+    if (straight_fits(c, p) && Straight::shape(c, sp)) return FusedPick::STRAIGHT;  // pick_mode's comment
+    return FusedPick::MODE;
+}
+
 template <Mode M> struct Variant {
     static Mode mode(const Problem &p) { return M == MODE_AUTO ? pick_mode(p.g, (int)fb_dtype_size(p.dt)) : M; }
     static int supports(const fb_call *c, char *why, size_t n) {
@@ -514,12 +524,15 @@ template <Mode M> struct Variant {
         const int st = supports(c, nullptr, 0);
         if (st != FB_OK) return st;
         const Problem p = problem(c);
-        if (M == MODE_AUTO && p.g.rows > 0 && p.g.N > 0 && use_engine(c, p))
-            return dry ? fb_rmsnorm_engine_plan_only(c) : fb_rmsnorm_engine_run(c);
-        Problem sp;
-        if (M == MODE_AUTO && straight_fits(c, p) && Straight::shape(c, &sp))  // pick_mode's comment
-            return dry ? FB_OK : Straight::launch(c, sp);
         if (p.g.rows == 0 || p.g.N == 0) return FB_OK;
+        if (M == MODE_AUTO) {
+            Problem sp;
+            switch (fused_pick(c, p, &sp)) {
+            case FusedPick::ENGINE: return dry ? fb_rmsnorm_engine_plan_only(c) : fb_rmsnorm_engine_run(c);
+            case FusedPick::STRAIGHT: return dry ? FB_OK : Straight::launch(c, sp);
+            case FusedPick::MODE: break;
+            }
+        }
         bool ok = false;
         Launch L;
         FB_DISPATCH(p.dt, T, { ok = pick_kernel<T>(mode(p), p.g, &L); });
@@ -548,10 +561,13 @@ extern "C" const char *fb_rmsnorm_fused_pick(const fb_call *c) {
     if (Variant<MODE_AUTO>::supports(c, nullptr, 0) != FB_OK) return nullptr;
     const Problem p = problem(c);
     if (p.g.rows == 0 || p.g.N == 0) return nullptr;
-    if (use_engine(c, p)) return "row_engine";
     Problem sp;
-    if (straight_fits(c, p) && Straight::shape(c, &sp)) return "straight_reread";
-    return mode_names[pick_mode(p.g, (int)fb_dtype_size(p.dt))];
+    switch (fused_pick(c, p, &sp)) {
+    case FusedPick::ENGINE: return "row_engine";
+    case FusedPick::STRAIGHT: return "straight_reread";
+    case FusedPick::MODE: break;
+    }
+    return mode_names[Variant<MODE_AUTO>::mode(p)];
 }
 
 extern "C" const fb_variant fb_rmsnorm_variants[] = {
