@@ -437,7 +437,7 @@ bool use_engine(const fb_call *c, const Problem &p) {
     const bool take = (p.g.vec && esz == 4 && p.g.N >= 16384) || (!p.g.vec && p.g.N >= 128 && p.g.rows >= 2048);
     // rows too long for 8 CTAs' registers go to the engine's two-pass plan, which needs a workspace
     // that rmsnorm.fused does not ask for (and that was never measured here): the modes keep them
-    return take && fb_rmsnorm_engine_supports(c, nullptr, 0) == FB_OK && fb_rmsnorm_engine_workspace(c) == 0;
+    return take && fb_rmsnorm_engine_fits(c);
 }
 
 // rmsnorm.fused takes straight_reread (where its shape applies) outside float32, and in float32

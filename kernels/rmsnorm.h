@@ -20,6 +20,9 @@ int fb_rmsnorm_engine_supports(const fb_call *call, char *why, size_t n);
 size_t fb_rmsnorm_engine_workspace(const fb_call *call); /* the engine's two-pass rows (very long) */
 int fb_rmsnorm_engine_run(const fb_call *call);
 int fb_rmsnorm_engine_plan_only(const fb_call *call);
+/* 1 when the engine has a plan for a call with rows that needs no workspace: supports() takes it
+ * and workspace() is 0, from one planning (rmsnorm.fused's test, at every launch). */
+int fb_rmsnorm_engine_fits(const fb_call *call);
 #ifdef __cplusplus
 }
 #endif
