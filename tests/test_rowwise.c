@@ -312,7 +312,7 @@ static void test_rmsnorm_pipe_plan(void)
     CHECK(fb_rmsnorm_backward_pipe_plan(0, 4096, 4, &p) == FB_E_UNSUPPORTED);
 }
 
-/* What rmsnorm.fused runs (rmsnorm.cu: use_engine, straight_fits, pick_mode; NOTES.md "Stop 33"):
+/* What rmsnorm.fused runs (rmsnorm.cu: fused_pick over use_engine, straight_fits, pick_mode; "Stop 33"):
  * the row engine on float32 16-byte rows of >= 16384 and on rows that are not 16-byte rows, of >=
  * 128 elements, from 2048 rows, but not where the engine would need a workspace (its two-pass
  * plan) nor in float64; straight_reread outside float32, and in float32 from 32 MB of x, where a
