@@ -37,7 +37,8 @@
 //            fp32 values per thread, shared by the NIN inputs.
 //   K_ROW_SMEM  one CTA per row, no cluster: 32 values per thread in registers, the rest of the
 //            row as fp32 in shared memory (up to 200 KB: float32 W = 65536 in one 1024-thread CTA);
-//            every reduction CTA-local. plan_rows picks it for float32 rows of >= 64 KB and
+//            every reduction CTA-local. plan_rows picks it for float32 rows of >= 64 KB (but
+//            two-input rows of two 1024-thread CTAs' registers from 512 rows: a cluster of two) and
 //            for some half-type rows of >= 32 KB (see plan_rows); NAME.row_smem forces it.
 //   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
 //            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
@@ -922,6 +923,19 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     // issue 6 round 3, H100 float32, % of SOL, clusters/K_CTA -> K_ROW_SMEM): W = 65536 at
     // >= 2048 rows layernorm 76-81 -> 89-93, norm_chain 76-78 -> 91-97, double_softmax 86-87 ->
     // 93-97; 128..256 rows of W = 16384..32768 67-90 -> 88-103. Half types: next.
+    // Two-input float32 rows that fill the registers of two 1024-thread CTAs (softmax_backward W =
+    // 32768): a cluster of two, one DSMEM exchange a row, beats row_smem's half of the row in
+    // shared memory from 512 rows. Measured (NOTES.md, "Stop 34", H200, write flush, two runs
+    // each, t_row_smem / t_cluster): 1.01 at 512 rows, 1.04-1.06 at 1024-16384 (2048 x 32768 205.6
+    // -> 195.4 us, the copy 193.4); 128-256 rows 0.95-0.99 keep row_smem; bfloat16 lost everywhere
+    // (0.82-0.94); W = 65536 in clusters of four 0.91-1.00 (its plan stays eight 512-thread CTAs).
+    if (vec && s.esz == 4 && s.nin == 2 && s.rows >= 512) {
+        Plan two;
+        if (plan_cta(s, 1, &two, kMaxVals, 1024) && two.c == 2 && two.threads == 1024) {
+            *p = two;
+            return true;
+        }
+    }
     if (vec && s.esz == 4 && s.W * s.esz >= 64 * 1024 && plan_rows_smem(s, p)) return true;
     // Half-type rows of >= 32 KB: row_smem for a grid of one wave (rows <= SMs), and for rows one
     // 1024-thread CTA's registers cannot hold (else a cluster) where the op asks (kHalfSmemRows).
@@ -956,6 +970,10 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     plan_two_pass(s, p);
     return true;
 }
+
+// NAME.cluster: vector rows in a cluster of 2..8 CTAs of up to 1024 threads, the row in
+// registers; what plan_rows' two-CTA rule was measured against (softmax_backward.cluster).
+inline bool plan_rows_cluster(const Shape &s, Plan *p) { return vec_ok(s) && plan_cta(s, 2, p, kMaxVals, 1024); }
 
 inline long two_pass_grid(const Shape &s) { return std::min<long>(s.rows, sm_count()); }
 inline size_t two_pass_workspace(const Shape &s) {

@@ -12,11 +12,18 @@
 //                         rows; a CTA per row (16 elements x 2 per thread) for medium W;
 //                         clusters of 2..8 CTAs for long rows (W = 65536 float32 needs 8 CTAs
 //                         of 512 threads) or few rows; 64-row shared-memory tiles for odd rows
-//                         of 96..256 bytes; a workspace two-pass past 8 CTAs.
+//                         of 96..256 bytes; a workspace two-pass past 8 CTAs. float32 rows of
+//                         >= 64 KB go to row_smem, but W = 32768 from 512 rows to a cluster of two
+//                         1024-thread CTAs holding y and dy in registers (one DSMEM exchange a
+//                         row): 1.04-1.06x over row_smem from 1024 rows on the H200, at the copy
+//                         and at torch.compile's time (NOTES.md, "Stop 34").
 //                         Prediction (not measured): 3 x rows x W x sizeof(T) of traffic with
 //                         one reduction (one barrier in CTA rows) and no exps: >= 90% of SOL on
 //                         float32 cells >= 64 MB wherever softmax.fused is, W = 65536 with few
 //                         rows a few points lower (8-CTA clusters: the longest exchange).
+//   softmax_backward.row_smem  forces one CTA a row with the rest of the row in shared memory.
+//   softmax_backward.cluster   forces a cluster of 2..8 CTAs of up to 1024 threads a row, the
+//                         row in registers: what the W = 32768 rule was measured against.
 #include "softmax_backward.h"
 #include "rowengine.cuh"
 
@@ -41,6 +48,7 @@ struct SoftmaxBackward {
 }  // namespace
 
 FB_ROW_PLAN_HOOK(SoftmaxBackward, fb_softmax_backward_plan_only)
+FB_ROW_PLAN_INFO_HOOK(SoftmaxBackward, fb_softmax_backward_plan_info)
 
 extern "C" const fb_variant fb_softmax_backward_variants[] = {
     FB_ROW_VARIANT(SoftmaxBackward, "softmax_backward.fused",
@@ -48,6 +56,9 @@ extern "C" const fb_variant fb_softmax_backward_variants[] = {
     FB_ROW_VARIANT_PLAN(SoftmaxBackward, "softmax_backward.row_smem",
                         "softmax_backward, one CTA per row (no cluster), the row in registers + shared memory as fp32",
                         fb::rowwise::plan_rows_smem),
+    FB_ROW_VARIANT_PLAN(SoftmaxBackward, "softmax_backward.cluster",
+                        "softmax_backward, a cluster of 2..8 CTAs of up to 1024 threads per row, the row in registers",
+                        fb::rowwise::plan_rows_cluster),
 };
 extern "C" const int fb_softmax_backward_variant_count =
     (int)(sizeof fb_softmax_backward_variants / sizeof fb_softmax_backward_variants[0]);

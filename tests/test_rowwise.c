@@ -236,6 +236,21 @@ static void test_pair_plan(void)
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 32768, 5, 512, 8);
 }
 
+/* softmax_backward's float32 rows that fill two 1024-thread CTAs (W = 32768: 64K values of y and
+ * dy) take a cluster of two from 512 rows (rowengine.cuh plan_rows; NOTES.md "Stop 34"); fewer
+ * rows, the half types and W = 65536 keep their plans. */
+static void test_two_cta_cluster(void)
+{
+    const op_case *sb = &ops[1];
+    CHECK(strcmp(sb->name, "softmax_backward.fused") == 0);
+    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 512, 32768, 1, 1024, 4, 2);
+    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 16384, 32768, 1, 1024, 4, 2);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 256, 32768, 5, 1024, 4);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_BF16, 4096, 32768, 5, 1024, 2);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 4096, 16384, 5, 1024, 4);
+    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 4096, 65536, 1, 512, 4, 8);
+}
+
 /* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27"):
  * layernorm's float32 rows of 1024..2048 (256..512 units, a unit a thread, whole warps) on x of
  * more than the latency rule's 132 x 1024 units and up to 2M (1M for rows of more than 384 units:
@@ -353,6 +368,7 @@ int main(void)
     test_latency_plan();
     test_pair_plan();
     test_hold_plan();
+    test_two_cta_cluster();
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
     test_rmsnorm_fused_pick();
