@@ -2,7 +2,9 @@
 tarball holds its output directory `r/`. Imported by those scripts (they put results/ on their
 path); no GPU needed.
 """
+import copy
 import json
+import lzma
 import math
 import os
 import subprocess
@@ -65,3 +67,55 @@ def peer_compare(d, *extra):
     out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "peer_compare.py"), *files,
                           "--min-bytes", "64000000", *extra], capture_output=True, text=True)
     sys.stdout.write(out.stdout + out.stderr)
+
+
+def split_cases(doc, out_dir, suffix=".json"):
+    """Writes out_dir/NAME<suffix>, one fusionbench result file per case of the result document
+    `doc` (a `run --all` file): the run's own fields with one case each, each measurement's
+    `samples_us` left out (the median, quantiles, n and every other field stay; the call's tarball
+    keeps the samples). suffix ".json.xz" writes them xz-compressed (peer_compare.py reads both).
+    Returns [(name, cells)]."""
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for case in doc["cases"]:
+        one = copy.deepcopy(case)
+        for dt in one["dtypes"]:
+            for cell in dt["cells"]:
+                for m in [*cell["variants"].values(), cell.get("sol") or {}]:
+                    m.pop("samples_us", None)
+        part = {k: v for k, v in doc.items() if k != "cases"}
+        part["cases"] = [one]
+        path = os.path.join(out_dir, case["name"] + suffix)
+        with (lzma.open(path, "wt") if suffix.endswith(".xz") else open(path, "w")) as f:
+            json.dump(part, f, separators=(",", ":"))
+            f.write("\n")
+        written.append((case["name"], sum(len(dt["cells"]) for dt in one["dtypes"])))
+    return written
+
+
+MEMORY_BOUND = ("bias_dropout_add", "bias_dropout_add_train", "bias_gelu", "double_softmax",
+                "horizontal_reduction_pointwise", "horizontal_reduction_reduction", "layernorm", "norm_chain",
+                "pointwise_chain", "rmsnorm", "rmsnorm_backward", "softmax", "softmax_backward")
+
+
+def run_summary(path):
+    """{case: dict} of a `run --all` file: cells, variant checks, and the memory-bound cases' fused
+    % of SOL on cells of >= 64 MB ideal traffic (the issue's bar: 90%)."""
+    out = {}
+    for name, dt, c in cells(path):
+        s = out.setdefault(name, {"cells": 0, "ok": 0, "unchecked": 0, "failed": 0, "other": 0, "big": [], "wide": []})
+        s["cells"] += 1
+        for v in c["variants"].values():
+            if v.get("status") != "ok":
+                s["other"] += 1
+            elif v["check"]["mode"] == "none":
+                s["unchecked"] += 1
+            elif v["check"]["passed"]:
+                s["ok"] += 1
+            else:
+                s["failed"] += 1
+        f = c["variants"].get(name + ".fused")
+        if name in MEMORY_BOUND and f and f.get("sol_pct") is not None:
+            if c["ideal_bytes"] >= 64 * 2**20:
+                s["big"].append((f["sol_pct"], "x".join(str(x) for x in c["point"].values())))
+    return out

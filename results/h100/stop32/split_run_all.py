@@ -7,7 +7,6 @@ n and every other field stay; the tarball keeps the samples). Why: a result file
 MB, which the device tool would carry in every call's working tree (64 MiB in all). No GPU needed:
 `python3 split_run_all.py`.
 """
-import copy
 import json
 import os
 import sys
@@ -16,7 +15,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import unpack  # noqa: E402
+from tarballs import split_cases, unpack  # noqa: E402
 
 
 def main():
@@ -24,20 +23,8 @@ def main():
         r = unpack(tmp, os.path.join(HERE, "call3-run-all-float32.tar.xz"))
         with open(os.path.join(r, "all-float32.json")) as f:
             doc = json.load(f)
-    out = os.path.join(HERE, "run-all")
-    os.makedirs(out, exist_ok=True)
-    for case in doc["cases"]:
-        one = copy.deepcopy(case)
-        for dt in one["dtypes"]:
-            for cell in dt["cells"]:
-                for m in [*cell["variants"].values(), cell.get("sol") or {}]:
-                    m.pop("samples_us", None)
-        part = {k: v for k, v in doc.items() if k != "cases"}
-        part["cases"] = [one]
-        with open(os.path.join(out, case["name"] + ".json"), "w") as f:
-            json.dump(part, f, separators=(",", ":"))
-            f.write("\n")
-        print(f"run-all/{case['name']}.json: {sum(len(dt['cells']) for dt in one['dtypes'])} cells")
+    for name, n in split_cases(doc, os.path.join(HERE, "run-all")):
+        print(f"run-all/{name}.json: {n} cells")
 
 
 if __name__ == "__main__":

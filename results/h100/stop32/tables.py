@@ -9,7 +9,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import by_cell, cells, geomean, peer_compare, text, unpack  # noqa: E402
+from tarballs import by_cell, cells, geomean, peer_compare, run_summary, text, unpack  # noqa: E402
 
 
 def ratios(r, dtypes, base, arms, runs=(1, 2)):
@@ -71,34 +71,6 @@ def section4(r):
     ratios(r, ("bfloat16", "float16"), "base", ("j2", "j4"))
     print("\n# 6. call 2 C: horizontal_reduction_pointwise float16 beside torch.compile (fb47), 16384-65536 rows, one round")
     peer_compare(os.path.join(r, "f16"))
-
-
-MEMORY_BOUND = ("bias_dropout_add", "bias_dropout_add_train", "bias_gelu", "double_softmax",
-                "horizontal_reduction_pointwise", "horizontal_reduction_reduction", "layernorm", "norm_chain",
-                "pointwise_chain", "rmsnorm", "rmsnorm_backward", "softmax", "softmax_backward")
-
-
-def run_summary(path):
-    """{case: dict} of a `run --all` file: cells, variant checks, and the memory-bound cases' fused
-    % of SOL on cells of >= 64 MB ideal traffic (the issue's bar: 90%)."""
-    out = {}
-    for name, dt, c in cells(path):
-        s = out.setdefault(name, {"cells": 0, "ok": 0, "unchecked": 0, "failed": 0, "other": 0, "big": [], "wide": []})
-        s["cells"] += 1
-        for v in c["variants"].values():
-            if v.get("status") != "ok":
-                s["other"] += 1
-            elif v["check"]["mode"] == "none":
-                s["unchecked"] += 1
-            elif v["check"]["passed"]:
-                s["ok"] += 1
-            else:
-                s["failed"] += 1
-        f = c["variants"].get(name + ".fused")
-        if name in MEMORY_BOUND and f and f.get("sol_pct") is not None:
-            if c["ideal_bytes"] >= 64 * 2**20:
-                s["big"].append((f["sol_pct"], "x".join(str(x) for x in c["point"].values())))
-    return out
 
 
 def section7(r, s26):
