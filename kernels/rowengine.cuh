@@ -927,8 +927,9 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     // 32768): a cluster of two, one DSMEM exchange a row, beats row_smem's half of the row in
     // shared memory from 512 rows. Measured (NOTES.md, "Stop 34", H200, write flush, two runs
     // each, t_row_smem / t_cluster): 1.01 at 512 rows, 1.04-1.06 at 1024-16384 (2048 x 32768 205.6
-    // -> 195.4 us, the copy 193.4); 128-256 rows 0.95-0.99 keep row_smem; bfloat16 lost
-    // at every row count (0.82-0.94); W = 65536 in clusters of four 0.91-1.00 (its plan stays eight 512-thread CTAs).
+    // -> 195.4 us, the copy 193.4); 128-256 rows 0.95-1.01 keep row_smem; bfloat16 lost at
+    // every row count (0.82-0.94); W = 65536 in clusters of four 0.91-1.00 (its plan stays eight
+    // 512-thread CTAs).
     if (vec && s.esz == 4 && s.nin == 2 && s.rows >= 512) {
         Plan two;
         if (plan_cta(s, 1, &two, kMaxVals, 1024) && two.c == 2 && two.threads == 1024) {
