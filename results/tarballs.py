@@ -1,6 +1,10 @@
 """tarballs.py — what every results/*/stop*/tables.py reads a device call's output with: a call's
 tarball holds its output directory `r/`. Imported by those scripts (they put results/ on their
-path); no GPU needed.
+path); no GPU needed. As a command it splits a `run --all` result file into one file a case:
+
+    python3 results/tarballs.py split TARBALL MEMBER OUT_DIR [--xz]
+
+(MEMBER: the result file inside the tarball's r/, e.g. all-float32.json; --xz writes NAME.json.xz.)
 """
 import copy
 import json
@@ -119,3 +123,26 @@ def run_summary(path):
             if c["ideal_bytes"] >= 64 * 2**20:
                 s["big"].append((f["sol_pct"], "x".join(str(x) for x in c["point"].values())))
     return out
+
+
+def main(argv):
+    import argparse
+    import tempfile
+    ap = argparse.ArgumentParser(prog="tarballs.py", description="split a run --all result file, one file a case")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sp = sub.add_parser("split")
+    sp.add_argument("tarball")
+    sp.add_argument("member", help="the result file inside the tarball's r/")
+    sp.add_argument("out_dir")
+    sp.add_argument("--xz", action="store_true", help="write NAME.json.xz")
+    a = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(unpack(tmp, a.tarball), a.member)) as f:
+            doc = json.load(f)
+    suffix = ".json.xz" if a.xz else ".json"
+    for name, n in split_cases(doc, a.out_dir, suffix):
+        print(f"{os.path.join(a.out_dir, name + suffix)}: {n} cells")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
