@@ -10,7 +10,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, peer_compare, run_summary, text, unpack  # noqa: E402
+from tarballs import cells, geomean, peer_compare, run_summary, text, unpack  # noqa: E402
 
 ROWS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 
@@ -160,6 +160,37 @@ def section6(r):
         print(f"  {m:36s}" + "".join(f"{got[f].get(m, '-'):>22s}" for f in forms))
 
 
+MODES = ("rmsnorm.static_persistent", "rmsnorm.multi_wave_reload", "rmsnorm.multi_wave_cached")
+
+
+def section7(r):
+    print("\n# 7. call 7 (one H200; fb34e = 6a98017): issue 9's tables, `run --case rmsnorm,rmsnorm_backward --dtype all")
+    print("#    --table` (clean flush; the printed tables are r/rmsnorm-all.txt)")
+    log = text(r, "rmsnorm-all.txt").splitlines()
+    print("  " + [l for l in log if "cells in" in l][-1])
+    t = collections.defaultdict(dict)  # (case, dtype) -> {(T, N): {variant: us, "sol": us}}
+    for case, d, c in cells(os.path.join(r, "rmsnorm-all.json")):
+        T, N = c["point"]["T"], c["point"]["N"]
+        v = {n: x["time_ms"]["median"] * 1e3 for n, x in c["variants"].items() if "time_ms" in x}
+        assert all(x["check"]["passed"] for x in c["variants"].values() if "time_ms" in x), (case, d, T, N)
+        v["sol"] = c["sol"]["time_ms"]["median"] * 1e3
+        t[(case, d)][(T, N)] = v
+    print("  case              dtype      fused % of SOL on 4TN >= 16M: min (T x N) / median   fused vs eager (geomean)"
+          "   fused within 3% of the fastest mode / at most behind it")
+    for (case, d), by in sorted(t.items()):
+        big = sorted((100 * v["sol"] / v[case + ".fused"], k) for k, v in by.items() if 4 * k[0] * k[1] >= 16 * 2**20)
+        med = big[len(big) // 2][0] if len(big) % 2 else (big[len(big) // 2 - 1][0] + big[len(big) // 2][0]) / 2
+        ge = geomean([v["eager"] / v[case + ".fused"] for v in by.values() if "eager" in v])
+        modes = ""
+        if case == "rmsnorm":
+            behind = [(v[case + ".fused"] / min(v[m] for m in MODES) - 1, k) for k, v in by.items()]
+            within = sum(1 for b, _ in behind if b <= 0.03)
+            worst = max(behind)
+            modes = f"{within} of {len(behind)} / {100 * worst[0]:+.1f}% at {worst[1][0]} x {worst[1][1]}"
+        print(f"  {case:17s} {d:9s}  {big[0][0]:5.1f}% ({big[0][1][0]} x {big[0][1][1]}) / {med:5.1f}%"
+              f"                       {ge:5.2f}x                  {modes}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         u = lambda name: unpack(tmp, os.path.join(HERE, name))
@@ -170,6 +201,7 @@ def main():
         section4(u("call4-run-all-float32.tar.xz"))
         section5(u("call5-selftest-sb-peer.tar.xz"))
         section6(u("call6-ncu-staging-vs-dev.tar.xz"))
+        section7(u("call7-rmsnorm-tables.tar.xz"))
 
 
 if __name__ == "__main__":
