@@ -12,6 +12,12 @@
 # Why: a call cut at its time limit, or when the session's device time runs out, never runs an
 # exit trap, and of loose files under $OUT only a few come back. Stop 28's call 4 lost a torch
 # peer that had finished minutes before the cut (kernels/NOTES.md, "Stop 28").
+#
+# Room: a call carries the tracked tree (60.5 MB at stop 34, most of it results/) plus what
+# `carry` names, 64 MiB in all: one stripped, xz-compressed fusionbench (~4.5 MB) fits, two do not
+# (stop 34's third A/B call was refused). Compare two binaries in one call only after moving
+# untracked results aside; else time the other binary in the next call.
+# A warm machine keeps /tmp between calls: $R then still holds the previous call's files.
 R=${R:-/tmp/r}
 mkdir -p "$R"
 snap() {
