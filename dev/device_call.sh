@@ -15,10 +15,12 @@
 #
 # Room: a call carries the tracked tree (60.5 MB at stop 34, most of it results/) plus what
 # `carry` names, 64 MiB in all: one stripped, xz-compressed fusionbench (~4.5 MB) fits, two do not
-# (stop 34's third A/B call was refused). Compare two binaries in one call only after moving
+# (a call with three was refused in stop 34). Compare two binaries in one call only after moving
 # untracked results aside; else time the other binary in the next call.
-# A warm machine keeps /tmp between calls: $R then still holds the previous call's files.
+# A warm machine keeps /tmp between calls, so $R is emptied here: stop 34's call 5 found call 4's
+# files in it and sent them back again.
 R=${R:-/tmp/r}
+rm -rf "$R"
 mkdir -p "$R"
 snap() {
     # write aside, then rename: a cut during tar leaves the previous archive whole; the part file
