@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""split_run_all.py — writes run-all/NAME.json, one fusionbench result file per case, from call 3's
+"""split_run_all.py — writes run-all/NAME.json.xz, one fusionbench result file per case, from call 3's
 `run --all --dtype float32` (call3-run-all-float32.tar.xz, r/all-float32.json): the run's own
 document with one case each, and each measurement's `samples_us` left out (the median, quantiles,
 n and every other field stay; the tarball keeps the samples). Why: a result file per case is what
 `fusionbench export`, `compare` and peer_compare read, and the whole file with its samples is 9.9
-MB, which the device tool would carry in every call's working tree (64 MiB in all). No GPU needed:
+MB, which the device tool would carry in every call's working tree (64 MiB in all). xz since stop
+34, when the H200's per-case files (results/h200/NAME.json) took the room: `xz -dk` before
+`fusionbench export` or `compare` (scripts/peer_compare.py reads them as they are). No GPU needed:
 `python3 split_run_all.py`.
 """
 import json
@@ -23,8 +25,8 @@ def main():
         r = unpack(tmp, os.path.join(HERE, "call3-run-all-float32.tar.xz"))
         with open(os.path.join(r, "all-float32.json")) as f:
             doc = json.load(f)
-    for name, n in split_cases(doc, os.path.join(HERE, "run-all")):
-        print(f"run-all/{name}.json: {n} cells")
+    for name, n in split_cases(doc, os.path.join(HERE, "run-all"), ".json.xz"):
+        print(f"run-all/{name}.json.xz: {n} cells")
 
 
 if __name__ == "__main__":
