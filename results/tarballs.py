@@ -31,6 +31,12 @@ def text(r, name):
         return f.read()
 
 
+def last(r, name, word):
+    """The last line of r/name that holds `word` (a step's summary: "selftest: ...", "ERROR
+    SUMMARY: ..."), without compute-sanitizer's "=" frame."""
+    return [l for l in text(r, name).splitlines() if word in l][-1].strip("= ")
+
+
 def cells(path):
     """(case, dtype, cell) of a result file."""
     for c in json.load(open(path))["cases"]:

@@ -10,13 +10,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, peer_compare, text, unpack  # noqa: E402
+from tarballs import cells, geomean, last, peer_compare, text, unpack  # noqa: E402
 
 RMS_MODES = ("rmsnorm.static_persistent", "rmsnorm.multi_wave_reload", "rmsnorm.multi_wave_cached")
-
-
-def last(r, name, word):
-    return [l for l in text(r, name).splitlines() if word in l][-1].strip("= ")
 
 
 def times(paths):

@@ -10,13 +10,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, peer_compare, run_summary, text, unpack  # noqa: E402
+from tarballs import cells, geomean, last, peer_compare, run_summary, text, unpack  # noqa: E402
 
 ROWS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
-
-
-def last(r, name, word):
-    return [l for l in text(r, name).splitlines() if word in l][-1].strip("= ")
 
 
 def times(paths):
