@@ -29,12 +29,21 @@
 //              Run in stop 32 (H100, write flush, 512 / 1024 / 2048 rows, % of the copy):
 //              twopass 88.6 / 93.0 / 96.1, twopass_loose 84.3 / 83.6 / 82.8, against ahead's
 //              91.5 / 95.8 / 98.0: neither wins (NOTES.md, "Stop 32" section 4).
+//   w_smem_shift16  w_smem with its shared weight 16 bytes past a 128-byte boundary, where every
+//              engine kernel's dynamic shared memory began (after its static `part` array): stop
+//              35 found this costs the whole kernel 25% (1024 rows: 74.0 -> 92.6 us)
+//   w_smem_serial   w_smem with the engine's LayerNorm arithmetic (one serial chain a sum, the output
+//              from the held x in the store loop): the same time as w_smem (stop 35)
+//   fb_row_smem, fb_staged   the engine's own kernels (rowengine.cuh: row_smem_kernel with K = 0,
+//              what layernorm.fused ran at W = 32768 before stop 35; row_staged_kernel, K_STAGED)
+//              on this harness's tensors, through an Op that is kernels/layernorm.cu's LayerNorm
 //   copy       cudaMemcpyAsync of the ideal bytes (x read, y written, w and b once): the SOL
 // Prediction: engine well under noparams from 512 rows (the H100: layernorm.fused 86-93% at
 // 512-2048 rows against norm_chain's 97-99%); ahead and w_smem close most of it; wb_first as
 // ahead or worse if it spills.
 //
-// Build: nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -Xptxas -v dev/layernorm_params_dev.cu -o /tmp/layernorm_params_dev
+// Build: nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 --expt-relaxed-constexpr -Ikernels -Isrc
+//        -Xptxas -v dev/layernorm_params_dev.cu -o /tmp/layernorm_params_dev
 // Run:   /tmp/layernorm_params_dev [write]   (write: dirty the L2 after the sweep, as --flush write)
 // Beside it in the same call: fusionbench run --case layernorm --dtype float32 --flush write
 //   --dim1 32768 --dim0 128:8192 --variants layernorm.fused --baseline layernorm.fused (the engine).
@@ -47,6 +56,32 @@
 #include <string.h>
 
 #include "long_rows_dev.cuh"
+#include "../kernels/layernorm.h"
+#include "../kernels/rowengine.cuh"
+
+// The engine's own kernels on this harness's tensors (stop 35: layernorm.staged, the engine's
+// K_STAGED, ran no faster than unstaged under fusionbench's timer while w_smem, the same order
+// written by hand, ran 13% faster here): LayerNorm as kernels/layernorm.cu defines it.
+struct EngineLayerNorm {
+    static constexpr const char *name = "layernorm";
+    static constexpr int NIN = 1, NPARAM = 2;
+    float mean, rstd;
+    template <class R> __device__ __forceinline__ void row(R &r) {
+        const float inv_w = 1.f / (float)r.width();
+        float s = 0.f;
+        r.each([&](auto &e) { s += e[0]; });
+        mean = r.sum(s) * inv_w;
+        float q = 0.f;
+        r.each([&](auto &e) {
+            const float d = e[0] - mean;
+            q = fmaf(d, d, q);
+        });
+        rstd = rsqrtf(r.sum(q) * inv_w + 1e-5f);
+    }
+    __device__ __forceinline__ float out(const float (&e)[1], const float *p) const {
+        return fmaf((e[0] - mean) * rstd, p[0], p[1]);
+    }
+};
 
 constexpr int W = 32768;   // float32 elements a row
 constexpr int W4 = W / 4;  // float4 units a row
@@ -148,9 +183,11 @@ __global__ void __launch_bounds__(T, 1) k_wb_first(const float4 *__restrict__ x,
 // w into shared memory by cp.async (16 bytes a thread and unit) before the row's loads; the copy
 // lands while the row loads and the sums run. Each thread reads back only what it copied, so a
 // thread's own cp.async.wait_all is all the ordering it needs.
-__global__ void __launch_bounds__(T, 1) k_w_smem(const float4 *__restrict__ x, float4 *__restrict__ y,
-                                                 const float4 *__restrict__ w, const float4 *__restrict__ b) {
-    extern __shared__ float4 ws[];  // W4 float4: 128 KB
+template <int SHIFT16>
+__global__ void __launch_bounds__(T, 1) k_w_smem_t(const float4 *__restrict__ x, float4 *__restrict__ y,
+                                                   const float4 *__restrict__ w, const float4 *__restrict__ b) {
+    extern __shared__ float4 ws_[];  // W4 float4: 128 KB (+ SHIFT16 float4)
+    float4 *const ws = ws_ + SHIFT16;
     __shared__ float sm[32];
     const long base = (long)blockIdx.x * W4;
 #pragma unroll
@@ -169,6 +206,49 @@ __global__ void __launch_bounds__(T, 1) k_w_smem(const float4 *__restrict__ x, f
         const float4 bc = bn;
         if (u + 1 < U) bn = b[threadIdx.x + (u + 1) * T];
         __stcs(y + base + threadIdx.x + u * T, affine(v[u], ws[threadIdx.x + u * T], bc));
+    }
+}
+
+// w_smem with the engine's LayerNorm arithmetic: one serial chain per sum, the output computed
+// from the held x in the store loop (what EngineLayerNorm does), nothing else changed.
+__global__ void __launch_bounds__(T, 1) k_w_smem_serial(const float4 *__restrict__ x, float4 *__restrict__ y,
+                                                        const float4 *__restrict__ w, const float4 *__restrict__ b) {
+    extern __shared__ float4 ws[];
+    __shared__ float sm[32];
+    const long base = (long)blockIdx.x * W4;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const int c = threadIdx.x + u * T;
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(ws + c);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(w + c));
+    }
+    asm volatile("cp.async.commit_group;");
+    float4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = ld_last(x + base + threadIdx.x + u * T);
+    float a = 0.f;
+#pragma unroll
+    for (int u = 0; u < U; ++u) a = (((a + v[u].x) + v[u].y) + v[u].z) + v[u].w;
+    const float mean = cta_sum(a, sm) * (1.f / W);
+    a = 0.f;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        a = fmaf(v[u].x - mean, v[u].x - mean, a);
+        a = fmaf(v[u].y - mean, v[u].y - mean, a);
+        a = fmaf(v[u].z - mean, v[u].z - mean, a);
+        a = fmaf(v[u].w - mean, v[u].w - mean, a);
+    }
+    const float rstd = rsqrtf(cta_sum(a, sm) * (1.f / W) + kEps);
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    float4 bn = b[threadIdx.x];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const float4 bc = bn;
+        if (u + 1 < U) bn = b[threadIdx.x + (u + 1) * T];
+        const float4 wc = ws[threadIdx.x + u * T];
+        const float4 o = make_float4(fmaf((v[u].x - mean) * rstd, wc.x, bc.x), fmaf((v[u].y - mean) * rstd, wc.y, bc.y),
+                                     fmaf((v[u].z - mean) * rstd, wc.z, bc.z), fmaf((v[u].w - mean) * rstd, wc.w, bc.w));
+        __stcs(y + base + threadIdx.x + u * T, o);
     }
 }
 
@@ -267,9 +347,34 @@ int main(int argc, char **argv) {
     };
     const Form forms[] = {{"noparams", k_noparams, 0, false}, {"engine", k_engine, 0, true},
                           {"ahead", k_ahead, 0, true},        {"wb_first", k_wb_first, 0, true},
-                          {"w_smem", k_w_smem, W4 * 16, true}, {"twopass", k_twopass<false>, 0, true},
+                          {"w_smem", k_w_smem_t<0>, W4 * 16, true}, {"w_smem_shift16", k_w_smem_t<1>, W4 * 16 + 16, true},
+                          {"w_smem_serial", k_w_smem_serial, W4 * 16, true},
+                          {"twopass", k_twopass<false>, 0, true},
                           {"twopass_loose", k_twopass<true>, 0, true}};
-    CK(cudaFuncSetAttribute(k_w_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, W4 * 16));
+    CK(cudaFuncSetAttribute(k_w_smem_t<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, W4 * 16));
+    CK(cudaFuncSetAttribute(k_w_smem_t<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, W4 * 16 + 16));
+    CK(cudaFuncSetAttribute(k_w_smem_serial, cudaFuncAttributeMaxDynamicSharedMemorySize, W4 * 16));
+    auto fb_args = [&] {
+        fb::rowwise::Args<float> a = {};
+        a.in[0] = (const float *)x;
+        a.param[0] = (const float *)w;
+        a.param[1] = (const float *)b;
+        a.out = (float *)y;
+        return a;
+    };
+    auto fb_smem_k = fb::rowwise::row_smem_kernel<EngineLayerNorm, float, U>;
+    auto fb_staged_k = fb::rowwise::row_staged_kernel<EngineLayerNorm, float, U, T>;
+    CK(cudaFuncSetAttribute(fb_staged_k, cudaFuncAttributeMaxDynamicSharedMemorySize, W4 * 16));
+    struct FbForm {
+        const char *name;
+        int which;
+    };
+    const FbForm fb_forms[] = {{"fb_row_smem", 0}, {"fb_staged", 1}};
+    auto fb_launch = [&](int which, long rows) {
+        const auto a = fb_args();
+        if (which == 0) fb_smem_k<<<rows, T, 0>>>(a, (long)W, 0);
+        else fb_staged_k<<<rows, T, W4 * 16>>>(a, (long)W);
+    };
 
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
@@ -285,8 +390,15 @@ int main(int argc, char **argv) {
         CK(cudaGetLastError());
         printf(" %s %.2e", f.name, check(hx8, hw, hb, (float *)y, 8, f.params));
     }
+    for (const FbForm &f : fb_forms) {
+        CK(cudaMemset(y, 0, (size_t)8 * W * 4));
+        fb_launch(f.which, 8);
+        CK(cudaGetLastError());
+        printf(" %s %.2e", f.name, check(hx8, hw, hb, (float *)y, 8, true));
+    }
     printf("\n%6s %8s %9s", "rows", "MB", "copy");
     for (const Form &f : forms) printf(" %22s", f.name);
+    for (const FbForm &f : fb_forms) printf(" %22s", f.name);
     printf("\n");
     for (long rows : {128L, 256L, 512L, 1024L, 2048L, 4096L, 8192L}) {
         const size_t bytes = (size_t)rows * W * 4;
@@ -294,6 +406,10 @@ int main(int argc, char **argv) {
         printf("%6ld %8.1f %9.1f", rows, (2.0 * bytes + 2.0 * W * 4) / 1e6, tc);
         for (const Form &f : forms) {
             const auto t = timeit([&] { f.kernel<<<rows, T, f.smem>>>(x, y, w, b); });
+            printf(" %9.1f (%4.1f) %5.3f", t.first, 100 * tc / t.first, t.first / t.second);
+        }
+        for (const FbForm &f : fb_forms) {
+            const auto t = timeit([&] { fb_launch(f.which, rows); });
             printf(" %9.1f (%4.1f) %5.3f", t.first, 100 * tc / t.first, t.first / t.second);
         }
         printf("\n");

@@ -21,6 +21,8 @@
 //   static constexpr bool kHalfSmemRows;   optional: half-type rows that one CTA's registers cannot
 //                                          hold go to row_smem, not a cluster (measured per op;
 //                                          default false)
+//   static constexpr bool kStagedParams;   optional: float32 rows that fill one CTA's registers
+//                                          exactly take K_STAGED (measured per op; default false)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -46,6 +48,11 @@
 //            (16 MB for rows of more than 1536):
 //            one CTA per row, one unit a thread, in a persistent grid that loads each thread's
 //            parameters once, not once per row (plan_hold).
+//   K_STAGED ops that ask for it (Op::kStagedParams: layernorm) on float32 rows that fill a 512- or
+//            1024-thread CTA's registers exactly (W = 16384 or 32768): the row in registers, the
+//            first parameter (the weight) copied into 128-byte aligned shared memory by cp.async
+//            once the row has landed, the others one unit ahead of the stores; every index a
+//            compile-time offset from the thread's base (plan_rows_staged).
 // softmax.cu keeps its own tuned kernels; its planners are the ones used here.
 #pragma once
 
@@ -162,6 +169,35 @@ template <bool CLUSTER> struct CtaReducer {
             acc = shfl_bcast(acc);
         }
         return acc;
+    }
+};
+
+// K_STAGED's reducer: a CTA's, which issues the kernel's deferred copies (the weight into shared
+// memory) at its first reduction, once the thread's partial is known, before the barrier: after
+// the row's loads have landed, while the CTA meets at its first barrier. Measured (NOTES.md, "Stop
+// 35", H200, dev/layernorm_params_dev.cu's harness, 1024 x 32768 float32, write flush, the staged
+// area 128-byte aligned): 74.4 us issued here, 78.4 issued at the top of the kernel (ptxas then
+// puts the copies' LDGSTS among the row's loads whatever the source order: they have no result to
+// wait for, and 128 KB of L2 requests a CTA delay the row's DRAM loads); the copy 67.5. The test
+// on the partial's bits only makes the copies wait for the thread's loads (ptxas cannot hoist a
+// predicated LDGSTS above the value it depends on); a partial of exactly those bits (a NaN)
+// leaves them to the fallback after row().
+template <class Stage> struct StagingReducer {
+    static constexpr bool kLocalIsRow = false;
+    CtaReducer<false> base;
+    Stage &stage;
+    bool pending;
+    static __device__ __forceinline__ unsigned first_bits(float x) { return __float_as_uint(x); }
+    static __device__ __forceinline__ unsigned first_bits(float2 x) { return __float_as_uint(x.x); }
+    template <class Cb> __device__ __forceinline__ typename Cb::type local(typename Cb::type x) {
+        return base.template local<Cb>(x);
+    }
+    template <class Cb> __device__ __forceinline__ typename Cb::type reduce(typename Cb::type x) {
+        if (pending && first_bits(x) != 0xffffffffu) {
+            stage();
+            pending = false;
+        }
+        return base.template reduce<Cb>(x);
     }
 };
 
@@ -697,6 +733,92 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
     }
 }
 
+// K_STAGED: one CTA of NT threads per row, the row in registers with nothing to spare: thread t
+// holds units t + u * NT (u < UPT) and W == N * UPT * NT, so no unit needs a bounds test and
+// every access is the thread's base pointer plus a compile-time offset. Parameter 0 (layernorm's
+// weight) is copied into shared memory by cp.async once the row has landed (StagingReducer says
+// where and why), each thread its own units (its own wait is all the ordering it needs: no
+// barrier); the other parameters are loaded one unit ahead of the stores. Why: with one CTA an SM
+// (two at NT = 512) and the row in registers, an SM does nothing else while a row's output loop
+// runs, and K_ROW_SMEM and K_CTA load each unit's parameters after the previous unit's store (the
+// compiler may not lift a load above a store it could alias): one L2 round trip per unit in turn
+// while the SM's share of DRAM sits idle.
+// The staged area is 128-byte aligned (__align__ on the extern array puts the dynamic region past
+// `part` on a 128-byte boundary; without it, at 16 bytes past one, as every kernel here with a
+// static array beside its dynamic one): on the dev harness the hand-written form of this kernel ran
+// 1024 x 32768 in 74.0 us aligned and 92.6 us with its staged area 16 bytes off (NOTES.md, "Stop
+// 35"). The same alignment in row_smem_kernel's shared part (row data, not parameters) made
+// layernorm's W = 65536 float32 16-19% slower from 2048 rows, so that kernel keeps its layout.
+template <class Op, typename T, int UPT, int NT>
+__global__ void __launch_bounds__(NT, 1024 / NT) row_staged_kernel(const Args<T> a, long W) {
+    using U = Unit<T, true, engine_ld<T>()>;  // see engine_ld
+    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
+    static_assert(NP >= 1, "K_STAGED stages a parameter");
+    extern __shared__ __align__(128) float4 staged_sm[];  // parameter 0: W elements of T
+    __shared__ float2 part[66];
+    const int t = threadIdx.x;
+    // this thread's first unit in each tensor; unit u is N * NT * u elements further
+    T *const staged = reinterpret_cast<T *>(staged_sm) + t * N;
+    const long off = (long)blockIdx.x * W + (long)t * N;
+    const T *param[NP];
+#pragma unroll
+    for (int q = 0; q < NP; ++q) param[q] = a.param[q] + t * N;
+    RegVals<NIN, UPT, N, false> v;
+#pragma unroll
+    for (int u = 0; u < UPT; ++u) {
+        v.ok[u] = true;
+#pragma unroll
+        for (int j = 0; j < NIN; ++j) {
+            float e[N];
+            U::load(a.in[j] + off, (long)u * NT, e);
+#pragma unroll
+            for (int k = 0; k < N; ++k) v.v[u][k][j] = e[k];
+        }
+    }
+    auto stage = [&] {
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) cp_async16(staged + u * NT * N, param[0] + u * NT * N);
+        cp_async_commit();
+    };
+    StagingReducer<decltype(stage)> red{{part, 1, 0}, stage, true};
+    Op op;
+    Row<RegVals<NIN, UPT, N, false>, StagingReducer<decltype(stage)>> r{v, red, W};
+    op.row(r);
+    if (red.pending) stage();  // no reduction issued it
+    cp_async_wait_all();
+    // parameters 1..NP-1 of unit u into p[.][1..]
+    auto load_rest = [&](int u, float (&p)[N][np_slots(NP)]) {
+#pragma unroll
+        for (int q = 1; q < NP; ++q) {
+            fb::vec<T> tv;
+            *reinterpret_cast<int4 *>(&tv) = __ldg(reinterpret_cast<const int4 *>(param[q] + u * NT * N));
+#pragma unroll
+            for (int k = 0; k < N; ++k) p[k][q] = fb::to_acc(tv.v[k]);
+        }
+    };
+    float next[N][np_slots(NP)];
+    load_rest(0, next);
+    T *const out = a.out + off;
+#pragma unroll
+    for (int u = 0; u < UPT; ++u) {
+        float p[N][np_slots(NP)];
+#pragma unroll
+        for (int k = 0; k < N; ++k)
+#pragma unroll
+            for (int q = 1; q < NP; ++q) p[k][q] = next[k][q];
+        if (u + 1 < UPT) load_rest(u + 1, next);
+        fb::vec<T> wv;
+        *reinterpret_cast<int4 *>(&wv) = *reinterpret_cast<const int4 *>(staged + u * NT * N);
+        float o[N];
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+            p[k][0] = fb::to_acc(wv.v[k]);
+            o[k] = op.out(v.v[u][k], p[k]);
+        }
+        U::store(out, (long)u * NT, o);
+    }
+}
+
 // K_SMEM: tiles of TR consecutive rows — for each input one contiguous span of TR * W
 // elements, 16-byte aligned when TR * W * sizeof(T) is a multiple of 16 — copied into shared
 // memory with 16-byte cp.async (a scalar remainder only at the tensor's end), so odd widths
@@ -858,6 +980,31 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
     return false;
 }
 
+// K_STAGED: float32 rows of an op with parameters that fill a 512- or 1024-thread CTA's
+// registers exactly (W = 16384 or 32768 for one row input), parameter 0 staged in shared memory
+// (W * 4 bytes: 64 or 128 KB; two 512-thread CTAs an SM at W = 16384). NAME.staged forces it;
+// plan_rows takes it for ops with Op::kStagedParams.
+inline size_t staged_smem_bytes(const Shape &s) { return (size_t)s.W * (size_t)s.esz; }
+inline bool plan_rows_staged(const Shape &s, Plan *p) {
+    if (!vec_ok(s) || s.esz != 4 || s.nparam < 1) return false;
+    const int N = 16 / s.esz;
+    const int upt = kMaxVals / N / s.nin;
+    const long nunits = s.W / N;
+    for (int threads : {1024, 512}) {
+        if (nunits != (long)threads * upt || (long)staged_smem_bytes(s) > kRowSmemEngineMax) continue;
+        p->kind = K_STAGED;
+        p->vec = true;
+        p->peel = false;
+        p->threads = threads;
+        p->upt = upt;
+        p->r = 0;
+        p->g = 32;
+        p->c = 1;
+        return true;
+    }
+    return false;
+}
+
 // K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048),
 // one unit a thread, on tensors of up to 2M units (32 MB of x: every CTA steps through a few
 // rows). Measured (NOTES.md, "Stop 27", layernorm, 1024..65536 rows x W 256..4096, best of two
@@ -911,6 +1058,12 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         return true;
     }
     if (plan_hold(s, p)) return true;
+    // Rows that fill a CTA's registers exactly, of an op with parameters that asks for it: the
+    // weight staged in shared memory (K_STAGED). Measured (NOTES.md, "Stop 35", H200, layernorm
+    // float32, write flush, two runs, t_plan / t_staged): W = 32768 1.07 at 128 and 512 rows, 0.99
+    // at 256 (the pair plan), 1.17-1.18 from 1024 (1024 x 32768 88.3 -> 74.8 us, 4096 rows and more
+    // 99-100% of the copy); W = 16384 1.10-1.16 to 1024 rows, 1.03-1.06 beyond.
+    if (s.staged_params && plan_rows_staged(s, p)) return true;
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
     // rows go to scalar CTA rows.
     if ((vec || (al && s.W >= N) || s.W <= 128) && plan_group(s, p)) return true;
@@ -1103,6 +1256,20 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         if (dry) return cudaSuccess;
         return launch_clusters(row_smem_kernel<Op, T, VMAX>, (unsigned)s.rows, p.threads, smem, st, 1, a, s.W, p.r);
     }
+    case K_STAGED: {
+        constexpr int VMAX = 32 / N / NIN;
+        if constexpr (Op::NPARAM > 0 && sizeof(T) == 4) {
+            const size_t smem = staged_smem_bytes(s);
+            if (!p.vec || p.upt != VMAX || (p.threads != 1024 && p.threads != 512) || s.W % N ||
+                (long)p.threads * VMAX != s.W / N || smem > (size_t)kRowSmemEngineMax || s.rows > INT32_MAX)
+                return cudaErrorInvalidConfiguration;
+            if (dry) return cudaSuccess;
+            if (p.threads == 1024)
+                return launch_clusters(row_staged_kernel<Op, T, VMAX, 1024>, (unsigned)s.rows, 1024, smem, st, 1, a, s.W);
+            return launch_clusters(row_staged_kernel<Op, T, VMAX, 512>, (unsigned)s.rows, 512, smem, st, 1, a, s.W);
+        }
+        return cudaErrorInvalidConfiguration;
+    }
     case K_TWO_PASS:
         if (dry) return cudaSuccess;
         if (a.ws == nullptr) return cudaErrorInvalidValue;
@@ -1119,6 +1286,9 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
 // Op::kHalfSmemRows if the op declares it, else false.
 template <class Op> constexpr auto half_smem_rows_of(int) -> decltype(Op::kHalfSmemRows, bool()) { return Op::kHalfSmemRows; }
 template <class Op> constexpr bool half_smem_rows_of(long) { return false; }
+// Op::kStagedParams if the op declares it, else false.
+template <class Op> constexpr auto staged_params_of(int) -> decltype(Op::kStagedParams, bool()) { return Op::kStagedParams; }
+template <class Op> constexpr bool staged_params_of(long) { return false; }
 
 template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
@@ -1180,6 +1350,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         s.nin = Op::NIN;
         s.scalar_vals = kScalarCtaVals;
         s.half_smem_rows = half_smem_rows_of<Op>(0);
+        s.staged_params = staged_params_of<Op>(0);
         s.nparam = Op::NPARAM;
         return s;
     }

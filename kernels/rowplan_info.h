@@ -7,7 +7,8 @@ extern "C" {
 #endif
 /* kind: 0 group rows, 1 CTA rows (ctas_per_row > 1: a cluster), 2 two-pass, 4 shared-memory
  * tiles, 5 one CTA a row with a shared-memory part, 7 one CTA a row in a persistent grid holding
- * the parameters (rowwise.cuh's Kind). */
+ * the parameters, 8 one CTA a row with the first parameter staged in shared memory (rowwise.cuh's
+ * Kind). */
 typedef struct fb_row_plan_info {
     int kind, threads, upt, ctas_per_row;
 } fb_row_plan_info;

@@ -134,7 +134,7 @@ using fb::cp_async_wait_pending;
 
 // ---- plans ----------------------------------------------------------------------------
 
-enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5, K_PERSIST = 6, K_HOLD = 7 };
+enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5, K_PERSIST = 6, K_HOLD = 7, K_STAGED = 8 };
 
 struct Plan {
     int kind;
@@ -162,6 +162,8 @@ struct Shape {
     // The op prefers row_smem to a cluster for half-type rows that one CTA's registers cannot hold
     // (rowengine.cuh: Op::kHalfSmemRows, measured per op).
     bool half_smem_rows = false;
+    // The op takes K_STAGED where it applies (rowengine.cuh: Op::kStagedParams, measured per op).
+    bool staged_params = false;
     int nparam = 0;  // per-column inputs (Op::NPARAM): weight, bias
 };
 

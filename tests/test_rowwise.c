@@ -225,15 +225,37 @@ static void test_latency_plan(void)
  * 528 rows went in stop 29: NOTES.md); one wave of 1024-thread CTAs (<= 132 rows) keeps them. */
 static void test_pair_plan(void)
 {
-    const op_case *ds = &ops[0], *ln = &ops[2], *nc = &ops[3];
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 132, 32768, 5, 1024, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 133, 32768, 5, 512, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 32768, 5, 512, 8);
+    const op_case *ds = &ops[0], *nc = &ops[3];
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 132, 32768, 5, 1024, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 133, 32768, 5, 512, 8);
     expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 528, 32768, 5, 512, 8);
     expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 529, 32768, 5, 1024, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 32768, 5, 1024, 8);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 4096, 32768, 5, 1024, 8);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 32768, 5, 512, 8);
+}
+
+/* layernorm's float32 rows that fill a CTA's registers exactly take K_STAGED (kind 8, the weight
+ * staged in shared memory; rowengine.cuh plan_rows_staged, NOTES.md "Stop 35") at every row
+ * count: W = 32768 in 1024 threads, W = 16384 in 512; other widths, the half types and the ops
+ * without parameters or without LayerNorm's kStagedParams keep their plans. */
+static void test_staged_plan(void)
+{
+    const op_case *ds = &ops[0], *ln = &ops[2];
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1, 32768, 8, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 256, 32768, 8, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 65536, 32768, 8, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 16384, 8, 512, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 65536, 16384, 8, 512, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 65536, 5, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 8192, 1, 256, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 4096, 32768, 1, 1024, 4);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 4096, 32768, 5, 1024, 8);
+    /* a misaligned weight: no 16-byte plan at all, so no staging */
+    call_buf b;
+    make_call(&b, ln, FB_F32, 4096, 32768, 1);
+    fb_row_plan_info p = {-1, -1, -1, -1};
+    CHECK(fb_layernorm_plan_info(&b.call, &p) == FB_OK);
+    CHECK(p.kind != 8);
 }
 
 /* softmax_backward's float32 rows that fill two 1024-thread CTAs (W = 32768: 64K values of y and
@@ -367,6 +389,7 @@ int main(void)
     test_plans();
     test_latency_plan();
     test_pair_plan();
+    test_staged_plan();
     test_hold_plan();
     test_two_cta_cluster();
     test_half_smem_plan();
