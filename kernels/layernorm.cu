@@ -20,20 +20,24 @@
 //                         On float32 rows of 1024..2048 of tensors up to 32 MB (16 MB past
 //                         rows of 1536: 4096 x 2048 runs 1.09x on the CTA plan), a persistent
 //                         CTA a row holding each thread's weight and bias in registers (K_HOLD:
-//                         W = 1024 at 1024-8192 rows 1.04-1.16x, NOTES.md "Stop 27").
-//                         On float32 rows of 16384 and 32768 (a 512- or 1024-thread CTA's
-//                         registers exactly), the weight copied into shared memory while the
-//                         row's first sum runs and the bias loaded a unit ahead (K_STAGED: 1024 x
-//                         32768 88.3 -> 74.8 us, 99-100% of the copy from 4096 rows of 32768,
-//                         H200, NOTES.md "Stop 35").
+//                         W = 1024 at 1024-8192 rows 1.04-1.16x, NOTES.md "Stop 27"; W = 2048
+//                         from 1024 rows is K_STAGED's since stop 35).
+//                         On rows that fill a CTA's registers exactly (float32 W = 16384 and
+//                         32768, W = 2048..8192 from 1024 rows; the half types' W = 16384 and
+//                         32768 on up to two rows an SM), the weight copied into shared memory
+//                         while the row's first sum runs and the bias loaded a unit ahead
+//                         (K_STAGED, rowengine.cuh plan_staged: 1024 x 32768 float32 88.3 ->
+//                         74.8 us, 99-100% of the copy from 4096 rows of 32768; H200, NOTES.md
+//                         "Stop 35").
 //                         Two row sums (two barriers in CTA rows, two cluster exchanges).
 //                         Measured (H100, float32, results/h100/stop23/): median 97.0% of SOL
 //                         on the cells of >= 64 MB; under 90% on 128-2048 rows of 16K-64K
 //                         (a few waves of one row per SM, every SM in the same phase:
 //                         NOTES.md, "Few-wave long rows") and at 8192 x 1024 (88.9%).
 //   layernorm.row_smem    one CTA per row, the rest of a long row in shared memory (K_ROW_SMEM):
-//                         what .fused took at W = 16384..32768 before K_STAGED.
-//   layernorm.staged      K_STAGED alone (float32 W = 16384 and 32768; unsupported elsewhere).
+//                         what .fused took at float32 W = 16384..32768 before K_STAGED.
+//   layernorm.staged      K_STAGED alone, wherever a row fills a CTA of 64..1024 threads exactly
+//                         (W = 2048..32768 float32, 4096..32768 half types; unsupported elsewhere).
 #include "layernorm.h"
 #include "rowengine.cuh"
 
@@ -46,7 +50,7 @@ struct LayerNorm {
     static constexpr int NIN = 1, NPARAM = 2;  // p[0] = weight, p[1] = bias
     // half-type rows beyond one CTA's registers: row_smem beats the cluster (NOTES.md, "Stop 25")
     static constexpr bool kHalfSmemRows = true;
-    // float32 rows of 16384 and 32768: the weight staged in shared memory (K_STAGED, NOTES.md "Stop 35")
+    // rows that fill a CTA's registers: the weight staged in shared memory (K_STAGED, NOTES.md "Stop 35")
     static constexpr bool kStagedParams = true;
     static constexpr float kEps = 1e-5f;
     float mean, rstd;
@@ -79,8 +83,8 @@ extern "C" const fb_variant fb_layernorm_variants[] = {
                         "layernorm, one CTA per row (no cluster), the row in registers + shared memory as fp32",
                         fb::rowwise::plan_rows_smem),
     FB_ROW_VARIANT_PLAN(LayerNorm, "layernorm.staged",
-                        "layernorm, float32 rows of 16384 or 32768: one CTA per row in registers, the weight "
-                        "staged in shared memory (what .fused takes there)",
+                        "layernorm, rows that fill a CTA's registers exactly (W = 2048..32768): the weight "
+                        "staged in shared memory (what .fused takes on most of them)",
                         fb::rowwise::plan_rows_staged),
 };
 extern "C" const int fb_layernorm_variant_count = (int)(sizeof fb_layernorm_variants / sizeof fb_layernorm_variants[0]);

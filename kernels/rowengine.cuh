@@ -21,8 +21,9 @@
 //   static constexpr bool kHalfSmemRows;   optional: half-type rows that one CTA's registers cannot
 //                                          hold go to row_smem, not a cluster (measured per op;
 //                                          default false)
-//   static constexpr bool kStagedParams;   optional: float32 rows that fill one CTA's registers
-//                                          exactly take K_STAGED (measured per op; default false)
+//   static constexpr bool kStagedParams;   optional: rows that fill one CTA's registers exactly take
+//                                          K_STAGED where plan_staged says (measured per op;
+//                                          default false)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -48,11 +49,11 @@
 //            (16 MB for rows of more than 1536):
 //            one CTA per row, one unit a thread, in a persistent grid that loads each thread's
 //            parameters once, not once per row (plan_hold).
-//   K_STAGED ops that ask for it (Op::kStagedParams: layernorm) on float32 rows that fill a 512- or
-//            1024-thread CTA's registers exactly (W = 16384 or 32768): the row in registers, the
+//   K_STAGED ops that ask for it (Op::kStagedParams: layernorm) on rows that fill the registers of
+//            a CTA of 64..1024 threads exactly (float32 W = 2048..32768): the row in registers, the
 //            first parameter (the weight) copied into 128-byte aligned shared memory by cp.async
 //            once the row has landed, the others one unit ahead of the stores; every index a
-//            compile-time offset from the thread's base (plan_rows_staged).
+//            compile-time offset from the thread's base (plan_rows_staged, plan_staged).
 // softmax.cu keeps its own tuned kernels; its planners are the ones used here.
 #pragma once
 
@@ -980,17 +981,17 @@ inline bool plan_rows_smem(const Shape &s, Plan *p) {
     return false;
 }
 
-// K_STAGED: float32 rows of an op with parameters that fill a 512- or 1024-thread CTA's
-// registers exactly (W = 16384 or 32768 for one row input), parameter 0 staged in shared memory
-// (W * 4 bytes: 64 or 128 KB; two 512-thread CTAs an SM at W = 16384). NAME.staged forces it;
-// plan_rows takes it for ops with Op::kStagedParams.
+// K_STAGED: 16-byte rows (float32 or a half type) of an op with parameters that fill the
+// registers of a CTA of 64..1024 threads exactly (8 float32 or 4 half units a thread: W = 2048..
+// 32768), parameter 0 staged in shared memory (W elements: up to 128 KB). NAME.staged forces it;
+// plan_rows takes it for ops with Op::kStagedParams where plan_staged says.
 inline size_t staged_smem_bytes(const Shape &s) { return (size_t)s.W * (size_t)s.esz; }
 inline bool plan_rows_staged(const Shape &s, Plan *p) {
-    if (!vec_ok(s) || s.esz != 4 || s.nparam < 1) return false;
+    if (!vec_ok(s) || (s.esz != 4 && s.esz != 2) || s.nparam < 1) return false;
     const int N = 16 / s.esz;
     const int upt = kMaxVals / N / s.nin;
     const long nunits = s.W / N;
-    for (int threads : {1024, 512}) {
+    for (int threads : {1024, 512, 256, 128, 64}) {
         if (nunits != (long)threads * upt || (long)staged_smem_bytes(s) > kRowSmemEngineMax) continue;
         p->kind = K_STAGED;
         p->vec = true;
@@ -1005,7 +1006,8 @@ inline bool plan_rows_staged(const Shape &s, Plan *p) {
     return false;
 }
 
-// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048),
+// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048;
+// plan_rows asks plan_staged first, which takes layernorm's W = 2048 from 1024 rows),
 // one unit a thread, on tensors of up to 2M units (32 MB of x: every CTA steps through a few
 // rows). Measured (NOTES.md, "Stop 27", layernorm, 1024..65536 rows x W 256..4096, best of two
 // runs, t_plan / t_hold): W = 1024 at 1024..8192 rows 1.04-1.16x (8192 x 1024 89.6 -> 93.4% of
@@ -1040,6 +1042,24 @@ inline bool plan_hold(const Shape &s, Plan *p) {
     return true;
 }
 
+// Where an op that asks for it (Op::kStagedParams) takes K_STAGED (the weight staged in shared
+// memory, the row in registers). Measured (NOTES.md, "Stop 35", H200, layernorm, write flush, two
+// runs, t_plan / t_staged):
+//   float32 W = 16384, 32768 (512-, 1024-thread CTAs): every row count. W = 32768 1.07 at 128 and
+//     512 rows, 0.99 at 256 (the pair plan), 1.17-1.18 from 1024 (1024 x 32768 88.3 -> 74.8 us;
+//     from 4096 rows 99-100% of the copy); W = 16384 1.10-1.16 to 1024 rows, 1.03-1.06 beyond.
+//   float32 W = 2048..8192 (64..256 threads) from 1024 rows: 1.02-1.19 to 16384 rows (2048 x 2048
+//     1.18 against the parameter hold), 0.99-1.01 beyond. Fewer rows keep the latency plan and
+//     the hold, unmeasured against it.
+//   half types W = 16384, 32768 on grids of at most two rows an SM: 1.12-1.34 at 128 and 256 rows;
+//     from 512 rows float16 lost 1-9% and bfloat16 moved 0.93-1.06, so they keep their plans.
+inline bool plan_staged(const Shape &s, Plan *p) {
+    if (!s.staged_params) return false;
+    const bool take = s.esz == 4 ? (s.W >= 16384 || (s.W >= 2048 && s.rows >= 1024))
+                                 : (s.esz == 2 && s.W * s.esz >= 32 * 1024 && s.rows <= 2L * sm_count());
+    return take && plan_rows_staged(s, p);
+}
+
 // The engine's shape -> plan choice: softmax's measured rules (kernels/NOTES.md) plus the
 // engine's own row_smem (K_ROW_SMEM) for long float32 rows.
 inline bool plan_rows(const Shape &s, Plan *p) {
@@ -1057,13 +1077,8 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         p->c = 1;
         return true;
     }
+    if (plan_staged(s, p)) return true;
     if (plan_hold(s, p)) return true;
-    // Rows that fill a CTA's registers exactly, of an op with parameters that asks for it: the
-    // weight staged in shared memory (K_STAGED). Measured (NOTES.md, "Stop 35", H200, layernorm
-    // float32, write flush, two runs, t_plan / t_staged): W = 32768 1.07 at 128 and 512 rows, 0.99
-    // at 256 (the pair plan), 1.17-1.18 from 1024 (1024 x 32768 88.3 -> 74.8 us, 4096 rows and more
-    // 99-100% of the copy); W = 16384 1.10-1.16 to 1024 rows, 1.03-1.06 beyond.
-    if (s.staged_params && plan_rows_staged(s, p)) return true;
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
     // rows go to scalar CTA rows.
     if ((vec || (al && s.W >= N) || s.W <= 128) && plan_group(s, p)) return true;
@@ -1258,15 +1273,19 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
     }
     case K_STAGED: {
         constexpr int VMAX = 32 / N / NIN;
-        if constexpr (Op::NPARAM > 0 && sizeof(T) == 4) {
+        if constexpr (Op::NPARAM > 0 && sizeof(T) <= 4) {
             const size_t smem = staged_smem_bytes(s);
-            if (!p.vec || p.upt != VMAX || (p.threads != 1024 && p.threads != 512) || s.W % N ||
+            if (!p.vec || p.upt != VMAX || p.threads > 1024 || p.threads < 64 || (p.threads & (p.threads - 1)) || s.W % N ||
                 (long)p.threads * VMAX != s.W / N || smem > (size_t)kRowSmemEngineMax || s.rows > INT32_MAX)
                 return cudaErrorInvalidConfiguration;
             if (dry) return cudaSuccess;
-            if (p.threads == 1024)
-                return launch_clusters(row_staged_kernel<Op, T, VMAX, 1024>, (unsigned)s.rows, 1024, smem, st, 1, a, s.W);
-            return launch_clusters(row_staged_kernel<Op, T, VMAX, 512>, (unsigned)s.rows, 512, smem, st, 1, a, s.W);
+            switch (p.threads) {
+            case 1024: return launch_clusters(row_staged_kernel<Op, T, VMAX, 1024>, (unsigned)s.rows, 1024, smem, st, 1, a, s.W);
+            case 512: return launch_clusters(row_staged_kernel<Op, T, VMAX, 512>, (unsigned)s.rows, 512, smem, st, 1, a, s.W);
+            case 256: return launch_clusters(row_staged_kernel<Op, T, VMAX, 256>, (unsigned)s.rows, 256, smem, st, 1, a, s.W);
+            case 128: return launch_clusters(row_staged_kernel<Op, T, VMAX, 128>, (unsigned)s.rows, 128, smem, st, 1, a, s.W);
+            default: return launch_clusters(row_staged_kernel<Op, T, VMAX, 64>, (unsigned)s.rows, 64, smem, st, 1, a, s.W);
+            }
         }
         return cudaErrorInvalidConfiguration;
     }
