@@ -20,10 +20,9 @@
 //                         On float32 rows of 1024..2048 of tensors up to 32 MB (16 MB past
 //                         rows of 1536: 4096 x 2048 runs 1.09x on the CTA plan), a persistent
 //                         CTA a row holding each thread's weight and bias in registers (K_HOLD:
-//                         W = 1024 at 1024-8192 rows 1.04-1.16x, NOTES.md "Stop 27"; W = 2048
-//                         from 1024 rows is K_STAGED's since stop 35).
+//                         W = 1024 at 1024-8192 rows 1.04-1.16x, NOTES.md "Stop 27").
 //                         On rows that fill a CTA's registers exactly (float32 W = 16384 and
-//                         32768, W = 2048..8192 from 1024 rows; the half types' W = 16384 and
+//                         32768, W = 4096 and 8192 from 1024 rows; the half types' W = 16384 and
 //                         32768 on up to two rows an SM), the weight copied into shared memory
 //                         while the row's first sum runs and the bias loaded a unit ahead
 //                         (K_STAGED, rowengine.cuh plan_staged: 1024 x 32768 float32 88.3 ->

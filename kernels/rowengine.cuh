@@ -1006,8 +1006,7 @@ inline bool plan_rows_staged(const Shape &s, Plan *p) {
     return false;
 }
 
-// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048;
-// plan_rows asks plan_staged first, which takes layernorm's W = 2048 from 1024 rows),
+// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048),
 // one unit a thread, on tensors of up to 2M units (32 MB of x: every CTA steps through a few
 // rows). Measured (NOTES.md, "Stop 27", layernorm, 1024..65536 rows x W 256..4096, best of two
 // runs, t_plan / t_hold): W = 1024 at 1024..8192 rows 1.04-1.16x (8192 x 1024 89.6 -> 93.4% of
@@ -1048,14 +1047,17 @@ inline bool plan_hold(const Shape &s, Plan *p) {
 //   float32 W = 16384, 32768 (512-, 1024-thread CTAs): every row count. W = 32768 1.07 at 128 and
 //     512 rows, 0.99 at 256 (the pair plan), 1.17-1.18 from 1024 (1024 x 32768 88.3 -> 74.8 us;
 //     from 4096 rows 99-100% of the copy); W = 16384 1.10-1.16 to 1024 rows, 1.03-1.06 beyond.
-//   float32 W = 2048..8192 (64..256 threads) from 1024 rows: 1.02-1.19 to 16384 rows (2048 x 2048
-//     1.18 against the parameter hold), 0.99-1.01 beyond. Fewer rows keep the latency plan and
-//     the hold, unmeasured against it.
+//   float32 W = 4096, 8192 (128, 256 threads) from 1024 rows: 1.00-1.10 to 16384 rows, 1.00-1.01
+//     beyond; under the clean flush (the grid of call 12 against stop 34's, across sessions) 4096 x
+//     4096 35.5 -> 34.8 us, 1024 x 8192 20.0 -> 19.8. Fewer rows keep the latency plan, unmeasured
+//     against it. W = 2048 (64 threads) keeps the parameter hold and the CTA plan: staged, it ran
+//     1.08-1.19 at 1024-2048 rows under the write flush, but 2048 x 2048 12.7 -> 13.3 us and 4096
+//     x 2048 20.0 -> 21.0 under the clean one (where W = 1024, unchanged, moved 2%).
 //   half types W = 16384, 32768 on grids of at most two rows an SM: 1.12-1.34 at 128 and 256 rows;
 //     from 512 rows float16 lost 1-9% and bfloat16 moved 0.93-1.06, so they keep their plans.
 inline bool plan_staged(const Shape &s, Plan *p) {
     if (!s.staged_params) return false;
-    const bool take = s.esz == 4 ? (s.W >= 16384 || (s.W >= 2048 && s.rows >= 1024))
+    const bool take = s.esz == 4 ? (s.W >= 16384 || (s.W >= 4096 && s.rows >= 1024))
                                  : (s.esz == 2 && s.W * s.esz >= 32 * 1024 && s.rows <= 2L * sm_count());
     return take && plan_rows_staged(s, p);
 }

@@ -236,7 +236,8 @@ static void test_pair_plan(void)
 
 /* layernorm's rows that fill a CTA's registers exactly take K_STAGED (kind 8, the weight staged
  * in shared memory; rowengine.cuh plan_staged, NOTES.md "Stop 35"): float32 W = 32768 (1024
- * threads) and 16384 (512) at every row count, W = 2048..8192 (64..256) from 1024 rows, the half
+ * threads) and 16384 (512) at every row count, W = 4096 and 8192 (128, 256) from 1024 rows (W =
+ * 2048 keeps the parameter hold and the CTA plan), the half
  * types' W = 16384 and 32768 on up to two rows an SM (264 on the 132 SMs a machine without a GPU
  * plans for); fewer float32 rows, more half rows, other widths and the ops without parameters or
  * without LayerNorm's kStagedParams keep their plans. */
@@ -251,9 +252,9 @@ static void test_staged_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 65536, 5, 1024, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 8192, 8, 256, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 65536, 4096, 8, 128, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 8, 64, 8);   /* not the hold */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 4096, 8, 128, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1023, 8192, 1, 256, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 2048, 7, 512, 1);   /* the hold */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 7, 512, 1);  /* W = 2048: the hold */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1024, 7, 256, 1);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 1024, 1);  /* the latency plan */
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 264, 32768, 8, 1024, 4);
@@ -284,8 +285,7 @@ static void test_two_cta_cluster(void)
     expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 4096, 65536, 1, 512, 4, 8);
 }
 
-/* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27";
- * W = 2048 from 1024 rows went to K_STAGED in stop 35):
+/* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27"):
  * layernorm's float32 rows of 1024..2048 (256..512 units, a unit a thread, whole warps) on x of
  * more than the latency rule's 132 x 1024 units and up to 2M (1M for rows of more than 384 units:
  * 4096 x 2048 ran faster on the CTA plan on both cards, NOTES.md "Stop 33"); longer or shorter rows, other
@@ -294,11 +294,12 @@ static void test_hold_plan(void)
 {
     const op_case *ln = &ops[2], *nc = &ops[3];
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 1024, 7, 256, 1);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 2048, 7, 512, 1);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 8, 64, 8);    /* staged from 1024 rows */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 8, 64, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 7, 512, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 7, 512, 1);   /* 1M units */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 2048, 1, -1, -1);   /* 2M of 512: CTA */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1536, 7, 384, 1);   /* 1.5M of 384: held */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 16384, 1024, 0, -1, -1); /* 4M units: group */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 2048, 1, -1, -1);  /* 4M units: CTA */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, -1, -1);   /* W = 4096 */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 512, 0, -1, -1);   /* W = 512 */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1100, 7, 288, 1);  /* 275 units: 9 warps */
