@@ -1046,7 +1046,7 @@ inline bool plan_hold(const Shape &s, Plan *p) {
 // runs, t_plan / t_staged):
 //   float32 W = 16384, 32768 (512-, 1024-thread CTAs): every row count. W = 32768 1.07 at 128 and
 //     512 rows, 0.99 at 256 (the pair plan), 1.17-1.18 from 1024 (1024 x 32768 88.3 -> 74.8 us;
-//     from 4096 rows 99-100% of the copy); W = 16384 1.10-1.16 to 1024 rows, 1.03-1.06 beyond.
+//     from 4096 rows 99-100% of the copy); W = 16384 1.07-1.16 to 1024 rows, 1.03-1.07 beyond.
 //   float32 W = 4096, 8192 (128, 256 threads) from 1024 rows: 1.00-1.10 to 16384 rows, 1.00-1.01
 //     beyond; under the clean flush (the grid of call 12 against stop 34's, across sessions) 4096 x
 //     4096 35.5 -> 34.8 us, 1024 x 8192 20.0 -> 19.8. Fewer rows keep the latency plan, unmeasured
