@@ -39,38 +39,9 @@
 //                         (W = 2048..32768 float32, 4096..32768 half types; unsupported elsewhere).
 #include "layernorm.h"
 #include "rowengine.cuh"
+#include "layernorm_op.cuh"
 
-namespace {
-
-using namespace fb::rowwise;
-
-struct LayerNorm {
-    static constexpr const char *name = "layernorm";
-    static constexpr int NIN = 1, NPARAM = 2;  // p[0] = weight, p[1] = bias
-    // half-type rows beyond one CTA's registers: row_smem beats the cluster (NOTES.md, "Stop 25")
-    static constexpr bool kHalfSmemRows = true;
-    // rows that fill a CTA's registers: the weight staged in shared memory (K_STAGED, NOTES.md "Stop 35")
-    static constexpr bool kStagedParams = true;
-    static constexpr float kEps = 1e-5f;
-    float mean, rstd;
-    template <class R> __device__ __forceinline__ void row(R &r) {
-        const float inv_w = 1.f / (float)r.width();
-        float s = 0.f;
-        r.each([&](auto &e) { s += e[0]; });
-        mean = r.sum(s) * inv_w;
-        float q = 0.f;
-        r.each([&](auto &e) {
-            const float d = e[0] - mean;
-            q = fmaf(d, d, q);
-        });
-        rstd = rsqrtf(r.sum(q) * inv_w + kEps);
-    }
-    __device__ __forceinline__ float out(const float (&e)[1], const float *p) const {
-        return fmaf((e[0] - mean) * rstd, p[0], p[1]);
-    }
-};
-
-}  // namespace
+using fb::rowwise::LayerNorm;
 
 FB_ROW_PLAN_HOOK(LayerNorm, fb_layernorm_plan_only)
 FB_ROW_PLAN_INFO_HOOK(LayerNorm, fb_layernorm_plan_info)
