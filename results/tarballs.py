@@ -6,6 +6,7 @@ path); no GPU needed. As a command it splits a `run --all` result file into one 
 
 (MEMBER: the result file inside the tarball's r/, e.g. all-float32.json; --xz writes NAME.json.xz.)
 """
+import collections
 import copy
 import json
 import lzma
@@ -43,6 +44,32 @@ def cells(path):
         for dt in c["dtypes"]:
             for cell in dt["cells"]:
                 yield c["name"], dt["dtype"], cell
+
+
+def medians(paths):
+    """{(dtype, dim0, dim1): {variant: [median us, one per file]}} and {(dtype, dim0, dim1): copy
+    us} (the first file's) over result files, every check asserted passed."""
+    t = collections.defaultdict(lambda: collections.defaultdict(list))
+    s = {}
+    for p in paths:
+        for _, d, c in cells(p):
+            s.setdefault((d, c["row"], c["col"]), c["sol"]["time_ms"]["median"] * 1e3)
+            for n, v in c["variants"].items():
+                if "time_ms" not in v:
+                    continue
+                assert v["check"]["passed"], (p, d, c["row"], c["col"], n)
+                t[(d, c["row"], c["col"])][n].append(v["time_ms"]["median"] * 1e3)
+    return t, s
+
+
+def print_steps(r, names):
+    """A call's steps.txt, then each named step's summary line (r/NAME.txt): "selftest: ..." for
+    names starting "st" (or "selftest"), else compute-sanitizer's "... SUMMARY: ..."."""
+    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
+    for n in names:
+        word = "selftest:" if n.startswith("st") or n == "selftest" else "SUMMARY"
+        line = last(r, n + ".txt", word)
+        print(f"  {line}" if line.startswith(n) else f"  {n}: {line}")
 
 
 def geomean(xs):

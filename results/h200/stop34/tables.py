@@ -10,33 +10,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, last, peer_compare, run_summary, text, unpack  # noqa: E402
+from tarballs import cells, geomean, medians as times, peer_compare, print_steps as checks, run_summary, text, unpack  # noqa: E402
 
 ROWS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
-
-
-def times(paths):
-    """{(dtype, dim0, dim1): {variant: [median us, one per file]}} and {(dtype, dim0, dim1): copy
-    us} (the first file's), every check asserted passed."""
-    t = collections.defaultdict(lambda: collections.defaultdict(list))
-    s = {}
-    for p in paths:
-        for _, d, c in cells(p):
-            s.setdefault((d, c["row"], c["col"]), c["sol"]["time_ms"]["median"] * 1e3)
-            for n, v in c["variants"].items():
-                if "time_ms" not in v:
-                    continue
-                assert v["check"]["passed"], (p, d, c["row"], c["col"], n)
-                t[(d, c["row"], c["col"])][n].append(v["time_ms"]["median"] * 1e3)
-    return t, s
-
-
-def checks(r, names):
-    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
-    for n in names:
-        word = "selftest:" if n.startswith("st") or n == "selftest" else "SUMMARY"
-        line = last(r, n + ".txt", word)
-        print(f"  {line}" if line.startswith(n) else f"  {n}: {line}")
 
 
 def old_new(r, pattern, variant, dtypes, widths, arms=("old", "new"), runs=(1, 2)):

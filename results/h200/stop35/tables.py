@@ -6,7 +6,6 @@ Every fusionbench figure is a median of a run's samples, every check passed (ass
 the dev harness's (dev/layernorm_params_dev.cu) are medians of 30 event-timed samples, each after
 a flush, printed as "us (% of the copy) median/p20".
 """
-import collections
 import os
 import re
 import sys
@@ -15,28 +14,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, last, run_summary, text, unpack  # noqa: E402
+from tarballs import cells, medians, print_steps as steps, run_summary, text, unpack  # noqa: E402
 
 
 def times(path):
-    """{(dtype, dim0, dim1): {variant: median us}}, {(dtype, dim0, dim1): copy us}; checks asserted."""
-    t = collections.defaultdict(dict)
-    s = {}
-    for _, d, c in cells(path):
-        s[(d, c["row"], c["col"])] = c["sol"]["time_ms"]["median"] * 1e3
-        for n, v in c["variants"].items():
-            if "time_ms" not in v:
-                continue
-            assert v["check"]["passed"], (path, d, c["row"], c["col"], n)
-            t[(d, c["row"], c["col"])][n] = v["time_ms"]["median"] * 1e3
-    return t, s
-
-
-def steps(r, names=()):
-    print("  " + text(r, "steps.txt").replace("\n", "\n  ").rstrip())
-    for n in names:
-        word = "selftest:" if n.startswith("st") else "SUMMARY"
-        print(f"  {n}: {last(r, n + '.txt', word)}")
+    """{(dtype, dim0, dim1): {variant: median us}}, {(dtype, dim0, dim1): copy us} of one result file."""
+    t, s = medians([path])
+    return {k: {n: v[0] for n, v in vs.items()} for k, vs in t.items()}, s
 
 
 def staged_vs_fused(r, files, a="layernorm.fused", b="layernorm.staged"):
