@@ -768,13 +768,7 @@ __global__ void __launch_bounds__(NT, 1024 / NT) row_staged_kernel(const Args<T>
 #pragma unroll
     for (int u = 0; u < UPT; ++u) {
         v.ok[u] = true;
-#pragma unroll
-        for (int j = 0; j < NIN; ++j) {
-            float e[N];
-            U::load(a.in[j] + off, (long)u * NT, e);
-#pragma unroll
-            for (int k = 0; k < N; ++k) v.v[u][k][j] = e[k];
-        }
+        load_inputs<U, NIN>(a, off, (long)u * NT, v.v[u]);
     }
     auto stage = [&] {
 #pragma unroll
