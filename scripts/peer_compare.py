@@ -115,6 +115,7 @@ class Table:
         #                                     "variants", "files"}
         self.devices = []
         self.flushes = {}  # settings.flush -> files
+        self.timers = {}  # settings.timer -> files
 
     def add(self, doc, path):
         # a file from before --flush flushed with a memset: "write" (the torch peer's flush)
@@ -122,6 +123,8 @@ class Table:
         fl = str((doc.get("settings") or {}).get("flush") or "write")
         fl = fl if fl in ("write", "clean", "none") else "write"
         self.flushes.setdefault(fl, []).append(path)
+        tm = str((doc.get("settings") or {}).get("timer") or "events")
+        self.timers.setdefault(tm, []).append(path)
         dev = doc.get("device", {}).get("name")
         if dev and dev not in self.devices:
             self.devices.append(dev)
@@ -628,6 +631,12 @@ def main(argv=None):
             print("peer_compare: warning: the files were timed with different L2 flushes (fusionbench: %s; peer: %s):"
                   " compare like with like (fusionbench run --flush write)"
                   % (", ".join(sorted(fb.flushes)), ", ".join(sorted(peer.flushes))), file=sys.stderr)
+        if set(fb.timers) != set(peer.timers) or len(fb.timers) > 1:
+            # events count the event pair and launch latency, cupti only the GPU's durations: at a
+            # few microseconds that is a quarter of a cell (kernels/NOTES.md, "Stop 36")
+            print("peer_compare: warning: the files were timed with different timers (fusionbench: %s; peer: %s):"
+                  " compare like with like (side_by_side.py --timer)"
+                  % (", ".join(sorted(fb.timers)), ", ".join(sorted(peer.timers))), file=sys.stderr)
         if len(set(fb.devices) | set(peer.devices)) > 1:
             # a ratio between two cards measures the cards (an H200 copies 1.42x an H100's bytes
             # a second: results/h200/stop28): say so, as for the flush

@@ -5,10 +5,14 @@ cases per GPU of a host, then scripts/peer_compare.py over all of it.
 For each case and dtype, on one GPU (CUDA_VISIBLE_DEVICES), back to back so that both sides see
 the same card in the same state:
 
-    fusionbench run --case C --dtype D --flush F --variants <C's fused list> --baseline <its first>
+    fusionbench run --case C --dtype D --flush F --timer T --variants <C's fused list> --baseline <its first>
                     --out DIR/fb-C-D.json                (--resume DIR/fb-C-D.json if it exists)
-    torch_peer.py run --case C --dtype D --flush F --variants V --budget LEFT
+    torch_peer.py run --case C --dtype D --flush F --timer T --variants V --budget LEFT
                     --out DIR/peer-C-D.json              (--resume DIR/peer-C-D.json if it exists)
+
+--timer cupti times both sides by their kernels' GPU durations instead of event pairs: at cells of
+a few microseconds under the write flush an events median moves by up to 25% from one measurement
+of the same kernel to the next, the durations by 2% (kernels/NOTES.md, "Stop 36").
 
 With --rounds N each case and dtype runs N times a side, in ABBA order (fusionbench first in odd
 rounds, torch_peer first in even ones; round r > 1 writes fb-C-D.rR.json and peer-C-D.rR.json),
@@ -113,14 +117,14 @@ def steps_for(case, spec, dtype, args, d, rnd=1):
     fb_file = d / f"fb-{case.name}-{dtype}{round_suffix(rnd)}.json"
     peer_file = d / f"peer-{case.name}-{dtype}{round_suffix(rnd)}.json"
     axes = case_axes(case, args.axes)
-    fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush, *axes]
+    fb = [args.fusionbench, "run", "--case", spec, "--dtype", dtype, "--flush", args.flush, "--timer", args.timer, *axes]
     if args.eager:  # the case's eager form beside its fused ones: the grid's default baseline
         fb += ["--variants", ",".join(["eager", *fused])]
     elif fused:
         fb += ["--variants", ",".join(fused), "--baseline", fused[0]]
     fb += ["--resume" if fb_file.exists() else "--out", str(fb_file)]
     peer = [sys.executable, args.torch_peer, "run", "--case", spec, "--dtype", dtype,
-            "--flush", args.flush, "--variants", args.variants, *axes]
+            "--flush", args.flush, "--timer", args.timer, "--variants", args.variants, *axes]
     peer += ["--resume" if peer_file.exists() else "--out", str(peer_file)]
     return [("fb", fb), ("peer", peer)] if rnd % 2 else [("peer", peer), ("fb", fb)]
 
@@ -169,6 +173,8 @@ def main(argv=None):
     ap.add_argument("--gpus", default="0", help="GPU indices, one lane each (default 0)")
     ap.add_argument("--dir", required=True, help="where the result files and logs go (created; reused to resume)")
     ap.add_argument("--flush", default="write", choices=("write", "clean"), help="both sides' flush (default write, the peer's)")
+    ap.add_argument("--timer", default="events", choices=("events", "cupti"),
+                    help="both sides' timer (default events; cupti: each sample's kernel durations summed)")
     ap.add_argument("--variants", default="torch.compile", help="torch_peer's variants (default torch.compile)")
     ap.add_argument("--eager", action="store_true",
                     help="fusionbench runs the eager form too, and torch_peer torch.eager beside --variants: "

@@ -21,7 +21,7 @@
   copy   device-to-device copy bandwidth of N bytes (read + write counted), the figure
          `fusionbench env` must agree with
 
-Timing (the procedure of src/bench.c, events mode): per measurement one untimed run; an estimate
+Timing (the procedure of src/bench.c, events mode; --timer cupti below): per measurement one untimed run; an estimate
 from 1 sample (5 if short); warm-up of --warmup ms without the flush; then samples in batches.
 A sample is: flush a buffer of max(2 x L2, 256 MiB) as bench.c's --flush write does (a read of it
 with an L2 evict_last policy and every line demoted, which also evicts lines a kernel marked
@@ -35,6 +35,16 @@ samples (10..2000), or earlier once the median's relative noise (1.4826 MAD x 1.
 is under --max-noise percent with n >= 20, or after --max-time seconds. Statistics as
 src/stats.c: min, p20, median, p80, max (numpy's linear quantiles), mean, stdev (n-1), n; the
 median is the headline.
+--timer cupti (fusionbench run --timer cupti's twin): the same procedure, but a sample is the sum of
+the GPU durations of the kernels, memcpys and memsets it ran, from the profiler's activity records
+(torch.profiler, CUPTI underneath), not an event pair: no event cost and no launch latency in it.
+Each sample is bracketed by two one-cycle spin kernels (torch.cuda._sleep(1)), enqueued after the
+flush and after the run; on the one stream the activities strictly between a pair are the
+sample's (cupti_sample_sums). fusionbench ties records to samples by correlation id instead; both
+count the same activities where a sample's work is on its stream, as every peer's here is. Why it
+exists: at 4-6 us cells under the write flush an events median moves by up to 25% from one
+measurement of a kernel to the next while its CUPTI durations stay within 2% (kernels/NOTES.md,
+"Stop 36"), so small cells beside a peer compare best on durations.
 
 torch.compile: dynamic=False and fullgraph=True, torch._dynamo.reset() before every cell, so each
 cell gets kernels specialised to its shape (as the seed study ran it) and the recompile limit is
@@ -2317,6 +2327,98 @@ class Timer:
         return xs
 
 
+MARKER = "spin_kernel"  # torch.cuda._sleep's kernel: at::cuda::(anonymous namespace)::spin_kernel(long)
+
+
+def cupti_sample_sums(acts, n, hold=False):
+    """Per-sample GPU time (ns) of n samples from a batch's device activities: (name, start_ns,
+    end_ns) tuples of every kernel, memcpy and memset the profiler saw on the device, in any order.
+    Each sample was enqueued as [flush] marker, run, marker (MARKER kernels), after one more
+    marker kernel where `hold` (the spin that holds the stream). A sample is the sum of the durations of the activities that
+    start at or after its first marker's end and end at or before its second marker's start: on one
+    stream exactly its run's. Raises PeerError where the markers do not pair up, where an activity
+    overlaps a marker, or where a sample holds nothing (what was timed would not be the run)."""
+    acts = sorted(acts, key=lambda a: (a[1], a[2]))
+    marks = [a for a in acts if MARKER in a[0]]
+    want = 2 * n + (1 if hold else 0)
+    if len(marks) != want:
+        raise PeerError(f"--timer cupti: {len(marks)} marker kernels recorded for {n} samples (want {want}): "
+                        "the profiler lost records, or the run launched one")
+    marks = marks[len(marks) - 2 * n:]  # after the hold
+    others = [a for a in acts if MARKER not in a[0]]
+    sums, j = [], 0
+    for i in range(n):
+        lo, hi = marks[2 * i][2], marks[2 * i + 1][1]
+        while j < len(others) and others[j][1] < lo:
+            if others[j][2] > marks[2 * i][1]:
+                raise PeerError(f"--timer cupti: '{others[j][0]}' overlaps a sample's marker: not one stream")
+            j += 1
+        total, count = 0, 0
+        while j < len(others) and others[j][1] < hi:
+            if others[j][2] > hi:
+                raise PeerError(f"--timer cupti: '{others[j][0]}' overlaps a sample's marker: not one stream")
+            total += others[j][2] - others[j][1]
+            count += 1
+            j += 1
+        if count == 0:
+            raise PeerError(f"--timer cupti: sample {i} of {n} recorded no GPU activity between its markers")
+        sums.append(total)
+    return sums
+
+
+class CuptiTimer(Timer):
+    """Timer with each sample's number from the profiler's activity records: the sum of its kernels',
+    memcpys' and memsets' GPU durations (cupti_sample_sums), as fusionbench run --timer cupti."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        if not hasattr(torch.cuda, "_sleep"):
+            raise PeerError("--timer cupti needs torch.cuda._sleep for its sample markers; this torch has none")
+        from torch.profiler import ProfilerActivity, profile
+        from torch.autograd import DeviceType
+        self._profile, self._activity, self._cuda = profile, ProfilerActivity.CUDA, DeviceType.CUDA
+        probe = torch.zeros(1024, device=DEVICE)
+        self.batch(lambda: probe.add_(1.0), 2, flush=False)  # the profiler works and pairs the markers
+
+    def settings(self):
+        s = super().settings()
+        s["timer"] = "cupti"
+        s["timer_how"] = ("per sample, the sum of the GPU durations of the kernels, memcpys and memsets between two "
+                          "marker kernels (torch.cuda._sleep(1)) enqueued after the flush and after the run, from "
+                          "torch.profiler's activity records (CUPTI)")
+        return s
+
+    def _device_acts(self, prof):
+        acts = []
+        for e in prof.profiler.kineto_results.events():
+            if e.device_type() != self._cuda:
+                continue
+            if hasattr(e, "start_ns"):
+                t0, d = e.start_ns(), e.duration_ns()
+            else:  # older torch: microseconds
+                t0, d = e.start_us() * 1000, e.duration_us() * 1000
+            acts.append((e.name(), t0, t0 + d))
+        return acts
+
+    def batch(self, fn, n, flush=True, before=None):
+        with self._profile(activities=[self._activity]) as prof:
+            if self.cycles_per_ms:
+                hold = min(n * self.host_ms * 1.5 + 0.05, self.MAX_HOLD_MS)
+                torch.cuda._sleep(int(hold * self.cycles_per_ms))
+            t0 = time.perf_counter()
+            for _ in range(n):
+                if before is not None:
+                    before()
+                if flush:
+                    self.flush()
+                torch.cuda._sleep(1)
+                fn()
+                torch.cuda._sleep(1)
+            self.host_ms = (time.perf_counter() - t0) * 1e3 / n
+            torch.cuda.synchronize()
+        return [ns / 1e6 for ns in cupti_sample_sums(self._device_acts(prof), n, bool(self.cycles_per_ms))]
+
+
 # ---- checks ---------------------------------------------------------------------------------------------
 
 class Reference:
@@ -2872,6 +2974,10 @@ def cmd_run(args, extra):
         if had_flush != args.flush:
             raise UsageError(f"{args.resume} was measured with --flush {had_flush}, this run would use --flush "
                              f"{args.flush}: a result file holds one flush")
+        had_timer = str((doc.get("settings") or {}).get("timer") or "events")
+        if had_timer != args.timer:
+            raise UsageError(f"{args.resume} was measured with --timer {had_timer}, this run would use --timer "
+                             f"{args.timer}: a result file holds one timer")
         if had_tf32 != args.tf32:
             raise UsageError(f"{args.resume}: measured {'with' if had_tf32 else 'without'} --tf32; resume it "
                              f"{'with' if had_tf32 else 'without'} --tf32, or write another file")
@@ -2882,7 +2988,8 @@ def cmd_run(args, extra):
     skipped = drop_missing_peers(plans)  # one message per library that does not import; the run goes on
     if not plans:
         raise PeerError("no variant left to run: " + "; ".join(f"{v}: {w}" for v, w in skipped.items()))
-    timer = Timer(args.warmup, args.rep, args.max_noise, args.max_time, flush=args.flush)
+    timer = (CuptiTimer if args.timer == "cupti" else Timer)(args.warmup, args.rep, args.max_noise, args.max_time,
+                                                             flush=args.flush)
     command = " ".join([TOOL] + args.argv)
     if doc is None:
         settings = timer.settings() | {"seed": args.seed, "tf32": args.tf32, "settle_max_ms": args.settle}
@@ -3036,6 +3143,10 @@ def parser():
                    help="the L2 flush before every sample: write (default: the evict_last sweep, then zero_() of "
                         "the buffer, as fusionbench run --flush write and do_bench) or clean (the sweep alone: no "
                         "dirty lines, as fusionbench's default --flush clean)")
+    r.add_argument("--timer", choices=("events", "cupti"), default="events",
+                   help="events (default: an event pair around each sample, as fusionbench run) or cupti (each "
+                        "sample's kernel, memcpy and memset durations summed, from torch.profiler's records, as "
+                        "fusionbench run --timer cupti)")
     r.add_argument("--no-time", action="store_true", help="check only: time neither the variants nor the copy")
     r.add_argument("--out", metavar="FILE", help="result file (default torch-peer-YYYYmmdd-HHMMSS.json)")
     r.add_argument("--resume", metavar="FILE", help="continue a run: skip cells complete in FILE, keep writing to it")

@@ -721,6 +721,22 @@ class TestTf32(unittest.TestCase):
             self.assertIn("--tf32", subprocess.run([sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run",
                                                     "--help"], capture_output=True, text=True, timeout=60).stdout)
 
+    def test_resume_with_the_file_s_timer(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "peer.json")
+            doc = {"fusionbench": {"schema": 1}, "peer": {}, "settings": {"timer": "cupti", "flush": "write"},
+                   "cases": []}
+            Path(path).write_text(json.dumps(doc))
+            env = {k: v for k, v in os.environ.items() if k != "FUSIONBENCH_CASES"}
+            tool = [sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run", "--case", "softmax"]
+            r = subprocess.run(tool + ["--resume", path], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("was measured with --timer cupti, this run would use --timer events: a result file holds "
+                          "one timer", r.stderr)
+            r = subprocess.run(tool + ["--timer", "ncu"], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("invalid choice: 'ncu'", r.stderr)
+
     def test_resume_with_the_file_s_flush(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "peer.json")
@@ -736,6 +752,57 @@ class TestTf32(unittest.TestCase):
             r = subprocess.run(tool + ["--flush", "dirty"], capture_output=True, text=True, env=env, timeout=60)
             self.assertEqual(r.returncode, 2, r.stderr)
             self.assertIn("invalid choice: 'dirty'", r.stderr)
+
+
+class TestCuptiSamples(unittest.TestCase):
+    """torch_peer's --timer cupti: a batch's device activities (name, start ns, end ns) to per-sample sums."""
+    M = "void at::cuda::(anonymous namespace)::spin_kernel(long)"
+
+    def batch(self, runs, hold=True, flush=True):
+        """Activities of a batch as the timer enqueues it, one stream: [hold] then per sample [flush]
+        marker, the run's activities (durations in `runs[i]`), marker; 100 ns gaps."""
+        acts, t = [], 0
+
+        def put(name, d):
+            nonlocal t
+            acts.append((name, t, t + d))
+            t += d + 100
+
+        if hold:
+            put(self.M, 50000)
+        for r in runs:
+            if flush:
+                put("triton_sweep", 9000)
+                put("Memset (Device)", 7000)
+            put(self.M, 700)
+            for k, d in enumerate(r):
+                put(f"kernel{k}" if k % 2 == 0 else "Memcpy DtoD (Device -> Device)", d)
+            put(self.M, 700)
+        return acts
+
+    def test_sums_per_sample(self):
+        runs = [[2000], [2100, 300, 40], [1999]]
+        acts = self.batch(runs)
+        self.assertEqual(tp.cupti_sample_sums(acts, 3, hold=True), [2000, 2440, 1999])
+        shuffled = list(reversed(acts))  # the profiler's order is not the stream's
+        self.assertEqual(tp.cupti_sample_sums(shuffled, 3, hold=True), [2000, 2440, 1999])
+        self.assertEqual(tp.cupti_sample_sums(self.batch(runs, hold=False, flush=False), 3), [2000, 2440, 1999])
+
+    def test_what_is_not_one_sample_s_run_fails(self):
+        acts = self.batch([[2000], [2000]])
+        with self.assertRaisesRegex(tp.PeerError, "4 marker kernels recorded for 2 samples \\(want 5\\)"):
+            tp.cupti_sample_sums([a for a in acts if a != acts[-1]], 2, hold=True)  # the last marker lost
+        with self.assertRaisesRegex(tp.PeerError, "5 marker kernels recorded for 2 samples \\(want 4\\)"):
+            tp.cupti_sample_sums(acts, 2)  # a marker the parser was not told of
+        with self.assertRaisesRegex(tp.PeerError, "sample 1 of 2 recorded no GPU activity"):
+            tp.cupti_sample_sums(self.batch([[2000], []]), 2, hold=True)
+        acts = self.batch([[2000]], hold=False, flush=False)
+        over = acts + [("other_stream", acts[0][1] + 100, acts[1][1] + 50)]  # across the first marker
+        with self.assertRaisesRegex(tp.PeerError, "overlaps a sample's marker"):
+            tp.cupti_sample_sums(over, 1)
+        over = acts + [("other_stream", acts[1][1] + 50, acts[2][1] + 50)]  # across the second
+        with self.assertRaisesRegex(tp.PeerError, "overlaps a sample's marker"):
+            tp.cupti_sample_sums(over, 1)
 
 
 class TestGrid(unittest.TestCase):
@@ -1420,6 +1487,16 @@ class TestPeerCompare(unittest.TestCase):
         fb["settings"] = {"flush": "clean"}
         _, _, err, _ = self.run_compare(fb, peer)
         self.assertIn("different L2 flushes (fusionbench: clean; peer: write)", err)
+
+    def test_different_timers_warn(self):
+        fb, peer = self.fb_peer()
+        fb["settings"] = {"timer": "events", "flush": "write"}
+        peer["settings"] = {"flush": "write"}  # a file from before --timer: events
+        _, _, err, _ = self.run_compare(fb, peer)
+        self.assertNotIn("different timers", err)
+        peer["settings"] = {"timer": "cupti", "flush": "write"}
+        _, _, err, _ = self.run_compare(fb, peer)
+        self.assertIn("different timers (fusionbench: events; peer: cupti)", err)
 
     def test_different_devices_warn(self):
         fb, peer = self.fb_peer()

@@ -93,6 +93,8 @@ class Run(unittest.TestCase):
             self.assertEqual(fb["argv"][fb["argv"].index("--variants") + 1], f"{case}.fused")
             self.assertEqual(fb["argv"][fb["argv"].index("--baseline") + 1], f"{case}.fused")
             self.assertEqual(fb["argv"][fb["argv"].index("--flush") + 1], "write")
+            self.assertEqual(fb["argv"][fb["argv"].index("--timer") + 1], "events")
+            self.assertEqual(peer["argv"][peer["argv"].index("--timer") + 1], "events")
             self.assertIn("--out", fb["argv"])
             self.assertEqual(peer["argv"][peer["argv"].index("--variants") + 1], "torch.compile")
             self.assertIn("--out", peer["argv"])
@@ -206,6 +208,16 @@ class Run(unittest.TestCase):
             self.assertIn("--variants eager,softmax.fused", r.stdout)
             self.assertNotIn("--baseline", r.stdout)
             self.assertIn("--variants torch.eager,torch.compile", r.stdout)
+
+    def test_timer_goes_to_both_tools(self):
+        r = self.side("--case", "softmax", "--timer", "cupti", "--dir", str(self.dir), "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith("  ")]
+        self.assertEqual(len(lines), 2)
+        for ln in lines:
+            self.assertIn("--timer cupti", ln)
+        r = self.side("--case", "softmax", "--timer", "ncu", "--dir", str(self.dir), "--dry-run")
+        self.assertEqual(r.returncode, 2)
 
     def test_axes_go_to_both_tools(self):
         r = self.side("--case", "softmax", "--dim1", "32768,65536", "--dim0=128:1024", "--dir", str(self.dir), "--dry-run")
