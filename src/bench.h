@@ -101,8 +101,9 @@ const fb_timer_kernels *fb_timer_last_kernels(const fb_timer *t);
 int fb_timer_last_timeouts(const fb_timer *t);
 
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
- * is always timed with events: inside a CUDA graph cudaMemcpyAsync becomes a
- * copy-engine node, measured 24% slower than the SM copy it is outside one. */
+ * is timed with events under the graph timer: inside a CUDA graph
+ * cudaMemcpyAsync becomes a copy-engine node, measured 24% slower than the SM
+ * copy it is outside one. (Under cupti it is timed by its memcpy record.) */
 fb_timer_mode fb_timer_set_mode(fb_timer *t, fb_timer_mode mode);
 
 /* Timer self-checks that can fail (selftest runs them):
