@@ -46,14 +46,18 @@ const char *const mode_names[] = {"multi_wave_cached", "multi_wave_reload", "sta
 
 // Cached: U units per thread held in registers. The grid decides persistence: a group starts at
 // row blockIdx.x * rpc + g and steps by every group of the grid (one step in a multi-wave grid).
-template <typename T, bool VEC, int U>
+// GC > 0: the group width G as a compile-time constant (the argument is then GC): short rows run
+// in a few microseconds, on the critical path of one warp's instructions, and a run-time G cost
+// them an integer division and a shuffle loop with divergence checks (NOTES.md, "Stop 36").
+template <typename T, bool VEC, int U, int GC = 0>
 __global__ void __launch_bounds__(1024) rmsnorm_cached_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                               T *__restrict__ y, long rows, long N, long units,
-                                                              int G, acc_t<T> eps) {
+                                                              int G_, acc_t<T> eps) {
     using A = acc_t<T>;
     using IO = Io<T, VEC>;
     constexpr int NV = IO::NV;
     __shared__ A scratch[64];
+    const int G = GC > 0 ? GC : G_;
     const int l = threadIdx.x & (G - 1), g = threadIdx.x / G, rpc = blockDim.x / G;
     const A inv_n = A(1) / (A)N;
     // w's units, loaded before the first row's x and kept: a lane touches the same columns in
@@ -263,6 +267,24 @@ __global__ void __launch_bounds__(1024) rmsnorm_straight_kernel(const T *__restr
 }
 
 template <typename T, bool VEC, int U> void *cached_fn() { return (void *)rmsnorm_cached_kernel<T, VEC, U>; }
+// The cached kernel with G fixed at compile time, for small tensors' shapes (plan_geom_latency;
+// problem()): one unit a thread at G = 8..256, or a warp a row holding two units. Measured
+// (--timer cupti, write flush, H200, stop 36 call 9, run-time G / fixed G, kernel durations):
+// float32 [4, 128, 32] 1.89 -> 1.57 us, [4, 128, 128] 2.27 -> 1.95, [4, 512, 64] 2.37 -> 2.02;
+// geomean over the 39 shapes 1.037 (float32) and 1.024 (bfloat16), the big ones unchanged.
+template <typename T, bool VEC> void *cached_fn_fixed_g(int G, int U) {
+    if (U == 1) switch (G) {
+        case 8: return (void *)rmsnorm_cached_kernel<T, VEC, 1, 8>;
+        case 16: return (void *)rmsnorm_cached_kernel<T, VEC, 1, 16>;
+        case 32: return (void *)rmsnorm_cached_kernel<T, VEC, 1, 32>;
+        case 64: return (void *)rmsnorm_cached_kernel<T, VEC, 1, 64>;
+        case 128: return (void *)rmsnorm_cached_kernel<T, VEC, 1, 128>;
+        case 256: return (void *)rmsnorm_cached_kernel<T, VEC, 1, 256>;
+        default: return nullptr;
+        }
+    if (G == 32 && U == 2) return (void *)rmsnorm_cached_kernel<T, VEC, 2, 32>;  // problem()'s warp rows
+    return nullptr;
+}
 template <typename T, int U> void *shifted_fn() { return (void *)rmsnorm_shifted_kernel<T, U>; }
 
 // The launch of one mode on a geometry; dry: pick the kernel and grid, launch nothing.
@@ -297,8 +319,10 @@ template <typename T> bool pick_kernel(Mode m, const Geom &g, Launch *L) {
     }
         if (g.vec) {
             FB_RMS_CACHED(true)
+            if (void *f = cached_fn_fixed_g<T, true>(g.G, g.U)) L->fn = f;
         } else {
             FB_RMS_CACHED(false)
+            if (void *f = cached_fn_fixed_g<T, false>(g.G, g.U)) L->fn = f;
         }
 #undef FB_RMS_CACHED
     }
@@ -414,6 +438,21 @@ Problem problem(const fb_call *c) {
     const long bytes = rows * N * esz;
     const bool shift = (esz == 2 && N >= 1024) || (esz == 4 && bytes >= (4L << 20));
     plan_geom_latency(rows, N, esz, aligned, (esz == 2 ? 32 : 64) / esz, sm_count(), &p.g, shift);
+    // A small tensor's rows of 33..64 units (float32 N = 256, bfloat16 512, scalar rows of 61) on
+    // one warp each, two units a lane, where plan_geom_latency gives them a 64-thread CTA: no
+    // barrier in the row's sum. Kernel durations (--timer cupti, write flush, H200, stop 36 call
+    // 10, 64-thread CTA / warp): [4, 512, 61] 1.47 (float32) and 1.37 (bfloat16), [4, 128, 61]
+    // 1.13 and 1.00, bfloat16 [4, 512, 512] 1.18 and [4, 128, 512] 0.95, float32 N = 256 1.01-1.03.
+    // Rows of 65..256 units lost that way (float32 [4, 128, 1024] 0.60: U = 8 a lane).
+    const Geom &q = p.g;
+    if (!q.shift && q.G == 64 && q.U == 1 && q.rows * q.units <= (long)sm_count() * 1024) {
+        Geom c = q;
+        c.G = 32;
+        c.U = 2;
+        c.threads = 256;
+        while (c.threads > 64 && (c.rows + c.rpc() - 1) / c.rpc() < 2L * sm_count()) c.threads /= 2;
+        p.g = c;
+    }
     return p;
 }
 

@@ -145,9 +145,25 @@ template <typename A> __device__ __forceinline__ void row_sum2(A &a, A &b, int G
         b += __shfl_xor_sync(0xffffffffu, b, o);
     }
 }
+// One sum: row_sum2's reduction without its second value's shuffles (the critical path of a
+// short row's kernel is its instruction count: NOTES.md, "Stop 36"). With G a compile-time
+// constant (a kernel's template argument) the shuffle loop unrolls and group_mask folds.
 template <typename A> __device__ __forceinline__ A row_sum(A a, int G, A *scratch) {
-    A b = A(0);
-    row_sum2(a, b, G, scratch);
+    if (G <= 32) {
+        const unsigned m = group_mask(G);
+#pragma unroll
+        for (int o = G >> 1; o > 0; o >>= 1) a += __shfl_xor_sync(m, a, o);
+        return a;
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
+    __syncthreads();  // the previous row's readers are done with scratch
+    if (lane == 0) scratch[warp] = a;
+    __syncthreads();
+    a = lane < nwarps ? scratch[lane] : A(0);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o);
     return a;
 }
 
