@@ -748,8 +748,10 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
 // `part` on a 128-byte boundary; without it, at 16 bytes past one, as every kernel here with a
 // static array beside its dynamic one): on the dev harness the hand-written form of this kernel ran
 // 1024 x 32768 in 74.0 us aligned and 92.6 us with its staged area 16 bytes off (NOTES.md, "Stop
-// 35"). The same alignment in row_smem_kernel's shared part (row data, not parameters) made
-// layernorm's W = 65536 float32 16-19% slower from 2048 rows, so that kernel keeps its layout.
+// 35"). row_smem_kernel's shared part (row data, not parameters) keeps its layout: moved from 16
+// bytes past a 128-byte boundary to 32, 64 or aligned, float32 W = 65536 moved by -0.7..+1.2% and
+// bfloat16 layernorm at 8192 rows lost 3-7% (NOTES.md, "Stop 36"; stop 35's 16-19% loss aligned
+// did not reproduce).
 template <class Op, typename T, int UPT, int NT>
 __global__ void __launch_bounds__(NT, 1024 / NT) row_staged_kernel(const Args<T> a, long W) {
     using U = Unit<T, true, engine_ld<T>()>;  // see engine_ld
