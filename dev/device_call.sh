@@ -19,6 +19,9 @@
 # untracked results aside; else time the other binary in the next call.
 # At stop 35 one binary (4.6 MB) left 0.6 MB of the 64 MiB, until results/h100's selftest and
 # sanitizer logs of more than 100 KB went to .txt.xz (the same bytes, 3 MB less): ~3.6 MB to spare.
+# After stop 36's results the tree is 60.5 MB: one binary leaves ~2 MB. Build a call's binary with
+# scripts/setup.sh, never `ninja` alone (a .cuh change does not rebuild the .cu objects: stop 36's
+# call 3 timed a binary without its knob), and check a dev knob's name with `strings` before a call.
 # A warm machine keeps /tmp between calls, so $R is emptied here: stop 34's call 5 found call 4's
 # files in it and sent them back again.
 R=${R:-/tmp/r}
