@@ -271,55 +271,10 @@ __global__ void __launch_bounds__(T, LOOSE ? 2 : 1) k_twopass(const float4 *__re
     }
 }
 
-// max |got - want| / (1 + |want|) over the first `rows` rows, want in float64
-static double check(const std::vector<float> &hx, const std::vector<float> &hw, const std::vector<float> &hb,
-                     const float *dy, int rows, bool params) {
-    std::vector<float> got((size_t)rows * W);
-    CK(cudaMemcpy(got.data(), dy, got.size() * 4, cudaMemcpyDeviceToHost));
-    double worst = 0;
-    for (int r = 0; r < rows; ++r) {
-        const float *xr = hx.data() + (size_t)r * W;
-        double m = 0, var = 0;
-        for (int c = 0; c < W; ++c) m += xr[c];
-        m /= W;
-        for (int c = 0; c < W; ++c) var += (xr[c] - m) * (xr[c] - m);
-        const double rstd = 1.0 / sqrt(var / W + kEps);
-        for (int c = 0; c < W; ++c) {
-            const double h = (xr[c] - m) * rstd, want = params ? h * hw[c] + hb[c] : h;
-            worst = std::max(worst, fabs(got[(size_t)r * W + c] - want) / (1 + fabs(want)));
-        }
-    }
-    return worst;
-}
-
 int main(int argc, char **argv) {
     const bool write_flush = argc > 1 && !strcmp(argv[1], "write");
-    const long maxrows = 8192;
-    const size_t maxbytes = (size_t)maxrows * W * 4;
-    float4 *x, *y, *w, *b;
-    // room past the rows for the copy's parameter bytes (the SOL moves x, y, w and b)
-    CK(cudaMalloc(&x, maxbytes + 2 * W * 4));
-    CK(cudaMalloc(&y, maxbytes + 2 * W * 4));
-    CK(cudaMalloc(&w, W * 4));
-    CK(cudaMalloc(&b, W * 4));
-    std::vector<float> hx8((size_t)8 * W), hw(W), hb(W);
-    {  // x in [-2, 2) plus a per-row offset, w in [0.5, 1.5), b in [-0.5, 0.5): a fixed LCG
-        std::vector<float> hx((size_t)maxrows * W);
-        uint32_t s = 12345u;
-        auto next = [&s] {
-            s = s * 1664525u + 1013904223u;
-            return (s >> 8) * (1.f / 16777216.f);
-        };
-        for (size_t i = 0; i < hx.size(); ++i) hx[i] = 4.f * next() - 2.f + (float)((i / W) % 7);
-        for (int c = 0; c < W; ++c) {
-            hw[c] = 0.5f + next();
-            hb[c] = next() - 0.5f;
-        }
-        CK(cudaMemcpy(x, hx.data(), maxbytes, cudaMemcpyHostToDevice));
-        std::copy(hx.begin(), hx.begin() + hx8.size(), hx8.begin());
-        CK(cudaMemcpy(w, hw.data(), W * 4, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(b, hb.data(), W * 4, cudaMemcpyHostToDevice));
-    }
+    LayerNormTensors t(8192, W);
+    float4 *const x = t.x, *const y = t.y, *const w = t.w, *const b = t.b;
 
     struct Form {
         const char *name;
@@ -370,13 +325,13 @@ int main(int argc, char **argv) {
         CK(cudaMemset(y, 0, (size_t)8 * W * 4));
         f.kernel<<<8, T, f.smem>>>(x, y, w, b);
         CK(cudaGetLastError());
-        printf(" %s %.2e", f.name, check(hx8, hw, hb, (float *)y, 8, f.params));
+        printf(" %s %.2e", f.name, t.check(8, kEps, f.params));
     }
     for (const FbForm &f : fb_forms) {
         CK(cudaMemset(y, 0, (size_t)8 * W * 4));
         fb_launch(f.which, 8);
         CK(cudaGetLastError());
-        printf(" %s %.2e", f.name, check(hx8, hw, hb, (float *)y, 8, true));
+        printf(" %s %.2e", f.name, t.check(8, kEps, true));
     }
     printf("\n%6s %8s %9s", "rows", "MB", "copy");
     for (const Form &f : forms) printf(" %22s", f.name);

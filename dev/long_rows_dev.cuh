@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,5 +85,57 @@ struct FlushedTimer {
         }
         std::sort(t.begin(), t.end());
         return {t[t.size() / 2], t[t.size() / 5]};
+    }
+};
+
+// The two layernorm harnesses' tensors (layernorm_params_dev.cu, reread_rows_dev.cu): maxrows rows
+// of W float32 on the device with room past them for the copy's parameter bytes (the SOL moves x,
+// y, w and b); x in [-2, 2) plus a per-row offset, w in [0.5, 1.5), b in [-0.5, 0.5), from one
+// fixed LCG; the host keeps the first 8 rows of x (hx8) and w and b for the check.
+struct LayerNormTensors {
+    int W;
+    float4 *x = nullptr, *y = nullptr, *w = nullptr, *b = nullptr;
+    std::vector<float> hx8, hw, hb;
+    LayerNormTensors(long maxrows, int W_) : W(W_), hx8((size_t)8 * W_), hw(W_), hb(W_) {
+        const size_t maxbytes = (size_t)maxrows * W * 4;
+        CK(cudaMalloc(&x, maxbytes + 2 * (size_t)W * 4));
+        CK(cudaMalloc(&y, maxbytes + 2 * (size_t)W * 4));
+        CK(cudaMalloc(&w, (size_t)W * 4));
+        CK(cudaMalloc(&b, (size_t)W * 4));
+        std::vector<float> hx((size_t)maxrows * W);
+        uint32_t s = 12345u;
+        auto next = [&s] {
+            s = s * 1664525u + 1013904223u;
+            return (s >> 8) * (1.f / 16777216.f);
+        };
+        for (size_t i = 0; i < hx.size(); ++i) hx[i] = 4.f * next() - 2.f + (float)((i / W) % 7);
+        for (int c = 0; c < W; ++c) {
+            hw[c] = 0.5f + next();
+            hb[c] = next() - 0.5f;
+        }
+        CK(cudaMemcpy(x, hx.data(), maxbytes, cudaMemcpyHostToDevice));
+        std::copy(hx.begin(), hx.begin() + hx8.size(), hx8.begin());
+        CK(cudaMemcpy(w, hw.data(), (size_t)W * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(b, hb.data(), (size_t)W * 4, cudaMemcpyHostToDevice));
+    }
+    // max |got - want| / (1 + |want|) over y's first `rows` (<= 8) rows against float64 layernorm
+    // (biased variance, eps); without params, want = (x - mean) * rstd
+    double check(int rows, float eps, bool params) const {
+        std::vector<float> got((size_t)rows * W);
+        CK(cudaMemcpy(got.data(), y, got.size() * 4, cudaMemcpyDeviceToHost));
+        double worst = 0;
+        for (int r = 0; r < rows; ++r) {
+            const float *xr = hx8.data() + (size_t)r * W;
+            double m = 0, var = 0;
+            for (int c = 0; c < W; ++c) m += xr[c];
+            m /= W;
+            for (int c = 0; c < W; ++c) var += (xr[c] - m) * (xr[c] - m);
+            const double rstd = 1.0 / sqrt(var / W + eps);
+            for (int c = 0; c < W; ++c) {
+                const double h = (xr[c] - m) * rstd, want = params ? h * hw[c] + hb[c] : h;
+                worst = std::max(worst, fabs(got[(size_t)r * W + c] - want) / (1 + fabs(want)));
+            }
+        }
+        return worst;
     }
 };

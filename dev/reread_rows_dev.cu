@@ -85,53 +85,10 @@ __global__ void __launch_bounds__(T, B) k_reread(const float4 *__restrict__ x, f
     }
 }
 
-static double check(const std::vector<float> &hx, const std::vector<float> &hw, const std::vector<float> &hb,
-                    const float *dy, int rows) {
-    std::vector<float> got((size_t)rows * W);
-    CK(cudaMemcpy(got.data(), dy, got.size() * 4, cudaMemcpyDeviceToHost));
-    double worst = 0;
-    for (int r = 0; r < rows; ++r) {
-        const float *xr = hx.data() + (size_t)r * W;
-        double m = 0, var = 0;
-        for (int c = 0; c < W; ++c) m += xr[c];
-        m /= W;
-        for (int c = 0; c < W; ++c) var += (xr[c] - m) * (xr[c] - m);
-        const double rstd = 1.0 / sqrt(var / W + kEps);
-        for (int c = 0; c < W; ++c) {
-            const double want = (xr[c] - m) * rstd * hw[c] + hb[c];
-            worst = std::max(worst, fabs(got[(size_t)r * W + c] - want) / (1 + fabs(want)));
-        }
-    }
-    return worst;
-}
-
 int main(int argc, char **argv) {
     const bool write_flush = argc > 1 && !strcmp(argv[1], "write");
-    const long maxrows = 8192;
-    const size_t maxbytes = (size_t)maxrows * W * 4;
-    float4 *x, *y, *w, *b;
-    CK(cudaMalloc(&x, maxbytes + 2 * W * 4));
-    CK(cudaMalloc(&y, maxbytes + 2 * W * 4));
-    CK(cudaMalloc(&w, W * 4));
-    CK(cudaMalloc(&b, W * 4));
-    std::vector<float> hx8((size_t)8 * W), hw(W), hb(W);
-    {
-        uint32_t s = 12345u;
-        auto next = [&s] {
-            s = s * 1664525u + 1013904223u;
-            return (s >> 8) * (1.f / 16777216.f);
-        };
-        std::vector<float> hx((size_t)maxrows * W);
-        for (size_t i = 0; i < hx.size(); ++i) hx[i] = 4.f * next() - 2.f + (float)((i / W) % 7);
-        for (int c = 0; c < W; ++c) {
-            hw[c] = 0.5f + next();
-            hb[c] = next() - 0.5f;
-        }
-        CK(cudaMemcpy(x, hx.data(), maxbytes, cudaMemcpyHostToDevice));
-        std::copy(hx.begin(), hx.begin() + hx8.size(), hx8.begin());
-        CK(cudaMemcpy(w, hw.data(), W * 4, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(b, hb.data(), W * 4, cudaMemcpyHostToDevice));
-    }
+    LayerNormTensors t(8192, W);
+    float4 *const x = t.x, *const y = t.y, *const w = t.w, *const b = t.b;
     fb::rowwise::Args<float> fa = {};
     fa.in[0] = (const float *)x;
     fa.param[0] = (const float *)w;
@@ -160,12 +117,12 @@ int main(int argc, char **argv) {
     CK(cudaMemset(y, 0, (size_t)8 * W * 4));
     launch_fb(8);
     CK(cudaGetLastError());
-    printf(" fb_row_smem %.2e", check(hx8, hw, hb, (float *)y, 8));
+    printf(" fb_row_smem %.2e", t.check(8, kEps, true));
     for (const Form &f : forms) {
         CK(cudaMemset(y, 0, (size_t)8 * W * 4));
         f.kernel<<<8, f.threads>>>(x, y, w, b);
         CK(cudaGetLastError());
-        printf(" %s %.2e", f.name, check(hx8, hw, hb, (float *)y, 8));
+        printf(" %s %.2e", f.name, t.check(8, kEps, true));
     }
     printf("\n%6s %8s %9s %22s", "rows", "MB", "copy", "fb_row_smem");
     for (const Form &f : forms) printf(" %22s", f.name);

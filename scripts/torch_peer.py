@@ -2253,22 +2253,31 @@ class Timer:
         if self.flush_kind == "write":
             self.flush_buf.zero_()
 
-    def batch(self, fn, n, flush=True, before=None):
-        """n samples back to back; returns their times in ms. `before` (if any) runs ahead of
-        every sample, outside it and ahead of the flush, so what it touches is not left in L2."""
+    def _hold(self, n):
+        """Holds the stream while n samples are queued (a spin sized from the host's enqueue time)."""
         if self.cycles_per_ms:
             hold = min(n * self.host_ms * 1.5 + 0.05, self.MAX_HOLD_MS)
             torch.cuda._sleep(int(hold * self.cycles_per_ms))
+
+    def _enqueue(self, fn, n, flush, before, begin, end):
+        """Queues n samples behind the hold: [before] [flush] begin(i), fn(), end(i) each; keeps the
+        host's enqueue time a sample for the next hold."""
+        self._hold(n)
         t0 = time.perf_counter()
         for i in range(n):
             if before is not None:
                 before()
             if flush:
                 self.flush()
-            self.start[i].record()
+            begin(i)
             fn()
-            self.end[i].record()
+            end(i)
         self.host_ms = (time.perf_counter() - t0) * 1e3 / n
+
+    def batch(self, fn, n, flush=True, before=None):
+        """n samples back to back; returns their times in ms. `before` (if any) runs ahead of
+        every sample, outside it and ahead of the flush, so what it touches is not left in L2."""
+        self._enqueue(fn, n, flush, before, lambda i: self.start[i].record(), lambda i: self.end[i].record())
         torch.cuda.synchronize()
         return [self.start[i].elapsed_time(self.end[i]) for i in range(n)]
 
@@ -2401,20 +2410,11 @@ class CuptiTimer(Timer):
         return acts
 
     def batch(self, fn, n, flush=True, before=None):
+        def mark(_):
+            torch.cuda._sleep(1)
+
         with self._profile(activities=[self._activity]) as prof:
-            if self.cycles_per_ms:
-                hold = min(n * self.host_ms * 1.5 + 0.05, self.MAX_HOLD_MS)
-                torch.cuda._sleep(int(hold * self.cycles_per_ms))
-            t0 = time.perf_counter()
-            for _ in range(n):
-                if before is not None:
-                    before()
-                if flush:
-                    self.flush()
-                torch.cuda._sleep(1)
-                fn()
-                torch.cuda._sleep(1)
-            self.host_ms = (time.perf_counter() - t0) * 1e3 / n
+            self._enqueue(fn, n, flush, before, mark, mark)
             torch.cuda.synchronize()
         return [ns / 1e6 for ns in cupti_sample_sums(self._device_acts(prof), n, bool(self.cycles_per_ms))]
 

@@ -721,37 +721,31 @@ class TestTf32(unittest.TestCase):
             self.assertIn("--tf32", subprocess.run([sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run",
                                                     "--help"], capture_output=True, text=True, timeout=60).stdout)
 
-    def test_resume_with_the_file_s_timer(self):
+    def resume_refused(self, settings, said, option, bad):
+        """torch_peer refuses to resume a file of other `settings` with the default option (exit 2,
+        `said`), and refuses `option bad` as a choice."""
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "peer.json")
-            doc = {"fusionbench": {"schema": 1}, "peer": {}, "settings": {"timer": "cupti", "flush": "write"},
-                   "cases": []}
+            doc = {"fusionbench": {"schema": 1}, "peer": {}, "settings": settings, "cases": []}
             Path(path).write_text(json.dumps(doc))
             env = {k: v for k, v in os.environ.items() if k != "FUSIONBENCH_CASES"}
             tool = [sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run", "--case", "softmax"]
             r = subprocess.run(tool + ["--resume", path], capture_output=True, text=True, env=env, timeout=60)
             self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn("was measured with --timer cupti, this run would use --timer events: a result file holds "
-                          "one timer", r.stderr)
-            r = subprocess.run(tool + ["--timer", "ncu"], capture_output=True, text=True, env=env, timeout=60)
+            self.assertIn(said, r.stderr)
+            r = subprocess.run(tool + [option, bad], capture_output=True, text=True, env=env, timeout=60)
             self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn("invalid choice: 'ncu'", r.stderr)
+            self.assertIn(f"invalid choice: '{bad}'", r.stderr)
+
+    def test_resume_with_the_file_s_timer(self):
+        self.resume_refused({"timer": "cupti", "flush": "write"},
+                            "was measured with --timer cupti, this run would use --timer events: a result file holds "
+                            "one timer", "--timer", "ncu")
 
     def test_resume_with_the_file_s_flush(self):
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "peer.json")
-            doc = {"fusionbench": {"schema": 1}, "peer": {}, "settings": {"timer": "events", "flush": "clean"},
-                   "cases": []}
-            Path(path).write_text(json.dumps(doc))
-            env = {k: v for k, v in os.environ.items() if k != "FUSIONBENCH_CASES"}
-            tool = [sys.executable, str(REPO / "scripts" / "torch_peer.py"), "run", "--case", "softmax"]
-            r = subprocess.run(tool + ["--resume", path], capture_output=True, text=True, env=env, timeout=60)
-            self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn("was measured with --flush clean, this run would use --flush write: a result file holds "
-                          "one flush", r.stderr)
-            r = subprocess.run(tool + ["--flush", "dirty"], capture_output=True, text=True, env=env, timeout=60)
-            self.assertEqual(r.returncode, 2, r.stderr)
-            self.assertIn("invalid choice: 'dirty'", r.stderr)
+        self.resume_refused({"timer": "events", "flush": "clean"},
+                            "was measured with --flush clean, this run would use --flush write: a result file holds "
+                            "one flush", "--flush", "dirty")
 
 
 class TestCuptiSamples(unittest.TestCase):
