@@ -609,6 +609,18 @@ extern "C" const char *fb_rmsnorm_fused_pick(const fb_call *c) {
     return mode_names[Variant<MODE_AUTO>::mode(p)];
 }
 
+extern "C" int fb_rmsnorm_group_shape(const fb_call *c, int *G, int *U, int *threads, int *fixed_g) {
+    if (Variant<MODE_AUTO>::supports(c, nullptr, 0) != FB_OK) return FB_E_UNSUPPORTED;
+    const Problem p = problem(c);
+    *G = p.g.G;
+    *U = p.g.U;
+    *threads = p.g.threads;
+    void *f = nullptr;
+    FB_DISPATCH(p.dt, T, { f = p.g.vec ? cached_fn_fixed_g<T, true>(p.g.G, p.g.U) : cached_fn_fixed_g<T, false>(p.g.G, p.g.U); });
+    *fixed_g = !p.g.shift && f != nullptr;
+    return FB_OK;
+}
+
 extern "C" const fb_variant fb_rmsnorm_variants[] = {
     {"rmsnorm.fused", "RMSNorm forward, the mode picked by shape (kernels/rmsnorm.cu's rule)", FB_DTYPES_ALL,
      Variant<MODE_AUTO>::supports, nullptr, Variant<MODE_AUTO>::run, 1},

@@ -14,6 +14,11 @@ int fb_rmsnorm_plan_only(const fb_call *call);
  * ("multi_wave_cached", "multi_wave_reload", "static_persistent"); NULL when it runs nothing (an
  * empty tensor) or the call is not one it takes. No GPU needed: for tests. */
 const char *fb_rmsnorm_fused_pick(const fb_call *call);
+/* The group shape rmsnorm.fused's modes launch for this call (kernels/rmsnorm.cu problem()): *G
+ * threads a row, *U units a thread, *threads a CTA, and *fixed_g 1 when the kernel has G as a
+ * compile-time constant. FB_OK, or FB_E_UNSUPPORTED for a call rmsnorm.fused does not take. No
+ * GPU needed: for tests. */
+int fb_rmsnorm_group_shape(const fb_call *call, int *G, int *U, int *threads, int *fixed_g);
 /* kernels/rmsnorm_engine.cu: RMSNorm as a row-engine Op (rmsnorm.row_engine; float32 and the half
  * types). */
 int fb_rmsnorm_engine_supports(const fb_call *call, char *why, size_t n);

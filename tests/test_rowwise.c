@@ -393,6 +393,36 @@ static void test_rmsnorm_fused_pick(void)
     }
 }
 
+/* rmsnorm's launch shape on small tensors (rmsnorm.cu problem(), plan_geom_latency; NOTES.md
+ * "Stop 36"): a group of G = units threads a row with one unit each, G a compile-time constant of
+ * the kernel at 8..256; rows of 33..64 units on one warp of two units a lane, CTAs halved to 64
+ * threads while the grid has fewer than 2 x 132 CTAs; larger tensors keep plan_geom's shape. */
+static void test_rmsnorm_group_shape(void)
+{
+    static const op_case rms = {"rmsnorm.fused", 1, 1, fb_rmsnorm_plan_only};
+    static const struct { fb_dtype dt; long rows, N; int G, U, threads, fixed; } cases[] = {
+        {FB_F32, 512, 32, 8, 1, 64, 1},      {FB_F32, 512, 128, 32, 1, 64, 1},
+        {FB_F32, 512, 256, 32, 2, 64, 1},    /* 64 units: a warp, not a 64-thread CTA */
+        {FB_F32, 2048, 256, 32, 2, 128, 1},  {FB_BF16, 512, 512, 32, 2, 64, 1},
+        {FB_F32, 512, 61, 32, 2, 64, 1},     /* scalar rows of 61 elements */
+        {FB_F32, 512, 512, 128, 1, 128, 1},  {FB_F32, 512, 1024, 256, 1, 256, 1},
+        {FB_F64, 512, 64, 32, 1, 64, 1},     {FB_F32, 8192, 256, 16, 4, 256, 0}, /* 2 M units: plan_geom's */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        call_buf b;
+        make_call(&b, &rms, cases[i].dt, cases[i].rows, cases[i].N, -1);
+        int G = 0, U = 0, threads = 0, fixed = -1;
+        CHECK(fb_rmsnorm_group_shape(&b.call, &G, &U, &threads, &fixed) == FB_OK);
+        const bool ok = G == cases[i].G && U == cases[i].U && threads == cases[i].threads && fixed == cases[i].fixed;
+        if (!ok)
+            fprintf(stderr, "rmsnorm %s %ld x %ld: G %d U %d threads %d fixed %d, want %d %d %d %d\n",
+                    fb_dtype_name(cases[i].dt), cases[i].rows, cases[i].N, G, U, threads, fixed, cases[i].G, cases[i].U,
+                    cases[i].threads, cases[i].fixed);
+        CHECK(ok);
+        CHECK(fb_rmsnorm_plan_only(&b.call) == FB_OK);
+    }
+}
+
 int main(void)
 {
     test_registered();
@@ -407,5 +437,6 @@ int main(void)
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
     test_rmsnorm_fused_pick();
+    test_rmsnorm_group_shape();
     return fb_t_report("rowwise");
 }
