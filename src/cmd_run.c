@@ -117,7 +117,8 @@ static int run_table(run_opts *o, fb_opt *t)
                       .choices = timer_modes, .n_choices = 3,
                       .help = "events (default), graph (CUDA graph replay, flush inside) or cupti\n"
                               "(the variant's kernel durations summed, from CUPTI's activity records;\n"
-                              "needs libcupti, found at run time, see $FB_CUPTI_LIB)"};
+                              "needs libcupti, found at run time, see $FB_CUPTI_LIB; the timer for cells\n"
+                              "of a few us, where an event pair is most of a sample)"};
     t[n++] = (fb_opt){.name = "flush", .kind = FB_OPT_ENUM, .dst = &o->flush_mode, .arg = "HOW",
                       .choices = flush_modes, .n_choices = 3,
                       .help = "the L2 flush before every sample: clean (default; a read-only sweep of\n"
