@@ -165,13 +165,10 @@ __global__ void __launch_bounds__(T, 1) k_wb_first(const float4 *__restrict__ x,
 // w into shared memory by cp.async (16 bytes a thread and unit) before the row's loads; the copy
 // lands while the row loads and the sums run. Each thread reads back only what it copied, so a
 // thread's own cp.async.wait_all is all the ordering it needs.
-template <int SHIFT16>
-__global__ void __launch_bounds__(T, 1) k_w_smem_t(const float4 *__restrict__ x, float4 *__restrict__ y,
-                                                   const float4 *__restrict__ w, const float4 *__restrict__ b) {
-    extern __shared__ float4 ws_[];  // W4 float4: 128 KB (+ SHIFT16 float4)
-    float4 *const ws = ws_ + SHIFT16;
-    __shared__ float sm[32];
-    const long base = (long)blockIdx.x * W4;
+// This thread's units of w into shared memory, one commit group: w_smem's copies. Not
+// fb::cp_async16 / cp_async_commit: their "memory" clobber reorders these kernels' SASS, and
+// this is the code stop 35 measured (74.0 us aligned, 92.6 shifted 16 bytes).
+__device__ __forceinline__ void stage_weight(float4 *ws, const float4 *__restrict__ w) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         const int c = threadIdx.x + u * T;
@@ -179,6 +176,16 @@ __global__ void __launch_bounds__(T, 1) k_w_smem_t(const float4 *__restrict__ x,
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(w + c));
     }
     asm volatile("cp.async.commit_group;");
+}
+
+template <int SHIFT16>
+__global__ void __launch_bounds__(T, 1) k_w_smem_t(const float4 *__restrict__ x, float4 *__restrict__ y,
+                                                   const float4 *__restrict__ w, const float4 *__restrict__ b) {
+    extern __shared__ float4 ws_[];  // W4 float4: 128 KB (+ SHIFT16 float4)
+    float4 *const ws = ws_ + SHIFT16;
+    __shared__ float sm[32];
+    const long base = (long)blockIdx.x * W4;
+    stage_weight(ws, w);
     float4 v[U];
     normalise(x + base, v, sm);
     asm volatile("cp.async.wait_all;" ::: "memory");
@@ -198,13 +205,7 @@ __global__ void __launch_bounds__(T, 1) k_w_smem_serial(const float4 *__restrict
     extern __shared__ float4 ws[];
     __shared__ float sm[32];
     const long base = (long)blockIdx.x * W4;
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const int c = threadIdx.x + u * T;
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(ws + c);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(w + c));
-    }
-    asm volatile("cp.async.commit_group;");
+    stage_weight(ws, w);
     float4 v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) v[u] = ld_last(x + base + threadIdx.x + u * T);
