@@ -109,9 +109,17 @@ template <class T> __device__ __forceinline__ T unpack2(float2 x);
 template <> __device__ __forceinline__ float unpack2<float>(float2 x) { return x.x; }
 template <> __device__ __forceinline__ float2 unpack2<float2>(float2 x) { return x; }
 
-// Over G lanes (a power of two <= 32); every lane of the warp must call it.
+// Over G lanes (a power of two <= 32); every lane of the warp must call it. Five shuffles
+// whatever G, each kept where its offset is under G: straight-line code, where a loop of run-time
+// trip count compiled to a divergence check around every shuffle (a short row's kernel time is
+// its instruction chain: NOTES.md, "Stop 36"). The same combines in the same order as a loop from
+// G / 2 down.
 template <class C> __device__ __forceinline__ typename C::type lanes_reduce(typename C::type x, int G) {
-    for (int o = G >> 1; o > 0; o >>= 1) x = C::combine(x, shfl_xor(x, o));
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const typename C::type y = shfl_xor(x, o);
+        if (o < G) x = C::combine(x, y);
+    }
     return x;
 }
 
@@ -485,7 +493,8 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
     using U = Unit<T, VEC, engine_ld<T>()>;  // see engine_ld
     constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
     const int lane = threadIdx.x & (G - 1);
-    const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) / G;
+    // G is a power of two: a shift, where `/ G` on a 64-bit index was a division subroutine
+    const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) >> (__ffs(G) - 1);
 
     RegVals<NIN, UPT, N, PEEL> v[R];
     long off[R], head[R], nbody[R], ex_at[R];
