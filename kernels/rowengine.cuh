@@ -1012,8 +1012,9 @@ inline bool plan_rows_staged(const Shape &s, Plan *p) {
 }
 
 // K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048),
-// one unit a thread, on tensors of up to 2M units (32 MB of x: every CTA steps through a few
-// rows). Measured (NOTES.md, "Stop 27", layernorm, 1024..65536 rows x W 256..4096, best of two
+// one unit a thread, on tensors of up to 512K units (8 MB of x: every CTA steps through a few
+// rows; stop 27's caps of 2M and 1M units, below, were measured against the plans before
+// plan_mid_rows, which beats the hold past 512K: kHoldMaxUnits). Measured (NOTES.md, "Stop 27", layernorm, 1024..65536 rows x W 256..4096, best of two
 // runs, t_plan / t_hold): W = 1024 at 1024..8192 rows 1.04-1.16x (8192 x 1024 89.6 -> 93.4% of
 // SOL), W = 2048 at 1024..2048 rows 1.03-1.14x; beyond 2M units 0.96-1.00x (the other plans
 // already reach the copy there), and W = 4096 loses everywhere (0.90-0.95x: 1024-thread CTAs
@@ -1028,11 +1029,13 @@ inline bool plan_rows_staged(const Shape &s, Plan *p) {
 // 1024): the grids of plan_rows' latency rule, which plan_hold leaves to it.
 inline bool one_unit_a_thread_fits(const Shape &s, long nunits) { return s.rows * nunits <= (long)sm_count() * 1024; }
 
-constexpr long kHoldMaxUnits = 2L << 20, kHoldMaxUnitsWide = 1L << 20;
+// Past 512K units (8 MB of x: W = 1024 to 2048 rows, W = 2048 to 1024) plan_mid_rows' CTA of
+// four units a thread runs faster (NOTES.md "Stop 37", H200: 4096 x 1024 1.02x, 8192 x 1024 1.10x,
+// 2048 x 2048 1.04x); the 2M and 1M caps of stop 27 were measured against the plans before it.
+constexpr long kHoldMaxUnits = 512L << 10;
 inline bool plan_hold(const Shape &s, Plan *p) {
     const long nunits = s.W / 4;
-    const long max_units = nunits > 384 ? kHoldMaxUnitsWide : kHoldMaxUnits;
-    if (!vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 256 || nunits > 512 || s.rows * nunits > max_units ||
+    if (!vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 256 || nunits > 512 || s.rows * nunits > kHoldMaxUnits ||
         one_unit_a_thread_fits(s, nunits))
         return false;
     p->kind = K_HOLD;
@@ -1043,6 +1046,32 @@ inline bool plan_hold(const Shape &s, Plan *p) {
     p->r = 1;
     p->g = 32;
     p->c = 1;
+    return true;
+}
+
+// K_CTA at 16 values a thread for float32 rows of 256..512 units (W = 1024..2048) on grids of
+// >= 1024 rows past the hold: four units a thread (two with two inputs), where the group plan
+// gave W = 1024 one warp of eight units a lane and plan_cta W = 2048 its fewest threads, eight
+// units each. More warps a row, fewer loads in flight a thread. Measured (NOTES.md "Stop 37",
+// H200, --timer cupti, write flush, two rounds within 0.5% of each other, t_before / t_mid):
+//   W = 1024, 1024..65536 rows: double_softmax 1.01-1.17, softmax_backward (128 threads of two
+//     units) 1.01-1.07, layernorm past the hold (from 4096 rows) 1.02-1.11 (8192 x 1024 20.5 ->
+//     18.6 us), norm_chain 0.95-1.05 (1.00 from 8192 rows);
+//   W = 1536 and 2048 with parameters (layernorm, from 2048 rows): 1.01-1.15 (8192 x 2048 36.3 ->
+//     33.8 us, 4096 x 1536 16.7 -> 14.5); the ops without parameters moved 0.99-1.00 at W = 1536
+//     and 0.96-1.00 at W = 2048 (norm_chain, double_softmax; softmax_backward at 256 threads), so
+//     they keep plan_cta's.
+// Other widths of 257..511 units are between the measured ones; fewer rows keep their plans.
+inline bool plan_mid_rows(const Shape &s, Plan *p) {
+    const long nunits = s.W / 4;
+    if (!vec_ok(s) || s.esz != 4 || s.rows < 1024 || nunits < 256 || nunits > 512) return false;
+    if (nunits > 256 && s.nparam == 0) return false;
+    Plan one;
+    if (!plan_cta(s, 1, &one, kMaxVals, 1024) || one.c != 1) return false;
+    const int upt = std::max(1, 4 / s.nin);
+    one.threads = (int)((cdiv(nunits, upt) + 31) / 32 * 32);
+    one.upt = round_up_in(kCtaVecUpt, cdiv(nunits, one.threads));
+    *p = one;
     return true;
 }
 
@@ -1086,6 +1115,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     }
     if (plan_staged(s, p)) return true;
     if (plan_hold(s, p)) return true;
+    if (plan_mid_rows(s, p)) return true;
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
     // rows go to scalar CTA rows.
     if ((vec || (al && s.W >= N) || s.W <= 128) && plan_group(s, p)) return true;

@@ -254,8 +254,8 @@ static void test_staged_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 65536, 4096, 8, 128, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 4096, 8, 128, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1023, 8192, 1, 256, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 7, 512, 1);  /* W = 2048: the hold */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1024, 7, 256, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 7, 512, 1);  /* W = 2048: the hold */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 1024, 7, 256, 1);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 1024, 1);  /* the latency plan */
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 264, 32768, 8, 1024, 4);
     expect_plan(fb_layernorm_plan_info, ln, FB_F16, 128, 16384, 8, 512, 4);
@@ -287,25 +287,43 @@ static void test_two_cta_cluster(void)
 
 /* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27"):
  * layernorm's float32 rows of 1024..2048 (256..512 units, a unit a thread, whole warps) on x of
- * more than the latency rule's 132 x 1024 units and up to 2M (1M for rows of more than 384 units:
- * 4096 x 2048 ran faster on the CTA plan on both cards, NOTES.md "Stop 33"); longer or shorter rows, other
- * tensors, the half types and ops without parameters keep their plans. */
+ * more than the latency rule's 132 x 1024 units and up to 512K (NOTES.md "Stop 37": beyond, the
+ * CTA of four units a thread, plan_mid_rows); longer or shorter rows, other tensors, the half
+ * types and ops without parameters keep their plans. */
 static void test_hold_plan(void)
 {
     const op_case *ln = &ops[2], *nc = &ops[3];
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 1024, 7, 256, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 1024, 7, 256, 1);   /* 512K units */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 7, 512, 1);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 7, 512, 1);   /* 1M units */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 2048, 1, -1, -1);   /* 2M of 512: CTA */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1536, 7, 384, 1);   /* 1.5M of 384: held */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 16384, 1024, 0, -1, -1); /* 4M units: group */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 2048, 1, -1, -1);  /* 4M units: CTA */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, -1, -1);   /* W = 4096 */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 512, 0, -1, -1);   /* W = 512 */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1100, 7, 288, 1);  /* 275 units: 9 warps */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 1024, 0, -1, -1);   /* <= 132 x 1024 units */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 1536, 7, 384, 1);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 1100, 7, 288, 1);   /* 275 units: 9 warps */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1024, 1, 64, 4);    /* 1M units: plan_mid_rows */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 1, 128, 4);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, -1, -1);    /* W = 4096 */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 512, 0, -1, -1);    /* W = 512 */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 1024, 0, -1, -1);    /* <= 132 x 1024 units */
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 4096, 1024, 0, -1, -1);
-    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 1024, 0, -1, -1);
+}
+
+/* float32 rows of 256..512 units on >= 1024 rows past the hold take a CTA of four units a thread,
+ * two with two inputs (kind 1, rowengine.cuh plan_mid_rows; NOTES.md "Stop 37"): W = 1024 for
+ * every op, W = 2048 for an op with parameters; ops without keep plan_cta's eight units at W =
+ * 2048, and fewer rows, the half types and unaligned rows keep their plans. */
+static void test_mid_rows_plan(void)
+{
+    const op_case *ds = &ops[0], *sb = &ops[1], *ln = &ops[2], *nc = &ops[3];
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 8192, 1024, 1, 64, 4);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 65536, 2048, 1, 128, 4);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1536, 1, 96, 4);     /* 384 units */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1100, 1, 96, 4);     /* 275 units: 3 warps */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 1024, 1024, 1, 64, 4);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 65536, 1024, 1, 64, 4);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 8192, 1024, 1, 128, 2);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 2048, 1, 64, 8);    /* no parameters */
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 8192, 2048, 1, 128, 4);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 1023, 1024, 0, -1, -1); /* fewer rows */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_BF16, 8192, 1024, 0, -1, -1);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 1027, 0, -1, -1);   /* unaligned: scalar group */
 }
 
 /* Half-type rows of >= 32 KB (rowengine.cuh, plan_rows; NOTES.md "Stop 25"): one CTA a row with a
@@ -433,6 +451,7 @@ int main(void)
     test_pair_plan();
     test_staged_plan();
     test_hold_plan();
+    test_mid_rows_plan();
     test_two_cta_cluster();
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
