@@ -1049,26 +1049,37 @@ inline bool plan_hold(const Shape &s, Plan *p) {
     return true;
 }
 
-// K_CTA at 16 values a thread for float32 rows of 256..512 units (W = 1024..2048) on grids of
-// >= 1024 rows past the hold: four units a thread (two with two inputs), where the group plan
-// gave W = 1024 one warp of eight units a lane and plan_cta W = 2048 its fewest threads, eight
-// units each. More warps a row, fewer loads in flight a thread. Measured (NOTES.md "Stop 37",
-// H200, --timer cupti, write flush, two rounds within 0.5% of each other, t_before / t_mid):
-//   W = 1024, 1024..65536 rows: double_softmax 1.01-1.17, softmax_backward (128 threads of two
-//     units) 1.01-1.07, layernorm past the hold (from 4096 rows) 1.02-1.11 (8192 x 1024 20.5 ->
-//     18.6 us), norm_chain 0.95-1.05 (1.00 from 8192 rows);
-//   W = 1536 and 2048 with parameters (layernorm, from 2048 rows): 1.01-1.15 (8192 x 2048 36.3 ->
-//     33.8 us, 4096 x 1536 16.7 -> 14.5); the ops without parameters moved 0.99-1.00 at W = 1536
-//     and 0.96-1.00 at W = 2048 (norm_chain, double_softmax; softmax_backward at 256 threads), so
-//     they keep plan_cta's.
-// Other widths of 257..511 units are between the measured ones; fewer rows keep their plans.
+// K_CTA for float32 rows of 256..512 units (W = 1024..2048) on grids of >= 128 rows, more threads
+// a row than the plans before it gave: W = 1024 took the group plan (one warp a row, eight units a
+// lane; it comes before the latency rule, so layernorm's few rows took it too) and W = 2048
+// plan_cta's fewest threads (64, eight units each). Here 16 values a thread (all inputs: four units
+// of one input, two of two) from 1024 rows and at W = 2048, eight on fewer rows of W = 1024. More
+// warps a row, fewer loads in flight a thread. Measured (NOTES.md "Stop 37", H200, --timer cupti,
+// write flush, two rounds within 1.5% of each other, t_before / t_mid):
+//   W = 1024, 128..512 rows (call 6): layernorm 1.33-1.53 (128 x 1024 4.06 -> 2.66 us),
+//     double_softmax 1.17-1.35, softmax_backward (256 threads of one unit) 1.00-1.18, norm_chain
+//     0.98-1.10; 1024..65536 rows (call 5): double_softmax 1.01-1.17, softmax_backward 1.00-1.06,
+//     layernorm past the hold (from 4096 rows) 1.02-1.10 (8192 x 1024 20.5 -> 18.6 us),
+//     norm_chain 0.95-1.05 (1.00 from 8192 rows);
+//   W = 1536 and 2048 with parameters (layernorm, from 2048 rows, call 5): 1.01-1.15 (8192 x
+//     2048 36.3 -> 33.8 us, 4096 x 1536 16.7 -> 14.5); fewer rows keep the latency rule and the
+//     hold (128 threads lost there, 0.87-0.89);
+//   W = 2048 without (calls 4, 6): up to 1024 rows double_softmax 1.09-1.17, norm_chain 1.03-1.10;
+//     from 2048 rows 0.96-1.00, and W = 1536 0.99-1.00, so they keep plan_cta's there; two inputs
+//     hold four units of each on 128 threads already (softmax_backward).
+// Other widths of 257..511 units are between the measured ones.
 inline bool plan_mid_rows(const Shape &s, Plan *p) {
     const long nunits = s.W / 4;
-    if (!vec_ok(s) || s.esz != 4 || s.rows < 1024 || nunits < 256 || nunits > 512) return false;
-    if (nunits > 256 && s.nparam == 0) return false;
+    if (!vec_ok(s) || s.esz != 4 || s.rows < 128 || nunits < 256 || nunits > 512) return false;
+    const bool few = s.rows < 1024;
+    int vals = 16;  // float32 values a thread, all inputs together
+    if (nunits == 256)
+        vals = few ? 8 : 16;
+    else if (s.nparam > 0 ? few : (s.rows > 1024 || s.nin > 1))
+        return false;
     Plan one;
     if (!plan_cta(s, 1, &one, kMaxVals, 1024) || one.c != 1) return false;
-    const int upt = std::max(1, 4 / s.nin);
+    const int upt = std::max(1, vals / 4 / s.nin);
     one.threads = (int)((cdiv(nunits, upt) + 31) / 32 * 32);
     one.upt = round_up_in(kCtaVecUpt, cdiv(nunits, one.threads));
     *p = one;

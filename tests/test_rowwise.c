@@ -216,7 +216,7 @@ static void test_latency_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 128, 4096, 1, 512, 1);   /* 8 values a unit */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, 128, 8);    /* 524288 units: no */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 4096, 1, 128, 8);   /* no parameters: no */
-    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 64, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 128, 4);   /* plan_mid_rows' */
 }
 
 /* float32 rows of >= 64 KB in one CTA with a shared part (kind 5, rowengine.cuh plan_rows_smem;
@@ -301,14 +301,15 @@ static void test_hold_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 1, 128, 4);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, -1, -1);    /* W = 4096 */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 512, 0, -1, -1);    /* W = 512 */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 1024, 0, -1, -1);    /* <= 132 x 1024 units */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 1024, 1, 128, 2);    /* <= 132 x 1024 units: plan_mid_rows */
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 4096, 1024, 0, -1, -1);
 }
 
-/* float32 rows of 256..512 units on >= 1024 rows past the hold take a CTA of four units a thread,
- * two with two inputs (kind 1, rowengine.cuh plan_mid_rows; NOTES.md "Stop 37"): W = 1024 for
- * every op, W = 2048 for an op with parameters; ops without keep plan_cta's eight units at W =
- * 2048, and fewer rows, the half types and unaligned rows keep their plans. */
+/* float32 rows of 256..512 units on >= 128 rows past the hold take a CTA of 16 values a thread
+ * (four units, two with two inputs), 8 on fewer than 1024 rows of W = 1024 (kind 1, rowengine.cuh
+ * plan_mid_rows; NOTES.md "Stop 37"): W = 1024 for every op, W = 2048 for an op with parameters
+ * from 1024 rows and for the others up to 1024 rows with one input; the rest, fewer than 128
+ * rows, the half types and unaligned rows keep their plans. */
 static void test_mid_rows_plan(void)
 {
     const op_case *ds = &ops[0], *sb = &ops[1], *ln = &ops[2], *nc = &ops[3];
@@ -321,7 +322,14 @@ static void test_mid_rows_plan(void)
     expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 8192, 1024, 1, 128, 2);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 2048, 1, 64, 8);    /* no parameters */
     expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 8192, 2048, 1, 128, 4);
-    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 1023, 1024, 0, -1, -1); /* fewer rows */
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 1023, 1024, 1, 128, 2); /* fewer rows */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 1024, 1, 128, 2);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 512, 1024, 1, 256, 1);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 1024, 2048, 1, 128, 4);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 2048, 2048, 1, 64, 8);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 512, 2048, 1, 128, 4);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 2048, 7, 512, 1);     /* the hold */
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 127, 1024, 0, -1, -1); /* < 128 rows */
     expect_plan(fb_norm_chain_plan_info, nc, FB_BF16, 8192, 1024, 0, -1, -1);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 1027, 0, -1, -1);   /* unaligned: scalar group */
 }
