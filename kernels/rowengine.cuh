@@ -1063,8 +1063,8 @@ inline bool plan_hold(const Shape &s, Plan *p) {
 //     norm_chain 0.95-1.05 (1.00 from 8192 rows);
 //   W = 1536 and 2048 with parameters (layernorm, from 2048 rows, call 5): 1.01-1.15 (8192 x
 //     2048 36.3 -> 33.8 us, 4096 x 1536 16.7 -> 14.5); fewer rows keep the latency rule and the
-//     hold (128 threads lost there, 0.87-0.89);
-//   W = 2048 without (calls 4, 6): up to 1024 rows double_softmax 1.09-1.17, norm_chain 1.03-1.10;
+//     hold (128 threads lost there, 0.86-0.95);
+//   W = 2048 without (calls 4, 6): up to 1024 rows double_softmax 1.09-1.15, norm_chain 1.03-1.10;
 //     from 2048 rows 0.96-1.00, and W = 1536 0.99-1.00, so they keep plan_cta's there; two inputs
 //     hold four units of each on 128 threads already (softmax_backward).
 // Other widths of 257..511 units are between the measured ones.
