@@ -54,6 +54,19 @@ def checks(r, names):
         print(f"  {n}: {tot} cells of the case's own fused variant, {bad} failed")
 
 
+def knob_tables(r, threads):
+    """Per case of FOUR, the mean of two rounds' us at each FB_DEV_CTA_THREADS value (t0: unset,
+    the engine's plan) and the best against t0; a value the knob could not take is nan."""
+    for case in FOUR:
+        runs = {t: mean_of([os.path.join(r, f"r{i}-{case}-t{t}.json") for i in (1, 2)]) for t in threads}
+        print(f"  == {case}: W rows plan  " + " ".join(f"t{t}" for t in threads) + "  best")
+        for k in sorted(runs[0]):
+            m = {t: runs[t][k][0] for t in runs if k in runs[t]}
+            best = min(m, key=m.get)
+            print(f"    {k[1]:5d} {k[2]:6d} {runs[0][k][1]:10s} " + " ".join(f"{m.get(t, float('nan')):7.2f}" for t in threads)
+                  + f"   t{best} {m[0] / m[best]:.3f}")
+
+
 def section(n, title):
     print(f"\n# {n}. {title}")
 
@@ -87,14 +100,7 @@ def main():
 
     section(3, "float32 W = 1024, 2048 at 1024..65536 rows on a CTA of T threads (call 4, "
                "FB_DEV_CTA_THREADS; t0 = the engine's plan), mean of two rounds, us")
-    for case in FOUR:
-        runs = {t: mean_of([os.path.join(r[4], f"r{i}-{case}-t{t}.json") for i in (1, 2)]) for t in (0, 64, 128, 256, 512)}
-        print(f"  == {case}: W rows plan  t0 t64 t128 t256 t512  best")
-        for k in sorted(runs[0]):
-            m = {t: runs[t][k][0] for t in runs if k in runs[t]}
-            best = min(m, key=m.get)
-            print(f"    {k[1]:5d} {k[2]:6d} {runs[0][k][1]:10s} " + " ".join(f"{m.get(t, float('nan')):7.2f}" for t in (0, 64, 128, 256, 512))
-                  + f"   t{best} {m[0] / m[best]:.3f}")
+    knob_tables(r[4], (0, 64, 128, 256, 512))
 
     section(4, "plan_mid_rows (call 5): checks; t_before / t_after (FB_DEV_NOMID=1 / unset), two rounds, "
                "W = 1024, 1536, 2048 at 1024..65536 rows")
@@ -117,14 +123,7 @@ def main():
     section(5, "few rows (call 6: 51627b3 + FB_DEV_CTA_THREADS for W = 256..2048): the full selftest, "
                "racecheck; rows 128..512 on a CTA of T threads, mean of two rounds, us")
     steps(r[6], ["selftest", "rc-layernorm", "rc-softmax_backward"])
-    for case in FOUR:
-        runs = {t: mean_of([os.path.join(r[6], f"r{i}-{case}-t{t}.json") for i in (1, 2)]) for t in (0, 32, 64, 128, 256)}
-        print(f"  == {case}: W rows plan  t0 t32 t64 t128 t256  best")
-        for k in sorted(runs[0]):
-            m = {t: runs[t][k][0] for t in runs if k in runs[t]}
-            best = min(m, key=m.get)
-            print(f"    {k[1]:5d} {k[2]:6d} {runs[0][k][1]:10s} " + " ".join(f"{m.get(t, float('nan')):7.2f}" for t in (0, 32, 64, 128, 256))
-                  + f"   t{best} {m[0] / m[best]:.3f}")
+    knob_tables(r[6], (0, 32, 64, 128, 256))
 
     section(6, "3e91d13 as committed (call 7): checks; its times against call 6's engine plans (t0)")
     steps(r[7], ["st"] + [f"{k}-{c}" for c in FOUR for k in ("mc", "rc")])
