@@ -1011,20 +1011,21 @@ inline bool plan_rows_staged(const Shape &s, Plan *p) {
     return false;
 }
 
-// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048),
-// one unit a thread, on tensors of up to 512K units (8 MB of x: every CTA steps through a few
-// rows; stop 27's caps of 2M and 1M units, below, were measured against the plans before
-// plan_mid_rows, which beats the hold past 512K: kHoldMaxUnits). Measured (NOTES.md, "Stop 27", layernorm, 1024..65536 rows x W 256..4096, best of two
-// runs, t_plan / t_hold): W = 1024 at 1024..8192 rows 1.04-1.16x (8192 x 1024 89.6 -> 93.4% of
-// SOL), W = 2048 at 1024..2048 rows 1.03-1.14x; beyond 2M units 0.96-1.00x (the other plans
-// already reach the copy there), and W = 4096 loses everywhere (0.90-0.95x: 1024-thread CTAs
-// meeting at a barrier per reduction); W = 256..512 moved both ways on 6-90 us cells. Grids that
-// plan_rows' latency rule spreads over the GPU one unit a thread (rows x units <= SMs x 1024)
-// keep that rule. CTAs of more than 12 warps (rows of more than 384 units) only up to 1M units
-// (16 MB): 4096 x 2048 (512-thread CTAs, 2M units) ran slower held than on the CTA plan on both
-// cards (H100 0.974x, stop 27 call 8; H200 25.4 against 23.8 us, 0.937x, stop 33 call 3), while
-// 8192 x 1024 (256-thread CTAs, 2M units) gained on both (1.042x, 1.020x); the larger the CTA, the
-// more its barrier per reduction costs (W = 4096, 1024 threads, lost everywhere).
+// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048), one
+// unit a thread, on tensors of up to 512K units (8 MB of x: every CTA steps through a few rows;
+// stop 27's caps of 2M and 1M units, below, were measured against the plans before plan_mid_rows,
+// which beats the hold past 512K: kHoldMaxUnits). Measured (NOTES.md, "Stop 27", layernorm,
+// 1024..65536 rows x W 256..4096, best of two runs, t_plan / t_hold): W = 1024 at 1024..8192 rows
+// 1.04-1.16x (8192 x 1024 89.6 -> 93.4% of SOL), W = 2048 at 1024..2048 rows 1.03-1.14x; beyond 2M
+// units 0.96-1.00x (the other plans already reach the copy there), and W = 4096 loses everywhere
+// (0.90-0.95x: 1024-thread CTAs meeting at a barrier per reduction); W = 256..512 moved both ways
+// on 6-90 us cells. Grids that plan_rows' latency rule spreads over the GPU one unit a thread (rows
+// x units <= SMs x 1024) keep that rule. CTAs of more than 12 warps (rows of more than 384 units)
+// only up to 1M units (16 MB): 4096 x 2048 (512-thread CTAs, 2M units) ran slower held than on the
+// CTA plan on both cards (H100 0.974x, stop 27 call 8; H200 25.4 against 23.8 us, 0.937x, stop 33
+// call 3), while 8192 x 1024 (256-thread CTAs, 2M units) gained on both (1.042x, 1.020x); the
+// larger the CTA, the more its barrier per reduction costs (W = 4096, 1024 threads, lost
+// everywhere).
 // Every unit of every row of the grid on a thread of its own at once (rows x units <= SMs x
 // 1024): the grids of plan_rows' latency rule, which plan_hold leaves to it.
 inline bool one_unit_a_thread_fits(const Shape &s, long nunits) { return s.rows * nunits <= (long)sm_count() * 1024; }
