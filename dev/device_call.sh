@@ -19,7 +19,12 @@
 # untracked results aside; else time the other binary in the next call.
 # At stop 35 one binary (4.6 MB) left 0.6 MB of the 64 MiB, until results/h100's selftest and
 # sanitizer logs of more than 100 KB went to .txt.xz (the same bytes, 3 MB less): ~3.6 MB to spare.
-# After stop 36's results the tree is 60.5 MB: one binary leaves ~2 MB. Build a call's binary with
+# After stop 36's results the tree is 60.5 MB: one binary leaves ~2 MB. At stop 37 a 62.1 MB tree
+# and a 4.7 MB binary were refused; 2.1 MB of older results/h100 JSON went to .json.xz (60.8 MB):
+# commit a stop's tarballs after its last call, and xz the binary with -9 (4.6 MB). Two binaries
+# to compare: run them in back-to-back calls on the warm machine (stop 37 calls 1-2), or use a
+# dev knob in one binary. Side-by-side grids: `nvidia-h200-x4`, a lane a GPU (four cases in about
+# 300 s of one call's device time). Build a call's binary with
 # scripts/setup.sh, never `ninja` alone (a .cuh change does not rebuild the .cu objects: stop 36's
 # call 3 timed a binary without its knob), and check a dev knob's name with `strings` before a call.
 # A warm machine keeps /tmp between calls, so $R is emptied here: stop 34's call 5 found call 4's
