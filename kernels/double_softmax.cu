@@ -11,7 +11,9 @@
 // Variant:
 //   double_softmax.fused  The row engine (rowengine.cuh) picks the plan by shape: 64-row tiles
 //                         through shared memory for odd rows of 96..256 bytes; G lanes per row
-//                         for W <= 1024 (peeled for odd W); a CTA per row for medium W; a
+//                         for W <= 1024 (peeled for odd W) but float32 W = 1024 from 128 rows;
+//                         a CTA per row for medium W (more threads a row at float32 W =
+//                         1024..2048: rowengine.cuh plan_mid_rows, NOTES.md "Stop 37"); a
 //                         cluster of 2..8 CTAs for long rows or few rows; a workspace two-pass
 //                         past 8 CTAs' registers. Per row: 2 exps per element, one (max, sum)
 //                         merge and one sum (2 barriers in CTA rows, shuffles only in group rows).

@@ -14,7 +14,8 @@
 //
 // Variants:
 //   layernorm.fused       The row engine (rowengine.cuh) picks the plan by shape: G lanes per
-//                         row for W <= 1024 (peeled for odd W), a CTA per row for medium W,
+//                         row for W <= 1024 (peeled for odd W) but float32 W = 1024 from 128
+//                         rows (below), a CTA per row for medium W,
 //                         clusters of 2..8 CTAs for long rows or few rows, 64-row shared-memory
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
 //                         On float32 rows of 1024..2048 of tensors up to 8 MB, a persistent

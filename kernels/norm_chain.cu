@@ -8,7 +8,9 @@
 //
 // Variant:
 //   norm_chain.fused      The row engine (rowengine.cuh) picks the plan by shape: G lanes per
-//                         row for W <= 1024 (peeled for odd W), a CTA per row for medium W,
+//                         row for W <= 1024 (peeled for odd W) but float32 W = 1024 from 128
+//                         rows, a CTA per row for medium W (more threads a row at float32 W =
+//                         1024..2048: rowengine.cuh plan_mid_rows, NOTES.md "Stop 37"),
 //                         clusters of 2..8 CTAs for long rows or few rows, 64-row shared-memory
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
 //                         Three row sums (three barriers in CTA rows, three cluster exchanges).

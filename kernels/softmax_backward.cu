@@ -8,8 +8,10 @@
 // Variant:
 //   softmax_backward.fused  The row engine (rowengine.cuh) picks the plan by shape, with the
 //                         register budget shared by the two inputs: G lanes per row up to
-//                         32 elements (64 values) per lane, so W <= 1024 float32 stays in group
-//                         rows; a CTA per row (16 elements x 2 per thread) for medium W;
+//                         32 elements (64 values) per lane (W <= 1024), but float32 W = 1024
+//                         from 128 rows takes a CTA of 8 or 16 values a thread (rowengine.cuh
+//                         plan_mid_rows, NOTES.md "Stop 37"); a CTA per row (16 elements x 2
+//                         per thread) for medium W;
 //                         clusters of 2..8 CTAs for long rows (W = 65536 float32 needs 8 CTAs
 //                         of 512 threads) or few rows; 64-row shared-memory tiles for odd rows
 //                         of 96..256 bytes; a workspace two-pass past 8 CTAs. float32 rows of
