@@ -450,7 +450,7 @@ Problem problem(const fb_call *c) {
         c.G = 32;
         c.U = 2;
         c.threads = 256;
-        while (c.threads > 64 && (c.rows + c.rpc() - 1) / c.rpc() < 2L * sm_count()) c.threads /= 2;
+        spread_short_rows(&c, sm_count());
         p.g = c;
     }
     return p;

@@ -398,6 +398,13 @@ inline bool plan_geom(long rows, long N, int esz, bool aligned, int values, Geom
     return U <= 8;
 }
 
+// CTAs of short rows (G <= 32, several rows a CTA) halve, down to 64 threads, while the grid has
+// fewer than 2 CTAs per SM: a small tensor's few bytes spread over every SM's load pipes.
+inline void spread_short_rows(Geom *g, int sms) {
+    if (g->G <= 32)
+        while (g->threads > 64 && (g->rows + g->rpc() - 1) / g->rpc() < 2L * sms) g->threads /= 2;
+}
+
 // The same, shaped for latency when the whole tensor is small: with rows x units <= sms x 1024
 // (one unit per thread fills less than one wave at 1024 threads per SM) every thread takes one
 // unit (U = 1: no serial loads), and CTAs of short rows shrink to 64 threads until the grid has
@@ -412,8 +419,7 @@ inline bool plan_geom_latency(long rows, long N, int esz, bool aligned, int valu
         g->U = 1;
         g->threads = g->G <= 32 ? 256 : g->G;
     }
-    if (g->G <= 32)
-        while (g->threads > 64 && (g->rows + g->rpc() - 1) / g->rpc() < 2L * sms) g->threads /= 2;
+    spread_short_rows(g, sms);
     return true;
 }
 
