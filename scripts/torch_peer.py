@@ -2971,13 +2971,11 @@ def cmd_run(args, extra):
         had_flush = str((doc.get("settings") or {}).get("flush") or "write")  # older files: write
         if had_flush not in ("write", "clean"):
             had_flush = "write"
-        if had_flush != args.flush:
-            raise UsageError(f"{args.resume} was measured with --flush {had_flush}, this run would use --flush "
-                             f"{args.flush}: a result file holds one flush")
-        had_timer = str((doc.get("settings") or {}).get("timer") or "events")
-        if had_timer != args.timer:
-            raise UsageError(f"{args.resume} was measured with --timer {had_timer}, this run would use --timer "
-                             f"{args.timer}: a result file holds one timer")
+        had_timer = str((doc.get("settings") or {}).get("timer") or "events")  # older files: events
+        for opt, had, want in (("flush", had_flush, args.flush), ("timer", had_timer, args.timer)):
+            if had != want:
+                raise UsageError(f"{args.resume} was measured with --{opt} {had}, this run would use --{opt} "
+                                 f"{want}: a result file holds one {opt}")
         if had_tf32 != args.tf32:
             raise UsageError(f"{args.resume}: measured {'with' if had_tf32 else 'without'} --tf32; resume it "
                              f"{'with' if had_tf32 else 'without'} --tf32, or write another file")
