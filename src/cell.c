@@ -269,7 +269,7 @@ static void measure_sol(cell_state *st, json_t *cell, const char *where)
          * events against kernels timed by CUPTI put 3 us of event cost in every small cell's
          * % of SOL: kernels/NOTES.md, "Stop 36") */
         fb_timer_mode mode = fb_timer_set_mode(st->env->timer, FB_TIMER_EVENTS);
-        if (mode == FB_TIMER_CUPTI) fb_timer_set_mode(st->env->timer, FB_TIMER_CUPTI);
+        if (mode != FB_TIMER_GRAPH) fb_timer_set_mode(st->env->timer, mode);
         s = measure(st->env, &r, &stats, &samples);
         fb_timer_set_mode(st->env->timer, mode);
         if (s == FB_OK) {
