@@ -34,6 +34,9 @@
 //            a warp computes each row from shared memory; 16-byte stores of the tile.
 //   K_GROUP  rows of <= 32 elements per lane x 32 lanes: G lanes per row, R rows per group;
 //            16-byte units, peeled per row (scalar head + tail) for odd widths.
+//   (early)  K_GROUP and K_CTA of an op with parameters (layernorm) on grids of up to 8192 units an
+//            SM: every unit's weight and bias loaded with the row, before its reductions, not one
+//            unit at a time between the stores (plan_params_early).
 //   K_CTA    one CTA per row (c = 1, up to 1024 threads when one CTA can hold the row: each
 //            cluster-wide reduction costs long rows points of SOL, NOTES.md) or a cluster of
 //            c <= 8 CTAs of <= 512 threads per row exchanging one partial per CTA over DSMEM: 32
@@ -426,20 +429,38 @@ __device__ __forceinline__ void load_inputs(const Args<T> &a, long off, long i, 
 // need every tensor 16-byte aligned and W a multiple of N, so c is a multiple of N), else N
 // scalar loads. Parameters are re-read by every row: cached loads, no streaming hint.
 constexpr int np_slots(int np) { return np > 0 ? np : 1; }
-template <int NP, int N, bool VEC, typename T>
-__device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)[N][np_slots(NP)]) {
+// A 16-byte unit of each parameter as stored (four registers whatever the dtype): what the
+// early-parameter plans hold from the row's loads to its stores (Plan::early), widened to fp32
+// only at the output (widened at the load, a half type's unit held eight registers a parameter).
+template <int NP> struct RawParams {
+    int4 q[np_slots(NP)];
+};
+template <int NP, typename T> __device__ __forceinline__ void load_raw_params(const Args<T> &a, long c, RawParams<NP> &r) {
+#pragma unroll
+    for (int q = 0; q < NP; ++q) r.q[q] = *reinterpret_cast<const int4 *>(a.param[q] + c);
+}
+template <int NP, int N, typename T> __device__ __forceinline__ void widen_params(const RawParams<NP> &r, float (&p)[N][np_slots(NP)]) {
+    static_assert(N == fb::vec<T>::n, "a 16-byte unit");
 #pragma unroll
     for (int q = 0; q < NP; ++q) {
-        if constexpr (VEC) {
-            static_assert(N == fb::vec<T>::n, "a 16-byte unit");
-            fb::vec<T> t;
-            *reinterpret_cast<int4 *>(&t) = *reinterpret_cast<const int4 *>(a.param[q] + c);
+        fb::vec<T> t;
+        *reinterpret_cast<int4 *>(&t) = r.q[q];
 #pragma unroll
-            for (int k = 0; k < N; ++k) p[k][q] = fb::to_acc(t.v[k]);
-        } else {
+        for (int k = 0; k < N; ++k) p[k][q] = fb::to_acc(t.v[k]);
+    }
+}
+
+template <int NP, int N, bool VEC, typename T>
+__device__ __forceinline__ void load_params(const Args<T> &a, long c, float (&p)[N][np_slots(NP)]) {
+    if constexpr (VEC) {
+        RawParams<NP> r;
+        load_raw_params<NP>(a, c, r);
+        widen_params<NP, N, T>(r, p);
+    } else {
+#pragma unroll
+        for (int q = 0; q < NP; ++q)
 #pragma unroll
             for (int k = 0; k < N; ++k) p[k][q] = fb::to_acc(a.param[q][c + k]);
-        }
     }
 }
 
@@ -488,10 +509,14 @@ template <typename T> constexpr Ld engine_ld() { return sizeof(T) == 4 ? Ld::Evi
 // multiple of the vector width; each row is split into a scalar head (to the next 16-byte
 // boundary), an aligned vector body and a scalar tail, lane l < head + tail holding one of the
 // scalars. Rows past the end run the program on no values (reductions are collective).
-template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R>
+// EP (parameters early; unpeeled rows of ops with parameters, plan_params_early): every unit's
+// parameters are loaded with the row, before its reductions, instead of one unit at a time
+// between the stores (see prefetch_param_lines).
+template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R, bool EP = false>
 __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long rows, long W, int G) {
     using U = Unit<T, VEC, engine_ld<T>()>;  // see engine_ld
     constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
+    static_assert(!EP || (NP > 0 && !PEEL), "early parameters: unpeeled rows of an op with parameters");
     const int lane = threadIdx.x & (G - 1);
     // G is a power of two: a shift, where `/ G` on a 64-bit index was a division subroutine
     const long group = ((long)blockIdx.x * blockDim.x + threadIdx.x) >> (__ffs(G) - 1);
@@ -525,7 +550,14 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
             if (v[r].ok[u]) load_inputs<U, NIN>(a, off[r], i, v[r].v[u]);
         }
     }
-    if constexpr (NP > 0) {
+    RawParams<NP> pe[EP ? UPT : 1];
+    if constexpr (EP) {
+#pragma unroll
+        for (int u = 0; u < UPT; ++u) {
+            const long i = lane + (long)u * G;
+            if (i < nbody[0]) load_raw_params<NP>(a, i * N, pe[u]);
+        }
+    } else if constexpr (NP > 0) {
         if (few_ctas()) prefetch_param_lines<NP>(a, 0, W);
     }
     GroupReducer red{G};
@@ -540,7 +572,9 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
     for (int u = 0; u < UPT; ++u) {
         const long i = lane + (long)u * G;
         // Unpeeled rows share their column layout: one parameter load serves all R rows.
-        if constexpr (NP > 0 && !PEEL) {
+        if constexpr (EP) {
+            widen_params<NP, N, T>(pe[u], p);
+        } else if constexpr (NP > 0 && !PEEL) {
             if (i < nbody[0]) load_params<NP, N, VEC>(a, i * N, p);
         }
 #pragma unroll
@@ -569,8 +603,20 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
 // off (the slice's start; its columns start at unit `begin`). Running pointers (not per-unit
 // 64-bit offsets): the parameter loads of a unit then cost no address registers kept across
 // the loop.
-template <class Op, class U, bool VEC, typename T, class V>
-__device__ __forceinline__ void store_slice(const Op &op, const V &v, const Args<T> &a, long off, long begin) {
+// The parameters of a CTA's slice of a row, every unit this thread holds, as stored
+// (store_slice's EP).
+template <int NP, int N, int UPT, typename T>
+__device__ __forceinline__ void load_slice_params(const Args<T> &a, long begin, const bool (&ok)[UPT],
+                                                  RawParams<NP> (&pe)[UPT]) {
+#pragma unroll
+    for (int u = 0; u < UPT; ++u)
+        if (ok[u]) load_raw_params<NP>(a, (begin + threadIdx.x + (long)u * blockDim.x) * N, pe[u]);
+}
+
+// EP: the parameters were loaded with the row (load_slice_params), pe holds them.
+template <class Op, class U, bool VEC, bool EP = false, typename T, class V, class PE>
+__device__ __forceinline__ void store_slice(const Op &op, const V &v, const Args<T> &a, long off, long begin,
+                                            const PE &pe) {
     constexpr int N = U::N, NP = Op::NPARAM;
     constexpr int UPT = sizeof(v.ok) / sizeof(v.ok[0]);
     Args<T> at = a;
@@ -582,7 +628,8 @@ __device__ __forceinline__ void store_slice(const Op &op, const V &v, const Args
     for (int u = 0; u < UPT; ++u) {
         if (v.ok[u]) {
             float p[N][np_slots(NP)];
-            if constexpr (NP > 0) load_params<NP, N, VEC>(at, 0, p);
+            if constexpr (EP) widen_params<NP, N, T>(pe[u], p);
+            else if constexpr (NP > 0) load_params<NP, N, VEC>(at, 0, p);
             float o[N];
 #pragma unroll
             for (int k = 0; k < N; ++k) o[k] = op.out(v.v[u][k], p[k]);
@@ -596,10 +643,12 @@ __device__ __forceinline__ void store_slice(const Op &op, const V &v, const Args
 
 // K_CTA: C CTAs per row (a cluster when CLUSTER), CTA `rank` owning units
 // [rank * chunk, (rank + 1) * chunk) of the row; thread t holds units t + u * blockDim.
-template <class Op, typename T, bool VEC, int UPT, bool CLUSTER>
+// EP (parameters early, plan_params_early): every unit's parameters loaded with the row.
+template <class Op, typename T, bool VEC, int UPT, bool CLUSTER, bool EP = false>
 __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long W, int C, long chunk) {
     using U = Unit<T, VEC, engine_ld<T>()>;  // see engine_ld
-    constexpr int N = U::N, NIN = Op::NIN;
+    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
+    static_assert(!EP || NP > 0, "early parameters: an op with parameters");
     __shared__ float2 part[66];
 
     long row = blockIdx.x, begin = 0;
@@ -623,8 +672,11 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
             for (int j = 0; j < NIN; ++j) at.in[j] += (long)blockDim.x * N;
         }
     }
-    if constexpr (Op::NPARAM > 0) {
-        if (few_ctas() && count > 0) prefetch_param_lines<Op::NPARAM>(a, begin * N, (begin + count) * N);
+    RawParams<NP> pe[EP ? UPT : 1];
+    if constexpr (EP) {
+        load_slice_params<NP, N>(a, begin, v.ok, pe);
+    } else if constexpr (NP > 0) {
+        if (few_ctas() && count > 0) prefetch_param_lines<NP>(a, begin * N, (begin + count) * N);
     }
     CtaReducer<CLUSTER> red{part, C, 0};
     Op op;
@@ -633,7 +685,7 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
     // Done with the peers' shared memory (release: the DSMEM loads complete before a peer can
     // pass its final wait and exit); the matching wait comes after the stores.
     if constexpr (CLUSTER) cluster_arrive_release();
-    store_slice<Op, U, VEC>(op, v, a, off, begin);
+    store_slice<Op, U, VEC, EP>(op, v, a, off, begin, pe);
     if constexpr (CLUSTER) cluster_wait();
 }
 
@@ -726,7 +778,7 @@ __global__ void __launch_bounds__(1024, 1) row_smem_kernel(const Args<T> a, long
     Row<RegSmemVals<T, NIN, UPT, N>, CtaReducer<false>> r{v, red, W};
     op.row(r);
     v.smem.wait();  // an op whose row() never reads the values still owns complete slots
-    store_slice<Op, U, true>(op, v.reg, a, off, 0);
+    store_slice<Op, U, true>(op, v.reg, a, off, 0, 0);  // no early parameters
     // unrolled: the parameter loads (L2 hits) of several units in flight per thread
 #pragma unroll 4
     for (int k = 0; k < K; ++k) {
@@ -1087,6 +1139,81 @@ inline bool plan_mid_rows(const Shape &s, Plan *p) {
     return true;
 }
 
+// The most units a thread holds whose parameters are loaded early, as stored (RawParams: four
+// registers a unit and parameter). Group kernels (256 threads, up to 255 registers): 32 registers
+// (four units of weight and bias); CTA kernels (up to 1024 threads, 64 registers): 16 (two).
+constexpr int early_group_upt(int np) { return std::max(1, 32 / (4 * std::max(1, np))); }
+constexpr int early_cta_upt(int np) { return std::max(1, 16 / (4 * std::max(1, np))); }
+
+// Grids of an op with parameters (layernorm) of up to 8192 units an SM. On the plans below
+// (plan_group, plan_cta, the latency rule) a warp's time on such a grid is its chain of dependent
+// steps: the row's loads, two reductions, then the output loop, which loaded each unit's
+// parameters after the previous unit's store (the compiler cannot move a load above a store that
+// may alias it): an L1 or L2 round trip a unit, in turn. Triton's kernel (torch.compile) loads the
+// weight and bias with the row. Here too (Plan::early): every unit's parameters are loaded as
+// stored (RawParams) with the row, before its reductions, on few enough units a thread to hold
+// them:
+//   rows of <= 32 lanes x 16 values (float32 W <= 512; half types W <= 256, 8 values a lane):
+//     group rows, one row a group, CTAs of 256 threads halved (to 64) while the grid has fewer
+//     than two an SM; while rows x units <= SMs x 1024 (one unit a thread fits) G = the row's
+//     units (up to 32, so fewer units a lane), beyond it plan_group's G and units;
+//   longer rows: one CTA a row of eight values a thread (two float32 units, one of a half type).
+// Measured (NOTES.md "Stop 38", H200, --timer cupti, write flush, t_before / t_early; call 4):
+//   float32, 128..32768 rows x W = 128..8192: geomean 1.089 over 63 cells, none below 0.99;
+//     1.02-1.51 where it applies (128 x 128 2.53 -> 1.69 us, 256 x 4096 5.86 -> 4.26, 128 x 8192
+//     7.20 -> 4.77, 2048 x 2048 11.94 -> 10.72); CTAs of 1024 threads beyond 4096 units an SM lost
+//     (512 x 8192 0.78, call 3), so they stop there; it replaces the parameter hold everywhere the
+//     hold ran (1024 x 2048 6.94 -> 6.50 us);
+//   half types, 128..8192 rows: geomean bfloat16 1.072, float16 1.084 (128 x 1024 bfloat16 3.49
+//     -> 2.50 us, 128 x 8192 5.63 -> 4.00); lowest bfloat16 512 x 2048 0.93. Beyond 1024 units an
+//     SM they lost (0.54-0.96, CTAs of one unit a thread on grids of several waves), and rows of
+//     two units a lane (W = 512) lost at every row count (0.87-0.93, call 3), so neither takes it.
+inline bool plan_params_early(const Shape &s, Plan *p) {
+    if (s.nparam == 0 || !vec_ok(s)) return false;
+    const int N = 16 / s.esz, sms = sm_count();
+    const bool f32 = s.esz == 4;
+    const long nunits = s.W / N, per_sm = cdiv(s.rows * nunits, sms);
+    const bool latency = per_sm <= 1024;
+    if (per_sm > 8192 || (!f32 && !latency)) return false;
+    Plan e;
+    e.vec = true;
+    e.peel = false;
+    e.r = 1;
+    e.c = 1;
+    e.early = true;
+    const int lane_units = f32 ? std::min(early_group_upt(s.nparam), 4) : 1;
+    // rows that plan_group holds at 16 values a lane but early group rows do not (half types'
+    // W = 512) keep plan_group
+    if (nunits <= 32L * std::max(1, 16 / N) && nunits > 32L * lane_units) return false;
+    if (nunits <= 32L * lane_units) {
+        e.kind = K_GROUP;
+        if (latency) {
+            e.g = std::min(32, pow2ceil(nunits));
+            e.upt = round_up_in(kGroupVecUpt, cdiv(nunits, e.g));
+        } else {
+            Plan g;
+            if (!plan_group(s, &g)) return false;
+            e.g = g.g;
+            e.upt = g.upt;
+        }
+        if (e.upt < 0 || e.upt > lane_units) return false;
+        e.threads = 256;
+        while (e.threads > 64 && e.threads > e.g && cdiv(s.rows, e.threads / e.g) < 2L * sms) e.threads /= 2;
+        *p = e;
+        return true;
+    }
+    e.kind = K_CTA;
+    e.g = 32;
+    const int cta_units = std::min(early_cta_upt(s.nparam), f32 ? 2 : 1);
+    const int t = (int)((cdiv(nunits, cta_units) + 31) / 32 * 32);
+    if (t > 1024 || (t > 512 && per_sm > 4096)) return false;
+    e.threads = t;
+    e.upt = round_up_in(kCtaVecUpt, cdiv(nunits, t));
+    if (e.upt < 0 || e.upt > cta_units) return false;
+    *p = e;
+    return true;
+}
+
 // Where an op that asks for it (Op::kStagedParams) takes K_STAGED (the weight staged in shared
 // memory, the row in registers). Measured (NOTES.md, "Stop 35", H200, layernorm, write flush, two
 // runs, t_plan / t_staged):
@@ -1126,6 +1253,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         return true;
     }
     if (plan_staged(s, p)) return true;
+    if (plan_params_early(s, p)) return true;
     if (plan_hold(s, p)) return true;
     if (plan_mid_rows(s, p)) return true;
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
@@ -1203,15 +1331,16 @@ inline size_t two_pass_workspace(const Shape &s) {
 // Instantiated kernels. A plan's units per thread may be rounded up to an instantiated
 // count (more capacity than the row needs is harmless: the extra units are not part of it).
 // Group rows: R follows UPT as in plan_group, so UPT alone names the kernel.
-template <int N, int NIN, bool VEC> constexpr int group_rows(int upt) {
-    return std::min(VEC ? 4 : 8, std::max(1, 16 / (upt * N * NIN)));
+// Early parameters (plan_params_early): one row a group, the latency plan's.
+template <int N, int NIN, bool VEC> constexpr int group_rows(int upt, bool early = false) {
+    return early ? 1 : std::min(VEC ? 4 : 8, std::max(1, 16 / (upt * N * NIN)));
 }
 
 // dry: choose the kernel and check the launch configuration, launch nothing (plan_only).
-template <class Op, typename T, bool VEC, bool PEEL, int UPT>
+template <class Op, typename T, bool VEC, bool PEEL, int UPT, bool EP = false>
 cudaError_t launch_group_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
     constexpr int N = VEC ? 16 / (int)sizeof(T) : 1;
-    constexpr int R = group_rows<N, Op::NIN, VEC>(UPT);
+    constexpr int R = group_rows<N, Op::NIN, VEC>(UPT, EP);
     // G lanes x UPT units cover a row's (body) units; a peeled row's head + tail (<= 2N - 2
     // scalars) fit one per lane.
     if (p.r != R || p.g < 1 || p.g > 32 || (p.g & (p.g - 1)) || p.threads % p.g ||
@@ -1221,11 +1350,11 @@ cudaError_t launch_group_k(const Shape &s, const Plan &p, const Args<T> &a, cuda
     const long blocks = cdiv(groups, p.threads / p.g);
     if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
     if (dry) return cudaSuccess;
-    row_group_kernel<Op, T, VEC, PEEL, UPT, R><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W, p.g);
+    row_group_kernel<Op, T, VEC, PEEL, UPT, R, EP><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W, p.g);
     return cudaGetLastError();
 }
 
-template <class Op, typename T, bool VEC, int UPT>
+template <class Op, typename T, bool VEC, int UPT, bool EP = false>
 cudaError_t launch_cta_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
     const int N = VEC ? 16 / (int)sizeof(T) : 1;
     const long chunk = cdiv(s.W / N, p.c);
@@ -1235,7 +1364,8 @@ cudaError_t launch_cta_k(const Shape &s, const Plan &p, const Args<T> &a, cudaSt
         p.c < 1 || p.c > kMaxCluster || s.W % N)
         return cudaErrorInvalidConfiguration;
     if (dry) return cudaSuccess;
-    if (p.c == 1) return launch_clusters(row_cta_kernel<Op, T, VEC, UPT, false>, (unsigned)blocks, p.threads, 0, st, 1, a, s.W, 1, chunk);
+    if (p.c == 1) return launch_clusters(row_cta_kernel<Op, T, VEC, UPT, false, EP>, (unsigned)blocks, p.threads, 0, st, 1, a, s.W, 1, chunk);
+    if constexpr (EP) return cudaErrorInvalidConfiguration;  // early parameters: one CTA a row
     return launch_clusters(row_cta_kernel<Op, T, VEC, UPT, true>, (unsigned)blocks, p.threads, 0, st, p.c, a, s.W, p.c, chunk);
 }
 
@@ -1246,6 +1376,15 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
     case K_GROUP:
         if (p.vec) {
             // 16-byte units: at most 32 elements per lane.
+            if constexpr (Op::NPARAM > 0) {
+                if (p.early) {
+                    if (p.peel || p.upt > early_group_upt(Op::NPARAM)) return cudaErrorInvalidConfiguration;
+                    if (p.upt <= 1) return launch_group_k<Op, T, true, false, 1, true>(s, p, a, st, dry);
+                    if (p.upt <= 2) return launch_group_k<Op, T, true, false, 2, true>(s, p, a, st, dry);
+                    return launch_group_k<Op, T, true, false, 4, true>(s, p, a, st, dry);
+                }
+            }
+            if (p.early) return cudaErrorInvalidConfiguration;
             auto go = [&](auto peel) -> cudaError_t {
                 constexpr bool PEEL = decltype(peel)::value;
                 if (p.upt <= 1) return launch_group_k<Op, T, true, PEEL, 1>(s, p, a, st, dry);
@@ -1258,6 +1397,7 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
             return p.peel ? go(std::true_type{}) : go(std::false_type{});
         }
         // scalar: rows of <= 128 elements (plan_rows)
+        if (p.early) return cudaErrorInvalidConfiguration;
         if (p.upt <= 1) return launch_group_k<Op, T, false, false, 1>(s, p, a, st, dry);
         if (p.upt <= 2) return launch_group_k<Op, T, false, false, 2>(s, p, a, st, dry);
         if (p.upt <= 4) return launch_group_k<Op, T, false, false, 4>(s, p, a, st, dry);
@@ -1279,6 +1419,13 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         // plan_cta holds 32 values per thread shared by the NIN inputs (scalar: kScalarCtaVals):
         // the largest unit count and half of it are instantiated, smaller plans round up.
         constexpr int VMAX = 32 / N / NIN, SMAX = kScalarCtaVals / NIN;
+        if constexpr (Op::NPARAM > 0) {
+            // early parameters: the one instantiation that holds them (early_cta_upt), vector rows
+            constexpr int UE = early_cta_upt(Op::NPARAM);
+            if (p.early)
+                return p.vec && p.upt <= UE ? launch_cta_k<Op, T, true, UE, true>(s, p, a, st, dry) : cudaErrorInvalidConfiguration;
+        }
+        if (p.early) return cudaErrorInvalidConfiguration;
         if (!p.vec) return p.upt <= SMAX ? launch_cta_k<Op, T, false, SMAX>(s, p, a, st, dry) : cudaErrorInvalidConfiguration;
         if (p.upt <= VMAX / 2) return launch_cta_k<Op, T, true, VMAX / 2>(s, p, a, st, dry);
         if (p.upt <= VMAX) return launch_cta_k<Op, T, true, VMAX>(s, p, a, st, dry);
@@ -1485,7 +1632,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         if (check(c, nullptr, 0) != FB_OK) return FB_E_UNSUPPORTED;
         Plan p;
         if (!PLAN(shape(c), &p)) return FB_E_UNSUPPORTED;
-        *out = fb_row_plan_info{(int)p.kind, p.threads, p.upt, p.c};
+        *out = fb_row_plan_info{(int)p.kind, p.threads, p.upt, p.c, p.early ? 1 : 0};
         return FB_OK;
     }
 };

@@ -11,6 +11,7 @@ extern "C" {
  * Kind). */
 typedef struct fb_row_plan_info {
     int kind, threads, upt, ctas_per_row;
+    int params_early; /* 1: the parameters loaded with the row (rowengine.cuh plan_params_early) */
 } fb_row_plan_info;
 #ifdef __cplusplus
 }

@@ -145,6 +145,9 @@ struct Plan {
     int g;        // lanes per row (K_GROUP)
     int threads;  // CTA size (K_CTA, K_TWO_PASS)
     int c;        // CTAs per row (K_CTA); 1 = block_row
+    // K_GROUP (unpeeled) and K_CTA of an op with parameters: every unit's parameters loaded with
+    // the row, before its reductions (rowengine.cuh plan_params_early)
+    bool early = false;
 };
 
 struct Shape {

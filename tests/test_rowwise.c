@@ -211,10 +211,9 @@ static void test_latency_plan(void)
 {
     const op_case *ln = &ops[2], *nc = &ops[3];
     CHECK(strcmp(ln->name, "layernorm.fused") == 0 && strcmp(nc->name, "norm_chain.fused") == 0);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 1024, 1);   /* 1024 units a row */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 256, 2048, 1, 512, 1);    /* 131072 units in all */
+    /* with parameters: plan_params_early's CTAs (test_params_early_plan) */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 512, 2);
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 128, 4096, 1, 512, 1);   /* 8 values a unit */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, 128, 8);    /* 524288 units: no */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 4096, 1, 128, 8);   /* no parameters: no */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 128, 4);   /* plan_mid_rows' */
 }
@@ -254,9 +253,8 @@ static void test_staged_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 65536, 4096, 8, 128, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 4096, 8, 128, 8);
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1023, 8192, 1, 256, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 7, 512, 1);  /* W = 2048: the hold */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 1024, 7, 256, 1);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 1024, 1);  /* the latency plan */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 1, 256, 2);  /* W = 2048: early parameters */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 512, 2);
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 264, 32768, 8, 1024, 4);
     expect_plan(fb_layernorm_plan_info, ln, FB_F16, 128, 16384, 8, 512, 4);
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 265, 32768, 1, 1024, 4);
@@ -285,24 +283,60 @@ static void test_two_cta_cluster(void)
     expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 4096, 65536, 1, 512, 4, 8);
 }
 
-/* Parameters held by a persistent CTA a row (kind 7, rowengine.cuh plan_hold; NOTES.md "Stop 27"):
- * layernorm's float32 rows of 1024..2048 (256..512 units, a unit a thread, whole warps) on x of
- * more than the latency rule's 132 x 1024 units and up to 512K (NOTES.md "Stop 37": beyond, the
- * CTA of four units a thread, plan_mid_rows); longer or shorter rows, other tensors, the half
- * types and ops without parameters keep their plans. */
-static void test_hold_plan(void)
+/* An op with parameters on grids of up to 8192 16-byte units an SM (132 SMs on a machine without a
+ * GPU) loads every unit's parameters with the row (rowengine.cuh plan_params_early; NOTES.md
+ * "Stop 38"): float32 rows of up to 32 lanes x 4 units as group rows of one row a group (G = the
+ * row's units while one unit a thread fits, 132 x 1024 units; plan_group's G and units beyond),
+ * CTAs of 256 threads halved to 64 while the grid has fewer than 264; longer rows one CTA of two
+ * float32 units a thread (one of a half type), CTAs of 1024 threads only up to 4096 units an SM;
+ * half types only up to 1024 units an SM, and not on rows plan_group holds at two units a lane. */
+static void expect_early(const op_case *o, fb_dtype dt, int64_t rows, int64_t W, int kind, int threads, int upt,
+                         int g_or_early)
+{
+    call_buf b;
+    make_call(&b, o, dt, rows, W, -1);
+    fb_row_plan_info p = {-1, -1, -1, -1, -1};
+    CHECK(fb_layernorm_plan_info(&b.call, &p) == FB_OK);
+    const int ok = p.kind == kind && p.threads == threads && p.upt == upt && p.params_early == g_or_early;
+    CHECK(ok);
+    if (!ok)
+        fprintf(stderr, "  %s %lld x %lld: kind %d threads %d upt %d early %d, want %d %d %d %d\n", fb_dtype_name(dt),
+                (long long)rows, (long long)W, p.kind, p.threads, p.upt, p.params_early, kind, threads, upt, g_or_early);
+}
+static void test_params_early_plan(void)
 {
     const op_case *ln = &ops[2], *nc = &ops[3];
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 1024, 7, 256, 1);   /* 512K units */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 2048, 7, 512, 1);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 1536, 7, 384, 1);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 1100, 7, 288, 1);   /* 275 units: 9 warps */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 4096, 1024, 1, 64, 4);    /* 1M units: plan_mid_rows */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 2048, 1, 128, 4);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 4096, 1, -1, -1);    /* W = 4096 */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1024, 512, 0, -1, -1);    /* W = 512 */
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 1024, 1, 128, 2);    /* <= 132 x 1024 units: plan_mid_rows */
-    expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 4096, 1024, 0, -1, -1);
+    expect_early(ln, FB_F32, 128, 128, 0, 64, 1, 1);     /* 32 units: G = 32, 2 rows a CTA */
+    expect_early(ln, FB_F32, 256, 512, 0, 64, 4, 1);
+    expect_early(ln, FB_F32, 2048, 128, 0, 128, 1, 1);   /* 496 units an SM: G = 32 */
+    expect_early(ln, FB_F32, 8192, 128, 0, 128, 4, 1);   /* 1986: plan_group's G = 8, 4 units */
+    expect_early(ln, FB_F32, 16384, 256, 0, 256, 4, 1);  /* 7944 */
+    expect_early(ln, FB_F32, 16384, 512, 0, 256, 4, 0);  /* 15888: plan_group */
+    expect_early(ln, FB_F32, 128, 1024, 1, 128, 2, 1);
+    expect_early(ln, FB_F32, 4096, 1024, 1, 128, 2, 1);  /* 7944 */
+    expect_early(ln, FB_F32, 8192, 1024, 1, 64, 4, 0);   /* plan_mid_rows */
+    expect_early(ln, FB_F32, 1024, 1100, 1, 160, 2, 1);  /* 275 units */
+    expect_early(ln, FB_F32, 2048, 2048, 1, 256, 2, 1);
+    expect_early(ln, FB_F32, 256, 4096, 1, 512, 2, 1);
+    expect_early(ln, FB_F32, 128, 8192, 1, 1024, 2, 1);  /* 1986 units an SM */
+    expect_early(ln, FB_F32, 512, 8192, 1, 256, 8, 0);   /* 7944 on 1024 threads: plan_cta */
+    expect_early(ln, FB_F32, 1024, 4096, 8, 128, 8, 0);  /* staged first */
+    expect_early(ln, FB_BF16, 128, 256, 0, 64, 1, 1);    /* half types: one unit a lane */
+    expect_early(ln, FB_BF16, 128, 512, 0, 256, 2, 0);   /* two a lane: plan_group */
+    expect_early(ln, FB_BF16, 512, 1024, 1, 128, 1, 1);
+    expect_early(ln, FB_BF16, 128, 8192, 1, 1024, 1, 1);
+    expect_early(ln, FB_BF16, 2048, 1024, 0, 256, 4, 0); /* 1986 units an SM: plan_group */
+    expect_early(ln, FB_F16, 256, 4096, 1, 512, 1, 1);
+    /* no parameters, unaligned rows: never */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 512, 0, 256, 4);
+    call_buf b;
+    make_call(&b, ln, FB_F32, 128, 1024, 1);
+    fb_row_plan_info p = {-1, -1, -1, -1, -1};
+    CHECK(fb_layernorm_plan_info(&b.call, &p) == FB_OK);
+    CHECK(p.params_early == 0);
+    make_call(&b, ln, FB_F32, 128, 1027, -1);
+    CHECK(fb_layernorm_plan_info(&b.call, &p) == FB_OK);
+    CHECK(p.params_early == 0);
 }
 
 /* float32 rows of 256..512 units on >= 128 rows past the hold take a CTA of 16 values a thread
@@ -328,7 +362,7 @@ static void test_mid_rows_plan(void)
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 1024, 2048, 1, 128, 4);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 2048, 2048, 1, 64, 8);
     expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 512, 2048, 1, 128, 4);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 2048, 7, 512, 1);     /* the hold */
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 2048, 1, 256, 2);     /* early parameters */
     expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 127, 1024, 0, -1, -1); /* < 128 rows */
     expect_plan(fb_norm_chain_plan_info, nc, FB_BF16, 8192, 1024, 0, -1, -1);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 1027, 0, -1, -1);   /* unaligned: scalar group */
@@ -349,7 +383,7 @@ static void test_half_smem_plan(void)
     expect_plan(fb_norm_chain_plan_info, nc, FB_F16, 2048, 16384, 1, -1, -1);
     expect_plan(fb_norm_chain_plan_info, nc, FB_BF16, 4096, 32768, 1, -1, -1);   /* stop 29's change was float32's */
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 2048, 32768, 1, -1, -1);    /* the registers hold it */
-    expect_plan_c(fb_layernorm_plan_info, ln, FB_BF16, 128, 8192, 1, -1, -1, 2); /* 16 KB rows: not taken */
+    expect_plan_c(fb_norm_chain_plan_info, nc, FB_BF16, 128, 8192, 1, -1, -1, 2); /* 16 KB rows: not taken */
 }
 
 /* rmsnorm_backward.pipelined's staging (fb_rmsnorm_backward_pipe_plan): a row stays in one CTA up
@@ -458,7 +492,7 @@ int main(void)
     test_latency_plan();
     test_pair_plan();
     test_staged_plan();
-    test_hold_plan();
+    test_params_early_plan();
     test_mid_rows_plan();
     test_two_cta_cluster();
     test_half_smem_plan();
