@@ -24,9 +24,7 @@
 //                         rows (below), a CTA per row for medium W,
 //                         clusters of 2..8 CTAs for long rows or few rows, 64-row shared-memory
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
-//                         On float32 rows of 1024..2048 of tensors up to 8 MB, a persistent
-//                         CTA a row holding each thread's weight and bias in registers (K_HOLD:
-//                         NOTES.md "Stop 27"); on larger ones from 1024 rows, a CTA a row of four
+//                         On float32 rows of 1024..2048 past the early plans, a CTA a row of four
 //                         units a thread (plan_mid_rows: 8192 x 1024 20.5 -> 18.6 us, 8192 x
 //                         2048 36.3 -> 33.8, H200, NOTES.md "Stop 37").
 //                         On rows that fill a CTA's registers exactly (float32 W = 16384 and

@@ -48,10 +48,6 @@
 //            for some half-type rows of >= 32 KB (see plan_rows); NAME.row_smem forces it.
 //   K_TWO_PASS  rows too long for 8 CTAs' registers: one CTA per row (persistent grid), the
 //            held values kept in a float32 workspace; each r.each() re-reads and rewrites it.
-//   K_HOLD   ops with parameters (layernorm) on float32 rows of 1024..2048 of tensors up to 32 MB
-//            (16 MB for rows of more than 1536):
-//            one CTA per row, one unit a thread, in a persistent grid that loads each thread's
-//            parameters once, not once per row (plan_hold).
 //   K_STAGED ops that ask for it (Op::kStagedParams: layernorm) on rows that fill the registers of
 //            a CTA of 64..1024 threads exactly (float32 W = 2048..32768): the row in registers, the
 //            first parameter (the weight) copied into 128-byte aligned shared memory by cp.async
@@ -689,40 +685,6 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
     if constexpr (CLUSTER) cluster_wait();
 }
 
-// K_HOLD: one CTA per row in a persistent grid, for ops with parameters on rows of 4-8 KB of
-// float32 (256..512 units, plan_hold): thread t holds unit t of every row it steps through and that
-// unit's parameters, loaded once per CTA instead of once per row. In the group and CTA plans
-// every row reads its W columns of weight and bias again (L1 hits: twice the row's own bytes
-// through L1, all in the store phase). The reducer is the CTA's, kept across rows (its two
-// buffers alternate over every reduction of every row).
-template <class Op, typename T>
-__global__ void __launch_bounds__(1024) row_hold_kernel(const Args<T> a, long rows, long W) {
-    using U = Unit<T, true, engine_ld<T>()>;  // see engine_ld
-    constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
-    __shared__ float2 part[66];
-    const long nunits = W / N, i = threadIdx.x;
-    RegVals<NIN, 1, N, false> v;
-    v.ok[0] = i < nunits;
-    float p[N][np_slots(NP)];
-    if constexpr (NP > 0) {
-        if (v.ok[0]) load_params<NP, N, true>(a, i * N, p);
-    }
-    CtaReducer<false> red{part, 1, 0};
-    Row<RegVals<NIN, 1, N, false>, CtaReducer<false>> r{v, red, W};
-    for (long row = blockIdx.x; row < rows; row += gridDim.x) {
-        const long off = row * W;
-        if (v.ok[0]) load_inputs<U, NIN>(a, off, i, v.v[0]);
-        Op op;
-        op.row(r);
-        if (v.ok[0]) {
-            float o[N];
-#pragma unroll
-            for (int k = 0; k < N; ++k) o[k] = op.out(v.v[0][k], p[k]);
-            U::store(a.out + off, i, o);
-        }
-    }
-}
-
 // K_ROW_SMEM: one CTA per row, no cluster: thread t holds units t + u * T (u < UPT) in
 // registers and units UPT * T + t + k * T (k < K) in shared memory as fp32, so a row of up to
 // 32 x T values plus ~200 KB fits one CTA (float32 W = 65536 at T = 1024). Every reduction is
@@ -1063,44 +1025,9 @@ inline bool plan_rows_staged(const Shape &s, Plan *p) {
     return false;
 }
 
-// K_HOLD for an op with parameters on float32 rows of 256..512 16-byte units (W = 1024..2048), one
-// unit a thread, on tensors of up to 512K units (8 MB of x: every CTA steps through a few rows;
-// stop 27's caps of 2M and 1M units, below, were measured against the plans before plan_mid_rows,
-// which beats the hold past 512K: kHoldMaxUnits). Measured (NOTES.md, "Stop 27", layernorm,
-// 1024..65536 rows x W 256..4096, best of two runs, t_plan / t_hold): W = 1024 at 1024..8192 rows
-// 1.04-1.16x (8192 x 1024 89.6 -> 93.4% of SOL), W = 2048 at 1024..2048 rows 1.03-1.14x; beyond 2M
-// units 0.96-1.00x (the other plans already reach the copy there), and W = 4096 loses everywhere
-// (0.90-0.95x: 1024-thread CTAs meeting at a barrier per reduction); W = 256..512 moved both ways
-// on 6-90 us cells. Grids that plan_rows' latency rule spreads over the GPU one unit a thread (rows
-// x units <= SMs x 1024) keep that rule. CTAs of more than 12 warps (rows of more than 384 units)
-// only up to 1M units (16 MB): 4096 x 2048 (512-thread CTAs, 2M units) ran slower held than on the
-// CTA plan on both cards (H100 0.974x, stop 27 call 8; H200 25.4 against 23.8 us, 0.937x, stop 33
-// call 3), while 8192 x 1024 (256-thread CTAs, 2M units) gained on both (1.042x, 1.020x); the
-// larger the CTA, the more its barrier per reduction costs (W = 4096, 1024 threads, lost
-// everywhere).
 // Every unit of every row of the grid on a thread of its own at once (rows x units <= SMs x
-// 1024): the grids of plan_rows' latency rule, which plan_hold leaves to it.
+// 1024): plan_rows' latency rule, plan_params_early's G.
 inline bool one_unit_a_thread_fits(const Shape &s, long nunits) { return s.rows * nunits <= (long)sm_count() * 1024; }
-
-// Past 512K units (8 MB of x: W = 1024 to 2048 rows, W = 2048 to 1024) plan_mid_rows' CTA of
-// four units a thread runs faster (NOTES.md "Stop 37", H200: 4096 x 1024 1.02x, 8192 x 1024 1.10x,
-// 2048 x 2048 1.04x); the 2M and 1M caps of stop 27 were measured against the plans before it.
-constexpr long kHoldMaxUnits = 512L << 10;
-inline bool plan_hold(const Shape &s, Plan *p) {
-    const long nunits = s.W / 4;
-    if (!vec_ok(s) || s.esz != 4 || s.nparam == 0 || nunits < 256 || nunits > 512 || s.rows * nunits > kHoldMaxUnits ||
-        one_unit_a_thread_fits(s, nunits))
-        return false;
-    p->kind = K_HOLD;
-    p->vec = true;
-    p->peel = false;
-    p->threads = (int)((nunits + 31) / 32 * 32);  // whole warps; threads past the row hold nothing
-    p->upt = 1;
-    p->r = 1;
-    p->g = 32;
-    p->c = 1;
-    return true;
-}
 
 // K_CTA for float32 rows of 256..512 units (W = 1024..2048) on grids of >= 128 rows, more threads
 // a row than the plans before it gave: W = 1024 took the group plan (one warp a row, eight units a
@@ -1120,7 +1047,8 @@ inline bool plan_hold(const Shape &s, Plan *p) {
 //   W = 2048 without (calls 4, 6): up to 1024 rows double_softmax 1.09-1.15, norm_chain 1.03-1.10;
 //     from 2048 rows 0.96-1.00, and W = 1536 0.99-1.00, so they keep plan_cta's there; two inputs
 //     hold four units of each on 128 threads already (softmax_backward).
-// Other widths of 257..511 units are between the measured ones.
+// Other widths of 257..511 units are between the measured ones. (Since stop 38 plan_params_early
+// takes layernorm's grids of up to 8192 units an SM first.)
 inline bool plan_mid_rows(const Shape &s, Plan *p) {
     const long nunits = s.W / 4;
     if (!vec_ok(s) || s.esz != 4 || s.rows < 128 || nunits < 256 || nunits > 512) return false;
@@ -1162,7 +1090,8 @@ constexpr int early_cta_upt(int np) { return std::max(1, 16 / (4 * std::max(1, n
 //   float32, 128..32768 rows x W = 128..8192: geomean 1.089 over 63 cells, none below 0.99;
 //     1.02-1.51 where it applies (128 x 128 2.53 -> 1.69 us, 256 x 4096 5.86 -> 4.26, 128 x 8192
 //     7.20 -> 4.77, 2048 x 2048 11.94 -> 10.72); CTAs of 1024 threads beyond 4096 units an SM lost
-//     (512 x 8192 0.78, call 3), so they stop there; it replaces the parameter hold everywhere the
+//     (512 x 8192 0.78, call 3), so they stop there; it replaced the parameter hold (K_HOLD: a
+//     persistent CTA a row holding its parameters, NOTES.md "Stop 27"; removed) everywhere the
 //     hold ran (1024 x 2048 6.94 -> 6.50 us);
 //   half types, 128..8192 rows: geomean bfloat16 1.072, float16 1.084 (128 x 1024 bfloat16 3.49
 //     -> 2.50 us, 128 x 8192 5.63 -> 4.00); lowest bfloat16 512 x 2048 0.93. Beyond 1024 units an
@@ -1254,7 +1183,6 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     }
     if (plan_staged(s, p)) return true;
     if (plan_params_early(s, p)) return true;
-    if (plan_hold(s, p)) return true;
     if (plan_mid_rows(s, p)) return true;
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
     // rows go to scalar CTA rows.
@@ -1402,19 +1330,6 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
         if (p.upt <= 2) return launch_group_k<Op, T, false, false, 2>(s, p, a, st, dry);
         if (p.upt <= 4) return launch_group_k<Op, T, false, false, 4>(s, p, a, st, dry);
         return cudaErrorInvalidConfiguration;
-    case K_HOLD: {
-        if (!p.vec || p.upt != 1 || p.threads > 1024 || p.threads % 32 || (long)p.threads * N < s.W ||
-            (long)(p.threads - 32) * N >= s.W || s.W % N)
-            return cudaErrorInvalidConfiguration;
-        if (dry) return cudaSuccess;
-        // resident CTAs an SM, per CTA size (a driver query: asked once per size)
-        static int resident[33] = {0};
-        int &per_sm = resident[p.threads / 32];
-        if (per_sm == 0) per_sm = resident_ctas(row_hold_kernel<Op, T>, p.threads);
-        const long blocks = std::min<long>(s.rows, (long)per_sm * sm_count());
-        row_hold_kernel<Op, T><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W);
-        return cudaGetLastError();
-    }
     case K_CTA: {
         // plan_cta holds 32 values per thread shared by the NIN inputs (scalar: kScalarCtaVals):
         // the largest unit count and half of it are instantiated, smaller plans round up.

@@ -6,9 +6,8 @@
 extern "C" {
 #endif
 /* kind: 0 group rows, 1 CTA rows (ctas_per_row > 1: a cluster), 2 two-pass, 4 shared-memory
- * tiles, 5 one CTA a row with a shared-memory part, 7 one CTA a row in a persistent grid holding
- * the parameters, 8 one CTA a row with the first parameter staged in shared memory (rowwise.cuh's
- * Kind). */
+ * tiles, 5 one CTA a row with a shared-memory part, 8 one CTA a row with the first parameter
+ * staged in shared memory (rowwise.cuh's Kind; 7 is no longer used). */
 typedef struct fb_row_plan_info {
     int kind, threads, upt, ctas_per_row;
     int params_early; /* 1: the parameters loaded with the row (rowengine.cuh plan_params_early) */

@@ -134,7 +134,8 @@ using fb::cp_async_wait_pending;
 
 // ---- plans ----------------------------------------------------------------------------
 
-enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5, K_PERSIST = 6, K_HOLD = 7, K_STAGED = 8 };
+// (7 was K_HOLD, a persistent CTA a row holding its parameters: removed in stop 38, NOTES.md)
+enum Kind { K_GROUP = 0, K_CTA = 1, K_TWO_PASS = 2, K_SMEM = 4, K_ROW_SMEM = 5, K_PERSIST = 6, K_STAGED = 8 };
 
 struct Plan {
     int kind;

@@ -236,7 +236,7 @@ static void test_pair_plan(void)
 /* layernorm's rows that fill a CTA's registers exactly take K_STAGED (kind 8, the weight staged
  * in shared memory; rowengine.cuh plan_staged, NOTES.md "Stop 35"): float32 W = 32768 (1024
  * threads) and 16384 (512) at every row count, W = 4096 and 8192 (128, 256) from 1024 rows (W =
- * 2048 keeps the parameter hold and the CTA plan), the half
+ * 2048 keeps the early-parameter and CTA plans), the half
  * types' W = 16384 and 32768 on up to two rows an SM (264 on the 132 SMs a machine without a GPU
  * plans for); fewer float32 rows, more half rows, other widths and the ops without parameters or
  * without LayerNorm's kStagedParams keep their plans. */
@@ -339,7 +339,8 @@ static void test_params_early_plan(void)
     CHECK(p.params_early == 0);
 }
 
-/* float32 rows of 256..512 units on >= 128 rows past the hold take a CTA of 16 values a thread
+/* float32 rows of 256..512 units on >= 128 rows past the early plans (layernorm's grids of up to
+ * 8192 units an SM, test_params_early_plan) take a CTA of 16 values a thread
  * (four units, two with two inputs), 8 on fewer than 1024 rows of W = 1024 (kind 1, rowengine.cuh
  * plan_mid_rows; NOTES.md "Stop 37"): W = 1024 for every op, W = 2048 for an op with parameters
  * from 1024 rows and for the others up to 1024 rows with one input; the rest, fewer than 128
