@@ -6,7 +6,7 @@ gpu__time_duration (one `ncu --csv --page raw --print-units base` log per cell).
     python3 scripts/timer_table.py --events E.json --graph G.json --cupti C.json \
         --ncu DIR [--variants softmax.fused,eager] [--md]
 
-DIR holds one ncu log per cell, named R_C.csv (dim0_dim1). A variant's ncu time is the sum over
+DIR holds one ncu log per cell, named R_C.csv (dim0_dim1) or R_C.csv.xz. A variant's ncu time is the sum over
 its kernels of each kernel's median duration times its launches per run (a run's launches are
 counted from the least frequent kernel name). Kernels are told apart by name: the fused
 variant's are the ones whose name starts with the case name (softmax_*), eager's the others.
@@ -14,6 +14,7 @@ The speed-of-light copy (cudaMemcpyAsync) is not a kernel: ncu has no time for i
 library only."""
 import argparse
 import csv
+import lzma
 import json
 import os
 import statistics
@@ -45,7 +46,8 @@ def cells_of(path, case):
 def ncu_times(path, case):
     """{"fused": us, "eager": us} from one ncu raw csv log."""
     rows = []
-    with open(path, newline="") as f:
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt", newline="") as f:
         lines = [l for l in f if l.startswith('"')]
     rd = csv.reader(lines)
     head = next(rd, None)
@@ -97,6 +99,8 @@ def main():
     worst = 0.0
     for key in sorted(ev, key=lambda k: k[0] * k[1]):
         path = os.path.join(a.ncu, f"{key[0]}_{key[1]}.csv")
+        if not os.path.exists(path) and os.path.exists(path + ".xz"):
+            path += ".xz"  # stored compressed (results/h100/issue8/ncu since stop 38)
         nc = ncu_times(path, a.case) if os.path.exists(path) else {}
         ib = ev[key].get("_ideal", 0)
         for v in a.variants.split(",") + ["sol"]:
