@@ -68,9 +68,14 @@
 //
 // fill_kernel: element i = a pure function of (key, i): fb_fill_bits (src/fb_random.h,
 //   one stream per seed and input, shared with the host-side tests), mapped to N(0,1)
-//   by Box-Muller, U(-1,1), U(0.5,1.5) or U(0.5,1.5) / (last dim) (row_simplex), in
-//   double, then rounded to the storage
+//   by Box-Muller, U(-1,1) or U(0.5,1.5), in double, then rounded to the storage
 //   dtype — identical on every run and GPU.
+// fill_simplex_kernel (row_simplex): U(0.5,1.5) draws as fill_kernel's, each divided by its
+//   row's sum (in double; one CTA a row): rows on the simplex, as a softmax output is, so a
+//   row of one element is exactly 1. (Divided by the row's length instead, stop 37 found
+//   softmax_backward's eager failing its check at W = 1 in the half types: a row of one
+//   value in [0.5, 1.5], where dy - sum(y * dy) cancels at y ~ 1 and the half-rounded
+//   product's error is no longer small beside the result.)
 // fb_poison: cudaMemsetAsync 0xFF, a NaN in every float dtype.
 #include "common.cuh"
 #include "fb_random.h"
@@ -866,8 +871,7 @@ cudaError_t launch_batchnorm(const T *x, const T *mean, const T *var, const T *g
 // fill
 // ================================================================================
 template <typename T>
-__global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t n, int init, uint64_t key,
-                                                      double inv_last)
+__global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t n, int init, uint64_t key)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         const uint64_t h = fb_fill_bits(key, (uint64_t)i);
@@ -879,9 +883,33 @@ __global__ void __launch_bounds__(kBlock) fill_kernel(T *__restrict__ y, int64_t
         } else {
             const double u = (double)(h >> 11) * 0x1p-53;  // [0, 1)
             v = init == FB_INIT_UNIFORM ? 2.0 * u - 1.0 : 0.5 + u;
-            if (init == FB_INIT_ROW_SIMPLEX) v *= inv_last;  // rows of ~1 in sum
         }
         y[i] = from_acc<T>((acc_t<T>)v);
+    }
+}
+
+// U(0.5, 1.5), the positive fill's draw of element i
+__device__ __forceinline__ double positive_draw(uint64_t key, int64_t i)
+{
+    return 0.5 + (double)(fb_fill_bits(key, (uint64_t)i) >> 11) * 0x1p-53;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlock) fill_simplex_kernel(T *__restrict__ y, int64_t rows, int64_t W, uint64_t key)
+{
+    __shared__ double part[kBlock / 32];
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        const int64_t base = r * W;
+        double s = 0;
+        for (int64_t j = threadIdx.x; j < W; j += blockDim.x) s += positive_draw(key, base + j);
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+        if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = s;
+        __syncthreads();
+        double sum = 0;
+        for (int w = 0; w < kBlock / 32; w++) sum += part[w];  // every thread, the same order
+        __syncthreads();  // part is rewritten by the next row
+        const double inv = 1.0 / sum;
+        for (int64_t j = threadIdx.x; j < W; j += blockDim.x) y[base + j] = from_acc<T>((acc_t<T>)(positive_draw(key, base + j) * inv));
     }
 }
 
@@ -984,8 +1012,14 @@ extern "C" int fb_fill(fb_tensor *t, fb_init init, uint64_t key, cudaStream_t st
     const int64_t n = fb_shape_numel(&t->shape);
     if (n == 0) return 0;
     cudaError_t e = cudaErrorInvalidValue;
-    const double inv_last = t->shape.rank > 0 && t->shape.dim[t->shape.rank - 1] > 0 ? 1.0 / (double)t->shape.dim[t->shape.rank - 1] : 1.0;
-    FB_DISPATCH(t->dtype, T, fill_kernel<T><<<grid_for(n, kBlock), kBlock, 0, stream>>>(static_cast<T *>(t->data), n, (int)init, key, inv_last);
+    if (init == FB_INIT_ROW_SIMPLEX) {
+        const int64_t W = t->shape.rank > 0 ? t->shape.dim[t->shape.rank - 1] : 1, rows = n / W;
+        const unsigned blocks = (unsigned)(rows < 65536 ? rows : 65536);
+        FB_DISPATCH(t->dtype, T, fill_simplex_kernel<T><<<blocks, kBlock, 0, stream>>>(static_cast<T *>(t->data), rows, W, key);
+                    e = cudaGetLastError());
+        return (int)e;
+    }
+    FB_DISPATCH(t->dtype, T, fill_kernel<T><<<grid_for(n, kBlock), kBlock, 0, stream>>>(static_cast<T *>(t->data), n, (int)init, key);
                 e = cudaGetLastError());
     return (int)e;
 }

@@ -53,8 +53,8 @@ int fb_prim_batchnorm(const fb_tensor *x, const fb_tensor *mean, const fb_tensor
                       const fb_tensor *beta, double eps, int channel_dim, fb_tensor *y, cudaStream_t stream);
 
 /* Fill with seeded values: element i of the tensor is a pure function of
- * (key, i, init) — the same on every run and every GPU; row_simplex divides by
- * the tensor's last dim. key = fb_fill_key(seed, input index) (src/fb_random.h)
+ * (key, i, init) — the same on every run and every GPU; row_simplex divides each
+ * U(0.5, 1.5) draw by its row's sum (a function of the row's draws): rows on the simplex. key = fb_fill_key(seed, input index) (src/fb_random.h)
  * gives each seed and each input its own stream. */
 int fb_fill(fb_tensor *t, fb_init init, uint64_t key, cudaStream_t stream);
 

@@ -283,11 +283,12 @@ static fb_status dropout_selfcheck(fb_run_env *env, tally *t)
     return FB_OK;
 }
 
-/* row_simplex: every value in [0.5, 1.5] / n, every row's sum within 6 sigma of 1
- * (a row sums n draws of U(0.5, 1.5) / n: sigma = sqrt(1/12) / sqrt(n)). */
+/* row_simplex: every row's sum 1 within float32's rounding of its values (2^-24 of the sum, plus
+ * the sum's own), every value positive and within 3x of the row's smallest (U(0.5, 1.5) draws,
+ * divided by their row's sum), a row of one value exactly 1; and no two rows alike. */
 static fb_status row_simplex_selfcheck(fb_run_env *env, tally *t)
 {
-    static const int64_t shapes[][2] = {{7, 1027}, {3, 65536}, {4099, 33}};
+    static const int64_t shapes[][2] = {{7, 1027}, {3, 65536}, {4099, 33}, {37, 1}};
     cudaStream_t st = env->ctx.stream;
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         const int64_t rows = shapes[k][0], n = shapes[k][1];
@@ -308,24 +309,29 @@ static fb_status row_simplex_selfcheck(fb_run_env *env, tally *t)
             free(host);
             return s;
         }
-        int64_t out_of_range = 0, bad_rows = 0;
-        double worst = 0, lo = 0.5 / (double)n, hi = 1.5 / (double)n, sigma = sqrt(1.0 / 12.0 / (double)n);
+        int64_t bad_values = 0, bad_rows = 0, same_rows = 0;
+        double worst = 0;
+        const double sum_tol = 0x1p-24 + (double)n * 0x1p-52;
         for (int64_t r = 0; r < rows; r++) {
-            double sum = 0;
+            double sum = 0, lo = INFINITY, hi = 0;
             for (int64_t j = 0; j < n; j++) {
-                double v = host[r * n + j];
-                out_of_range += !(v >= (double)(float)lo * (1 - 1e-6) && v <= (double)(float)hi * (1 + 1e-6));
+                const double v = host[r * n + j];
+                bad_values += !(v > 0 && isfinite(v));
+                lo = fmin(lo, v);
+                hi = fmax(hi, v);
                 sum += v;
             }
+            bad_values += n > 0 && !(hi <= 3.0 * lo * (1 + 1e-6));
             if (fabs(sum - 1.0) > worst) worst = fabs(sum - 1.0);
-            bad_rows += !(fabs(sum - 1.0) <= 6 * sigma);
+            bad_rows += !(fabs(sum - 1.0) <= sum_tol) || (n == 1 && host[r] != 1.0f);
+            same_rows += n > 1 && r > 0 && memcmp(host + r * n, host + (r - 1) * n, (size_t)n * sizeof(float)) == 0;
         }
         free(host);
-        bool ok = out_of_range == 0 && bad_rows == 0;
-        printf("%s  row_simplex fill %lldx%lld: values in [0.5, 1.5] / %lld (%lld outside), row sums 1 +- %.2g "
-               "(6 sigma %.2g)\n",
-               ok ? "ok  " : "FAIL", (long long)rows, (long long)n, (long long)n, (long long)out_of_range, worst,
-               6 * sigma);
+        bool ok = bad_values == 0 && bad_rows == 0 && same_rows == 0;
+        printf("%s  row_simplex fill %lldx%lld: row sums 1 +- %.2g (at most %.2g), %lld values out of range, "
+               "%lld rows like the previous\n",
+               ok ? "ok  " : "FAIL", (long long)rows, (long long)n, worst, sum_tol, (long long)bad_values,
+               (long long)same_rows);
         if (ok) t->ok++;
         else t->fail++;
     }

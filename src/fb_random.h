@@ -57,7 +57,7 @@ FB_HD int fb_dropout_keep(uint64_t seed, uint64_t i, uint32_t threshold)
  *     bits(key, i) = mix(key ^ mix(i + 0x9E3779B97F4A7C15))      element i's 64 bits
  *
  * with mix the splitmix64 finalizer (a bijection of 64-bit words). The fill kernel
- * maps bits to N(0,1), U(-1,1), U(0.5,1.5) or U(0.5,1.5) / (last dim) (row_simplex)
+ * maps bits to N(0,1), U(-1,1), U(0.5,1.5) or U(0.5,1.5) / (its row's sum) (row_simplex)
  * (kernels/primitives.cu).
  * Why the key enters after the counter is mixed: splitmix64 as usually written,
  * mix(key + i * gamma) (this file's fill until issue 5), makes every stream a window

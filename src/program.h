@@ -27,7 +27,7 @@ typedef enum fb_init {
     FB_INIT_NORMAL,   /* N(0, 1)                     */
     FB_INIT_UNIFORM,  /* U(-1, 1)                    */
     FB_INIT_POSITIVE, /* U(0.5, 1.5): safe for log, sqrt, div */
-    FB_INIT_ROW_SIMPLEX, /* U(0.5, 1.5) / (size of the last dim): positive rows summing to ~1 */
+    FB_INIT_ROW_SIMPLEX, /* U(0.5, 1.5), each row divided by its sum: positive rows summing to 1 */
     FB_NINITS
 } fb_init;
 const char *fb_init_name(fb_init i);
