@@ -92,6 +92,30 @@ def main():
     steps(r5, [])
     peer_compare(os.path.join(r5, "sbs"))
 
+    r6 = unpack(tmp, os.path.join(HERE, "call6-early-bound-sweep.tar.xz"))
+    print("\n# 6. plan_params_early's bound on units an SM: 8192 (as committed) against 16384 and 32768 (FB_DEV_EARLY_K), call 6")
+    steps(r6, [])
+    print("  two rounds each; round 1 and 2 of each bound below (t_k8192 / t_X)")
+    ratios(r6, "r1-k8192", ["r1-k16384", "r1-k32768", "r2-k8192", "r2-k16384", "r2-k32768"])
+
+    r7 = unpack(tmp, os.path.join(HERE, "call7-row-simplex-selftest.tar.xz"))
+    print("\n# 7. row_simplex rows divided by their sums (bbe938a's code), call 7: selftest, narrow rows, memcheck")
+    steps(r7, ["selftest", "memcheck"])
+    for line in text(r7, "selftest.txt").splitlines():
+        if "row_simplex fill" in line:
+            print("  " + line)
+    import json
+    bad = {}
+    for c in json.load(open(os.path.join(r7, "narrow.json")))["cases"]:
+        for d in c["dtypes"]:
+            for cell in d["cells"]:
+                for n, v in cell["variants"].items():
+                    if not v.get("check", {}).get("passed", True):
+                        bad.setdefault((c["name"], d["dtype"], n), []).append(f"{cell['row']} x {cell['col']}")
+    print("  narrow rows (dim0 1, 37, 4099 x dim1 1, 2, 3, 61; softmax_backward and norm_chain, every dtype): failed checks")
+    for k, v in sorted(bad.items()):
+        print(f"    {k[0]} {k[1]} {k[2]}: {', '.join(v)}")
+
 
 if __name__ == "__main__":
     main()
