@@ -13,6 +13,9 @@
 //                         1024..2048: rowengine.cuh plan_mid_rows, NOTES.md "Stop 37"),
 //                         clusters of 2..8 CTAs for long rows or few rows, 64-row shared-memory
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
+//                         float32 W = 16384 (a row in the registers of 512 threads) on the CTA
+//                         kernel (Op::kCtaRegisterRows): 512 x 16384 20.5 -> 18.9 us, 1024 x
+//                         16384 35.7 -> 34.3 (H200, NOTES.md "Stop 38").
 //                         Three row sums (three barriers in CTA rows, three cluster exchanges).
 //                         Prediction (first version): >= 90% of SOL on float32 cells >= 64 MB
 //                         where softmax.fused is; on clusters 1-3 points under softmax (three
@@ -33,6 +36,8 @@ struct NormChain {
     static constexpr int NIN = 1, NPARAM = 0;
     // No kPairRows any more (stop 29): two 512-thread CTAs an SM, which round 3 measured ahead at
     // W = 32768, ran 3-4% behind one 1024-thread CTA on the H100 from 1024 rows (NOTES.md).
+    // float32 W = 16384 on K_CTA's kernel, not row_smem's (1.02-1.11x, H200, NOTES.md "Stop 38").
+    static constexpr bool kCtaRegisterRows = true;
     float s3;
     template <class R> __device__ __forceinline__ void row(R &r) {
         float s = 0.f;

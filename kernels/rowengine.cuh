@@ -24,6 +24,9 @@
 //   static constexpr bool kStagedParams;   optional: rows that fill one CTA's registers exactly take
 //                                          K_STAGED where plan_staged says (measured per op;
 //                                          default false)
+//   static constexpr bool kCtaRegisterRows; optional: float32 rows of >= 64 KB that one CTA's
+//                                          registers hold (row_smem's plan with no shared part)
+//                                          run on K_CTA's kernel (measured per op; default false)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -1210,7 +1213,16 @@ inline bool plan_rows(const Shape &s, Plan *p) {
             return true;
         }
     }
-    if (vec && s.esz == 4 && s.W * s.esz >= 64 * 1024 && plan_rows_smem(s, p)) return true;
+    if (vec && s.esz == 4 && s.W * s.esz >= 64 * 1024 && plan_rows_smem(s, p)) {
+        // No shared part (float32 W = 16384, one input: 512 threads of eight units): the same CTA
+        // on K_CTA's kernel where the op asks (Op::kCtaRegisterRows). Measured (NOTES.md "Stop
+        // 38", H200, norm_chain, --timer cupti, write flush, two rounds within 0.5%): 256..2048
+        // rows 10.98 -> 9.86, 20.54 -> 18.88, 35.71 -> 34.34, 66.98 -> 65.41 us; K_CTA's 1024
+        // threads of four units and clusters of 2-4 CTAs ran 1.07-1.30x slower. (W = 32768 from
+        // 529 rows, 1024 threads with no shared part, was not measured: it keeps row_smem.)
+        if (p->r == 0 && p->threads <= 512 && s.cta_register_rows) p->kind = K_CTA;
+        return true;
+    }
     // Half-type rows of >= 32 KB: row_smem for a grid of one wave (rows <= SMs), and for rows one
     // 1024-thread CTA's registers cannot hold (else a cluster) where the op asks (kHalfSmemRows).
     // Measured (NOTES.md, "Stop 25", H100, t_cluster-or-CTA / t_row_smem with the shared part by
@@ -1419,6 +1431,9 @@ template <class Op> constexpr bool half_smem_rows_of(long) { return false; }
 // Op::kStagedParams if the op declares it, else false.
 template <class Op> constexpr auto staged_params_of(int) -> decltype(Op::kStagedParams, bool()) { return Op::kStagedParams; }
 template <class Op> constexpr bool staged_params_of(long) { return false; }
+// Op::kCtaRegisterRows if the op declares it, else false.
+template <class Op> constexpr auto cta_register_rows_of(int) -> decltype(Op::kCtaRegisterRows, bool()) { return Op::kCtaRegisterRows; }
+template <class Op> constexpr bool cta_register_rows_of(long) { return false; }
 
 template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
@@ -1481,6 +1496,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         s.scalar_vals = kScalarCtaVals;
         s.half_smem_rows = half_smem_rows_of<Op>(0);
         s.staged_params = staged_params_of<Op>(0);
+        s.cta_register_rows = cta_register_rows_of<Op>(0);
         s.nparam = Op::NPARAM;
         return s;
     }

@@ -168,6 +168,9 @@ struct Shape {
     bool half_smem_rows = false;
     // The op takes K_STAGED where it applies (rowengine.cuh: Op::kStagedParams, measured per op).
     bool staged_params = false;
+    // float32 rows of >= 64 KB that one CTA's registers hold take K_CTA, not row_smem's kernel with
+    // no shared part (rowengine.cuh: Op::kCtaRegisterRows, measured per op).
+    bool cta_register_rows = false;
     int nparam = 0;  // per-column inputs (Op::NPARAM): weight, bias
 };
 

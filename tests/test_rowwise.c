@@ -303,6 +303,20 @@ static void expect_early(const op_case *o, fb_dtype dt, int64_t rows, int64_t W,
         fprintf(stderr, "  %s %lld x %lld: kind %d threads %d upt %d early %d, want %d %d %d %d\n", fb_dtype_name(dt),
                 (long long)rows, (long long)W, p.kind, p.threads, p.upt, p.params_early, kind, threads, upt, g_or_early);
 }
+/* norm_chain's float32 rows of 16384 (a row in the registers of 512 threads, row_smem's plan with no
+ * shared part) run on K_CTA's kernel (Op::kCtaRegisterRows; NOTES.md "Stop 38"); its rows of
+ * 32768 (a shared part, or 1024 threads) and double_softmax's (no such trait) keep row_smem. */
+static void test_cta_register_rows(void)
+{
+    const op_case *ds = &ops[0], *nc = &ops[3];
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 16384, 1, 512, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 16384, 1, 512, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 65536, 16384, 1, 512, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 32768, 5, 512, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 4096, 32768, 5, 1024, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 512, 16384, 5, 512, 8);
+}
+
 static void test_params_early_plan(void)
 {
     const op_case *ln = &ops[2], *nc = &ops[3];
@@ -494,6 +508,7 @@ int main(void)
     test_pair_plan();
     test_staged_plan();
     test_params_early_plan();
+    test_cta_register_rows();
     test_mid_rows_plan();
     test_two_cta_cluster();
     test_half_smem_plan();
