@@ -116,6 +116,17 @@ def main():
     for k, v in sorted(bad.items()):
         print(f"    {k[0]} {k[1]} {k[2]}: {', '.join(v)}")
 
+    r8 = unpack(tmp, os.path.join(HERE, "call8-norm-chain-16384-plans.tar.xz"))
+    print("\n# 8. norm_chain float32 W = 16384 on six plans (FB_DEV_PLAN=kind,threads,upt,c; default: row_smem's 512 x 8), call 8")
+    steps(r8, [])
+    plans = ["default", "p1-1024-4-1", "p1-512-8-1", "p1-512-4-2", "p1-256-8-2", "p1-256-4-4"]
+    for rnd in (1, 2):
+        ts = {p: one(os.path.join(r8, f"r{rnd}-{p}.json")) for p in plans}
+        _, sol = medians([os.path.join(r8, f"r{rnd}-default.json")])
+        print(f"  round {rnd}: rows, us for " + ", ".join(plans) + ", the copy")
+        for k in sorted(ts["default"], key=lambda k: k[1]):
+            print(f"    {k[1]:5d} " + " ".join(f"{ts[p][k]:7.2f}" for p in plans) + f"   {sol[k]:7.2f}")
+
 
 if __name__ == "__main__":
     main()
