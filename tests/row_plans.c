@@ -14,6 +14,7 @@
 #include "fb.h"
 #include "layernorm.h"
 #include "norm_chain.h"
+#include "rowcall.h"
 #include "rowplan_info.h"
 #include "softmax_backward.h"
 
@@ -30,33 +31,11 @@ static const row_op ops[] = {
     {"softmax_backward", 2, 0, fb_softmax_backward_plan_info},
 };
 
-/* fake 16-byte aligned device pointers: planning never dereferences them */
-static _Alignas(16) char arena[8][64];
-
 static int plan_of(const row_op *o, fb_dtype dt, int64_t rows, int64_t W, fb_row_plan_info *p)
 {
-    fb_tensor in[4], out[1];
-    memset(in, 0, sizeof in);
-    memset(out, 0, sizeof out);
-    for (int k = 0; k < o->nin + o->nparam; k++) {
-        in[k].dtype = dt;
-        in[k].data = arena[k];
-        if (k < o->nin) {
-            in[k].shape.rank = 2;
-            in[k].shape.dim[0] = rows;
-            in[k].shape.dim[1] = W;
-        } else {
-            in[k].shape.rank = 1;
-            in[k].shape.dim[0] = W;
-        }
-    }
-    out[0].dtype = dt;
-    out[0].data = arena[7];
-    out[0].shape.rank = 2;
-    out[0].shape.dim[0] = rows;
-    out[0].shape.dim[1] = W;
-    const fb_call c = {in, o->nin + o->nparam, out, 1, NULL, 0, 0, NULL};
-    return o->info(&c, p);
+    t_row_call b;
+    t_row_call_make(&b, o->nin, o->nparam, dt, rows, W, -1);
+    return o->info(&b.call, p);
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include "norm_chain.h"
 #include "rmsnorm.h"
 #include "rmsnorm_backward.h"
+#include "rowcall.h"
 #include "softmax_backward.h"
 #include "testing.h"
 #include "variant.h"
@@ -31,37 +32,12 @@ static const op_case ops[] = {
 };
 #define N_OPS (int)(sizeof ops / sizeof ops[0])
 
-/* Fake device pointers: 16-byte aligned addresses (plus `mis` elements), never dereferenced. */
-static _Alignas(16) char arena[8][64];
+typedef t_row_call call_buf;
 
-typedef struct call_buf {
-    fb_tensor in[4], out[1];
-    fb_call call;
-} call_buf;
-
-/* Inputs in contract order: nin row tensors [rows, W], nparam tensors [W]; one output [rows, W].
- * mis_at >= 0 shifts that input by one element (misaligned). */
+/* the call of variant o (rowcall.h: mis_at >= 0 misaligns that input) */
 static void make_call(call_buf *b, const op_case *o, fb_dtype dt, int64_t rows, int64_t W, int mis_at)
 {
-    memset(b, 0, sizeof *b);
-    for (int j = 0; j < o->nin + o->nparam; j++) {
-        b->in[j].dtype = dt;
-        b->in[j].data = arena[j] + (j == mis_at ? fb_dtype_size(dt) : 0);
-        if (j < o->nin) {
-            b->in[j].shape.rank = 2;
-            b->in[j].shape.dim[0] = rows;
-            b->in[j].shape.dim[1] = W;
-        } else {
-            b->in[j].shape.rank = 1;
-            b->in[j].shape.dim[0] = W;
-        }
-    }
-    b->out[0].dtype = dt;
-    b->out[0].data = arena[7];
-    b->out[0].shape.rank = 2;
-    b->out[0].shape.dim[0] = rows;
-    b->out[0].shape.dim[1] = W;
-    b->call = (fb_call){b->in, o->nin + o->nparam, b->out, 1, NULL, 0, 0, NULL};
+    t_row_call_make(b, o->nin, o->nparam, dt, rows, W, mis_at);
 }
 
 static void test_registered(void)
