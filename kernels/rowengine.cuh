@@ -1105,7 +1105,7 @@ inline bool plan_params_early(const Shape &s, Plan *p) {
     const int N = 16 / s.esz, sms = sm_count();
     const bool f32 = s.esz == 4;
     const long nunits = s.W / N, per_sm = cdiv(s.rows * nunits, sms);
-    const bool latency = per_sm <= 1024;
+    const bool latency = one_unit_a_thread_fits(s, nunits);  // per_sm <= 1024
     if (per_sm > 8192 || (!f32 && !latency)) return false;
     Plan e;
     e.vec = true;
