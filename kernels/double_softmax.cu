@@ -15,7 +15,12 @@
 //                         a CTA per row for medium W (more threads a row at float32 W =
 //                         1024..2048: rowengine.cuh plan_mid_rows, NOTES.md "Stop 37"); a
 //                         cluster of 2..8 CTAs for long rows or few rows; a workspace two-pass
-//                         past 8 CTAs' registers. Per row: 2 exps per element, one (max, sum)
+//                         past 8 CTAs' registers. Since stop 39 (H200, NOTES.md "Stop 39"):
+//                         float32 W = 16384 on the CTA kernel (Op::kCtaRegisterRows: 1.01-1.14x
+//                         at 256..4096 rows), rows of 4096..8192 on few rows on a CTA of four
+//                         units a thread (plan_few_long_rows: 1.09-1.37x), W = 65536 on 256..1024
+//                         rows in clusters of eight 256-thread CTAs (Op::kWideRowClusters:
+//                         1.07-1.18x). Per row: 2 exps per element, one (max, sum)
 //                         merge and one sum (2 barriers in CTA rows, shuffles only in group rows).
 //                         Prediction (not measured): within 1-3 points of softmax.fused wherever
 //                         both use the same plan (the second exp pass is register-only work), so
@@ -32,6 +37,12 @@ using namespace fb::rowwise;
 struct DoubleSoftmax {
     static constexpr const char *name = "double_softmax";
     static constexpr int NIN = 1, NPARAM = 0;
+    // float32 W = 16384 on K_CTA's kernel, not row_smem's with no shared part (1.01-1.14x at
+    // 256..4096 rows, 1.00 at 128; H200, NOTES.md "Stop 39")
+    static constexpr bool kCtaRegisterRows = true;
+    // float32 W = 65536 on 256..1024 rows in clusters of 256-thread CTAs, not row_smem (1.07-1.18x,
+    // H200, NOTES.md "Stop 39")
+    static constexpr bool kWideRowClusters = true;
     float inv;
     template <class R> __device__ __forceinline__ void row(R &r) {
         // values: exp(x - shift); s = e * scale1. Second pass: exp(s) = ex2(e * scale1 * log2e).

@@ -15,7 +15,11 @@
 //                         tiles for odd rows of 96..256 bytes, a workspace two-pass past 8 CTAs.
 //                         float32 W = 16384 (a row in the registers of 512 threads) on the CTA
 //                         kernel (Op::kCtaRegisterRows): 512 x 16384 20.5 -> 18.9 us, 1024 x
-//                         16384 35.7 -> 34.3 (H200, NOTES.md "Stop 38").
+//                         16384 35.7 -> 34.3 (H200, NOTES.md "Stop 38"). Since stop 39 (H200,
+//                         NOTES.md "Stop 39"): float32 rows of 4096..8192 on few rows on a CTA of
+//                         four units a thread (plan_few_long_rows: 128 x 8192 6.50 -> 4.64 us),
+//                         and W = 65536 on 256..1024 rows in clusters of eight 256-thread CTAs
+//                         (Op::kWideRowClusters: 1.06-1.07 at 256..512 rows).
 //                         Three row sums (three barriers in CTA rows, three cluster exchanges).
 //                         Prediction (first version): >= 90% of SOL on float32 cells >= 64 MB
 //                         where softmax.fused is; on clusters 1-3 points under softmax (three
@@ -38,6 +42,9 @@ struct NormChain {
     // W = 32768, ran 3-4% behind one 1024-thread CTA on the H100 from 1024 rows (NOTES.md).
     // float32 W = 16384 on K_CTA's kernel, not row_smem's (1.02-1.11x, H200, NOTES.md "Stop 38").
     static constexpr bool kCtaRegisterRows = true;
+    // float32 W = 65536 on 256..1024 rows in clusters of 256-thread CTAs, not row_smem (1.00-1.07x,
+    // H200, NOTES.md "Stop 39").
+    static constexpr bool kWideRowClusters = true;
     float s3;
     template <class R> __device__ __forceinline__ void row(R &r) {
         float s = 0.f;

@@ -27,6 +27,10 @@
 //   static constexpr bool kCtaRegisterRows; optional: float32 rows of >= 64 KB that one CTA's
 //                                          registers hold (row_smem's plan with no shared part)
 //                                          run on K_CTA's kernel (measured per op; default false)
+//   static constexpr bool kWideRowClusters; optional: float32 rows of one input beyond one CTA's
+//                                          registers (W = 32769..65536) on 256..1024 rows run in a
+//                                          cluster of 256-thread CTAs, not row_smem (measured per
+//                                          op; default false)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -1070,6 +1074,39 @@ inline bool plan_mid_rows(const Shape &s, Plan *p) {
     return true;
 }
 
+// Float32 rows of 1024..2048 units (W = 4096..8192) of an op without parameters, on grids of up
+// to 4096 units an SM (a row or two an SM: 128..512 rows of 4096, 128..256 of 8192): one CTA a row
+// of four units a thread of each input (256 threads at W = 4096, 512 at 8192), where plan_cta gave
+// 128..256 threads of eight units (one input) or a cluster of two to four 128-thread CTAs (two).
+// On so few rows most SMs hold one or two CTAs, and the row's time is one thread's chain of
+// loads and reductions: fewer units a thread, more warps a row. Measured (NOTES.md "Stop 39",
+// H200, --timer cupti, write flush, a forced-plan dev knob, two rounds within 1.5%, t_before /
+// t_few):
+//   W = 4096, 128..512 rows: double_softmax 1.09-1.11, norm_chain 1.03-1.08, softmax_backward
+//     1.20-1.21 at 128..256 rows, 1.00 at 512;
+//   W = 8192, 128..256 rows: double_softmax 1.19-1.37, norm_chain 1.28-1.40 (128 x 8192 6.50 ->
+//     4.64 us), softmax_backward 1.10-1.17; at 512 rows (8192 units an SM) 0.95-1.01: plan_cta's;
+//   eight units a thread (256 threads at W = 8192) 0.9-1.0x of four; 1024 threads of one or two
+//     units lost from 256 rows (0.50-0.91).
+// (layernorm's grids here take plan_params_early first.)
+inline bool plan_few_long_rows(const Shape &s, Plan *p) {
+    const long nunits = s.W / 4;
+    if (s.nparam > 0 || s.esz != 4 || !vec_ok(s) || nunits < 1024 || nunits > 2048) return false;
+    if (cdiv(s.rows * nunits, sm_count()) > 4096) return false;
+    Plan f;
+    f.kind = K_CTA;
+    f.vec = true;
+    f.peel = false;
+    f.threads = (int)((cdiv(nunits, 4) + 31) / 32 * 32);
+    f.upt = round_up_in(kCtaVecUpt, cdiv(nunits, f.threads));
+    f.r = 1;
+    f.g = 32;
+    f.c = 1;
+    if (f.upt != 4) return false;
+    *p = f;
+    return true;
+}
+
 // The most units a thread holds whose parameters are loaded early, as stored (RawParams: four
 // registers a unit and parameter). Group kernels (256 threads, up to 255 registers): 32 registers
 // (four units of weight and bias); CTA kernels (up to 1024 threads, 64 registers): 16 (two).
@@ -1187,6 +1224,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     if (plan_staged(s, p)) return true;
     if (plan_params_early(s, p)) return true;
     if (plan_mid_rows(s, p)) return true;
+    if (plan_few_long_rows(s, p)) return true;
     // Scalar group rows only for short rows (W < N, or unaligned tensors); longer unaligned
     // rows go to scalar CTA rows.
     if ((vec || (al && s.W >= N) || s.W <= 128) && plan_group(s, p)) return true;
@@ -1206,11 +1244,45 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     // -> 195.4 us, the copy 193.4); 128-256 rows 0.95-1.01 keep row_smem; bfloat16 lost at
     // every row count (0.82-0.94); W = 65536 in clusters of four 0.91-1.00 (its plan stays eight
     // 512-thread CTAs).
-    if (vec && s.esz == 4 && s.nin == 2 && s.rows >= 512) {
+    // Since stop 39 the same rows run in a cluster of eight 256-thread CTAs (four units of each
+    // input a thread, as before), from 256 rows: four CTAs an SM, so one row's exchange overlaps
+    // the other rows' loads, and the last wave is finer. Measured (NOTES.md "Stop 39", H200,
+    // --timer cupti, write flush, two rounds, t_before / t_eight): 256 rows (row_smem before) 1.11,
+    // 512 1.06 (54.9 -> 51.7 us), 1024 1.03, 2048 1.02, 4096..65536 1.01; 128 rows 0.99 (row_smem).
+    if (vec && s.esz == 4 && s.nin == 2 && s.rows >= 256) {
         Plan two;
         if (plan_cta(s, 1, &two, kMaxVals, 1024) && two.c == 2 && two.threads == 1024) {
+            two.c = 8;
+            two.threads = 256;
             *p = two;
             return true;
+        }
+    }
+    // Float32 rows of one input that one 1024-thread CTA's registers cannot hold, up to eight
+    // 256-thread CTAs' (W = 32769..65536), on 256..1024 rows, where the op asks
+    // (Op::kWideRowClusters): a cluster of 256-thread CTAs of eight units, not row_smem's one
+    // 1024-thread CTA with half the row in shared memory: several rows' CTAs an SM overlap one
+    // row's reductions with another's loads. Measured (NOTES.md "Stop 39", H200, W = 65536,
+    // --timer cupti, write flush, two rounds, t_row_smem / t_cluster): double_softmax 1.17-1.18 at
+    // 256..512 rows (256 x 65536 51.1 -> 43.5 us), 1.07 at 1024, 1.06 at 128, 1.00 at 2048;
+    // norm_chain 1.06-1.07 at 256..512, 1.00-1.01 at 1024, 0.95-0.96 at 128 and 2048; layernorm
+    // 0.86-0.97 (no trait). Clusters of four 256- or 512-thread CTAs at W = 32768 lost (0.81-0.98).
+    if (vec && s.esz == 4 && s.nin == 1 && s.wide_row_clusters && s.rows >= 256 && s.rows <= 1024) {
+        const long nunits = s.W / N;
+        if (nunits > 1024L * 8 && nunits <= (long)kMaxCluster * 256 * 8) {
+            Plan w;
+            w.kind = K_CTA;
+            w.vec = true;
+            w.peel = false;
+            w.c = (int)cdiv(nunits, 256L * 8);
+            w.threads = (int)((cdiv(cdiv(nunits, w.c), 8) + 31) / 32 * 32);
+            w.upt = round_up_in(kCtaVecUpt, cdiv(cdiv(nunits, w.c), w.threads));
+            w.r = 1;
+            w.g = 32;
+            if (w.upt == 8) {
+                *p = w;
+                return true;
+            }
         }
     }
     if (vec && s.esz == 4 && s.W * s.esz >= 64 * 1024 && plan_rows_smem(s, p)) {
@@ -1434,6 +1506,9 @@ template <class Op> constexpr bool staged_params_of(long) { return false; }
 // Op::kCtaRegisterRows if the op declares it, else false.
 template <class Op> constexpr auto cta_register_rows_of(int) -> decltype(Op::kCtaRegisterRows, bool()) { return Op::kCtaRegisterRows; }
 template <class Op> constexpr bool cta_register_rows_of(long) { return false; }
+// Op::kWideRowClusters if the op declares it, else false.
+template <class Op> constexpr auto wide_row_clusters_of(int) -> decltype(Op::kWideRowClusters, bool()) { return Op::kWideRowClusters; }
+template <class Op> constexpr bool wide_row_clusters_of(long) { return false; }
 
 template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
@@ -1497,6 +1572,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         s.half_smem_rows = half_smem_rows_of<Op>(0);
         s.staged_params = staged_params_of<Op>(0);
         s.cta_register_rows = cta_register_rows_of<Op>(0);
+        s.wide_row_clusters = wide_row_clusters_of<Op>(0);
         s.nparam = Op::NPARAM;
         return s;
     }

@@ -18,7 +18,11 @@
 //                         >= 64 KB go to row_smem, but W = 32768 from 512 rows to a cluster of two
 //                         1024-thread CTAs holding y and dy in registers (one DSMEM exchange a
 //                         row): 1.04-1.06x over row_smem from 1024 rows on the H200, at the copy
-//                         and at torch.compile's time (NOTES.md, "Stop 34").
+//                         and at torch.compile's time (NOTES.md, "Stop 34"); since stop 39 from
+//                         256 rows a cluster of eight 256-thread CTAs, four CTAs an SM (1.01-1.11x
+//                         over the two; 512 x 32768 54.9 -> 51.7 us), and float32 rows of
+//                         4096..8192 on few rows a CTA of four units a thread of each input
+//                         (plan_few_long_rows: 1.10-1.21x at 128..256 rows; NOTES.md "Stop 39").
 //                         Prediction (not measured): 3 x rows x W x sizeof(T) of traffic with
 //                         one reduction (one barrier in CTA rows) and no exps: >= 90% of SOL on
 //                         float32 cells >= 64 MB wherever softmax.fused is, W = 65536 with few

@@ -190,7 +190,7 @@ static void test_latency_plan(void)
     /* with parameters: plan_params_early's CTAs (test_params_early_plan) */
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 4096, 1, 512, 2);
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 128, 4096, 1, 512, 1);   /* 8 values a unit */
-    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 4096, 1, 128, 8);   /* no parameters: no */
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 4096, 1, 256, 4);   /* no parameters: plan_few_long_rows' */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 2048, 1, 128, 4);   /* plan_mid_rows' */
 }
 
@@ -251,9 +251,12 @@ static void test_two_cta_cluster(void)
 {
     const op_case *sb = &ops[1];
     CHECK(strcmp(sb->name, "softmax_backward.fused") == 0);
-    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 512, 32768, 1, 1024, 4, 2);
-    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 16384, 32768, 1, 1024, 4, 2);
-    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 256, 32768, 5, 1024, 4);
+    /* since stop 39 eight 256-thread CTAs (four units of each input), from 256 rows */
+    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 512, 32768, 1, 256, 4, 8);
+    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 16384, 32768, 1, 256, 4, 8);
+    expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 256, 32768, 1, 256, 4, 8);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 255, 32768, 5, 1024, 4);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 128, 32768, 5, 1024, 4);
     expect_plan(fb_softmax_backward_plan_info, sb, FB_BF16, 4096, 32768, 5, 1024, 2);
     expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 4096, 16384, 5, 1024, 4);
     expect_plan_c(fb_softmax_backward_plan_info, sb, FB_F32, 4096, 65536, 1, 512, 4, 8);
@@ -279,17 +282,57 @@ static void expect_early(const op_case *o, fb_dtype dt, int64_t rows, int64_t W,
         fprintf(stderr, "  %s %lld x %lld: kind %d threads %d upt %d early %d, want %d %d %d %d\n", fb_dtype_name(dt),
                 (long long)rows, (long long)W, p.kind, p.threads, p.upt, p.params_early, kind, threads, upt, g_or_early);
 }
-/* norm_chain's float32 rows of 16384 (a row in the registers of 512 threads, row_smem's plan with no
- * shared part) run on K_CTA's kernel (Op::kCtaRegisterRows; NOTES.md "Stop 38"); its rows of
- * 32768 (a shared part, or 1024 threads) and double_softmax's (no such trait) keep row_smem. */
+/* norm_chain's and double_softmax's float32 rows of 16384 (a row in the registers of 512 threads,
+ * row_smem's plan with no shared part) run on K_CTA's kernel (Op::kCtaRegisterRows; NOTES.md "Stop
+ * 38", double_softmax's since stop 39); their rows of 32768 (a shared part, or 1024 threads) and
+ * softmax_backward's (no such trait) keep row_smem. */
 static void test_cta_register_rows(void)
 {
     const op_case *ds = &ops[0], *nc = &ops[3];
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 16384, 1, 512, 8);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 16384, 1, 512, 8);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 65536, 16384, 1, 512, 8);
-    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 512, 16384, 5, 512, 8);
-    /* its rows of 32768: test_pair_plan */
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 512, 16384, 1, 512, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 128, 16384, 1, 512, 8);
+    expect_plan(fb_softmax_backward_plan_info, &ops[1], FB_F32, 512, 16384, 5, 512, 4);
+    /* their rows of 32768: test_pair_plan */
+}
+
+/* Float32 rows of 1024..2048 units of an op without parameters, on grids of up to 4096 units an SM
+ * (132 SMs without a GPU): one CTA of four units a thread of each input (rowengine.cuh
+ * plan_few_long_rows; NOTES.md "Stop 39"); 8192 units an SM, half types and layernorm keep their
+ * plans. */
+static void test_few_long_rows(void)
+{
+    const op_case *ds = &ops[0], *sb = &ops[1], *ln = &ops[2], *nc = &ops[3];
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 8192, 1, 512, 4);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 256, 8192, 1, 512, 4);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 8192, 1, 256, 8);       /* 7944 units an SM */
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 512, 4096, 1, 256, 4);  /* 3972 */
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 1024, 4096, 1, 128, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 128, 6000, 1, 384, 4);  /* 1500 units */
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 128, 2048, 1, 128, 4);  /* plan_mid_rows' */
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 128, 4096, 1, 256, 4);
+    expect_plan(fb_softmax_backward_plan_info, sb, FB_F32, 256, 8192, 1, 512, 4);
+    expect_plan_c(fb_norm_chain_plan_info, nc, FB_BF16, 128, 8192, 1, 128, 4, 2);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 8192, 1, 1024, 2);      /* early parameters */
+}
+
+/* Float32 rows of one input beyond one CTA's registers, up to eight 256-thread CTAs', on 256..1024
+ * rows of an op that asks (Op::kWideRowClusters: double_softmax, norm_chain): a cluster of
+ * 256-thread CTAs of eight units (NOTES.md "Stop 39"); other row counts and layernorm keep
+ * row_smem. */
+static void test_wide_row_clusters(void)
+{
+    const op_case *ds = &ops[0], *ln = &ops[2], *nc = &ops[3];
+    expect_plan_c(fb_double_softmax_plan_info, ds, FB_F32, 256, 65536, 1, 256, 8, 8);
+    expect_plan_c(fb_double_softmax_plan_info, ds, FB_F32, 1024, 65536, 1, 256, 8, 8);
+    expect_plan_c(fb_norm_chain_plan_info, nc, FB_F32, 512, 65536, 1, 256, 8, 8);
+    expect_plan_c(fb_norm_chain_plan_info, nc, FB_F32, 256, 40000, 1, 256, 8, 5);  /* 10000 units */
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 128, 65536, 5, 1024, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 2048, 65536, 5, 1024, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 32768, 5, 512, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 65536, 5, 1024, 8);
 }
 
 static void test_params_early_plan(void)
@@ -484,6 +527,8 @@ int main(void)
     test_staged_plan();
     test_params_early_plan();
     test_cta_register_rows();
+    test_few_long_rows();
+    test_wide_row_clusters();
     test_mid_rows_plan();
     test_two_cta_cluster();
     test_half_smem_plan();
