@@ -21,8 +21,9 @@
 //                                (1.04-1.15x over the previous rule's pick), not in float32.
 //   rmsnorm.row_engine           RMSNorm as an Op of the row engine (rmsnorm_engine.cu): layernorm's
 //                                plans. Float32, float16, bfloat16.
-//   rmsnorm.fused                row_engine where use_engine() says (long float32 rows, unaligned
-//                                rows of >= 128 on >= 2048 rows), else straight_reread where it
+//   rmsnorm.fused                row_engine where use_engine() says (16-byte rows of <= 512 or
+//                                >= 16384, unaligned rows of >= 128 on >= 2048 rows or any on
+//                                >= 8192), else straight_reread where it
 //                                applies outside float32 and on float32 from 32 MB of x
 //                                (straight_fits), else one of the three by shape
 //                                (pick_mode below: the rules and the tables they came from).
@@ -468,12 +469,26 @@ Problem problem(const fb_call *c) {
 //     25.5 -> 16.8 us, the copy 16.0); the engine's unaligned CTA rows against rmsnorm's element by
 //     element or shifted loads. At 4 x 128 (512 rows) they lose (0.84-1.00), and N = 61 is mixed
 //     (0.95-1.14), so those keep the modes.
-// Elsewhere the modes stay: on 16-byte rows of 32..8192 (27 cells a dtype) fused / engine was
+// Elsewhere the modes stayed: on 16-byte rows of 32..8192 (27 cells a dtype) fused / engine was
 // 0.77-1.19, geomean 0.960 (float32), 0.973 (bfloat16), 0.991 (float16).
+// Since stop 38 the engine loads the weight with the row on small grids (plan_params_early), and
+// stop 39 re-measured (H200, call 3, results/h200/stop39/, --timer cupti, write flush, two runs;
+// t_fused / t_row_engine, the range of the two runs), so three more kinds of rows take it:
+//   - 16-byte rows of N <= 512, half types up to 4 MiB of x: float32 0.985-1.129 over the 15
+//     shapes ([4, 512, 256] 3.07 -> 2.72 us, [4, 2048, 512] 1.07), bfloat16 0.96-1.23 over 14
+//     ([4, 512, 32] 2.08 -> 1.70 us); bfloat16 [4, 2048, 512] (8 MiB) lost (0.81): the modes;
+//   - half types' 16-byte rows of >= 16384 from 2048 rows: bfloat16 1.06-1.07 ([4, 2048, 16384]
+//     139.9 -> 131.7 us); 512 rows 1.00;
+//   - rows that are not 16-byte rows from 8192 rows whatever N: N = 61 1.20 (float32), 1.17
+//     (bfloat16) at [4, 2048, 61]; fewer rows of 61 still lose (0.62-0.82).
+//   Rows of 1024..8192 keep the modes (the engine 0.34-1.12, mostly below 1).
 bool use_engine(const fb_call *c, const Problem &p) {
     const int esz = (int)fb_dtype_size(p.dt);
     if (p.dt == FB_F64) return false;
-    const bool take = (p.g.vec && esz == 4 && p.g.N >= 16384) || (!p.g.vec && p.g.N >= 128 && p.g.rows >= 2048);
+    const bool long_rows = p.g.vec && p.g.N >= 16384 && (esz == 4 || p.g.rows >= 2048);
+    const bool short_rows = p.g.vec && p.g.N <= 512 && (esz == 4 || p.g.rows * p.g.N * esz <= (4L << 20));
+    const bool unaligned = !p.g.vec && ((p.g.N >= 128 && p.g.rows >= 2048) || p.g.rows >= 8192);
+    const bool take = long_rows || short_rows || unaligned;
     // rows too long for 8 CTAs' registers go to the engine's two-pass plan, which needs a workspace
     // that rmsnorm.fused does not ask for (and that was never measured here): the modes keep them
     return take && fb_rmsnorm_engine_fits(c);

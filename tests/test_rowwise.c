@@ -468,10 +468,14 @@ static void test_rmsnorm_fused_pick(void)
         {FB_F32, 4, 524288, "multi_wave_reload"}, /* the engine would run it two-pass */
         {FB_F32, 8192, 1027, "row_engine"},       {FB_BF16, 2048, 130, "row_engine"},
         {FB_F16, 2048, 1027, "row_engine"},       {FB_F16, 512, 1027, "static_persistent"},
-        {FB_F32, 8192, 61, "static_persistent"},  {FB_F64, 8192, 1027, "static_persistent"},
+        {FB_F32, 8192, 61, "row_engine"},         {FB_F64, 8192, 1027, "static_persistent"},
+        {FB_F32, 2048, 61, "static_persistent"},  {FB_F32, 512, 32, "row_engine"},
+        {FB_F32, 8192, 512, "row_engine"},        {FB_BF16, 8192, 256, "row_engine"}, /* 4 MiB */
+        {FB_BF16, 512, 16384, "straight_reread"}, {FB_F64, 512, 32, "multi_wave_cached"},
         {FB_F32, 8192, 8192, "straight_reread"},  {FB_F32, 8192, 1024, "straight_reread"}, /* 32 MB */
         {FB_F32, 2048, 2048, "multi_wave_cached"},                                          /* 16 MB */
-        {FB_BF16, 8192, 16384, "straight_reread"}, {FB_F64, 8192, 16384, "multi_wave_cached"},
+        {FB_BF16, 8192, 16384, "row_engine"},     {FB_F64, 8192, 16384, "multi_wave_cached"},
+        {FB_BF16, 8192, 512, "static_persistent"}, /* 8 MiB: the modes */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         call_buf b;
