@@ -2,6 +2,7 @@
 #ifndef FB_RMSNORM_H
 #define FB_RMSNORM_H
 #include "../src/variant.h"
+#include "rowplan_info.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,6 +26,8 @@ int fb_rmsnorm_engine_supports(const fb_call *call, char *why, size_t n);
 size_t fb_rmsnorm_engine_workspace(const fb_call *call); /* the engine's two-pass rows (very long) */
 int fb_rmsnorm_engine_run(const fb_call *call);
 int fb_rmsnorm_engine_plan_only(const fb_call *call);
+/* The engine's plan for this call (FB_OK), for tests. */
+int fb_rmsnorm_engine_plan_info(const fb_call *call, fb_row_plan_info *out);
 /* 1 when the engine has a plan for a call with rows that needs no workspace: supports() takes it
  * and workspace() is 0, from one planning (rmsnorm.fused's test, at every launch). */
 int fb_rmsnorm_engine_fits(const fb_call *call);

@@ -9,7 +9,9 @@
 //                        Why it exists: on the H200 (stop 33, call 3) rmsnorm's own modes ran
 //                        float32 8192 x 16384 at 88-91% of the copy (283.7-295.5 us against
 //                        259.5), where the engine's layernorm, the same row with one more
-//                        parameter and one more reduction, ran 8192 x 16384 at 96.9%.
+//                        parameter and one more reduction, ran 8192 x 16384 at 96.9%. Since
+//                        stop 39 its float32 rows that fill a CTA's registers stage the weight in
+//                        shared memory (layernorm's K_STAGED): [4, 128, 16384] 21.5 -> 19.1 us.
 #include "rmsnorm.h"
 #include "rowengine.cuh"
 
@@ -21,6 +23,10 @@ struct RmsNorm {
     static constexpr const char *name = "rmsnorm";
     static constexpr int NIN = 1, NPARAM = 1;  // p[0] = weight
     static constexpr bool kHalfSmemRows = true;  // as layernorm (NOTES.md, "Stop 25")
+    // float32 rows that fill a CTA's registers exactly (W = 16384, 32768; W = 4096, 8192 from 1024
+    // rows) stage the weight in shared memory, as layernorm's (K_STAGED, plan_staged): [4, 128,
+    // 16384] 21.5 -> 19.1 us, [4, 512, 16384] 68.6 -> 66.2 (H200, NOTES.md "Stop 39")
+    static constexpr bool kStagedParams = true;
     static constexpr float kEps = 1e-6f;
     float rstd;
     template <class R> __device__ __forceinline__ void row(R &r) {
@@ -44,3 +50,4 @@ extern "C" int fb_rmsnorm_engine_fits(const fb_call *c) {
     return Engine::plan_info(c, &info) == FB_OK && info.kind != K_TWO_PASS;
 }
 FB_ROW_PLAN_HOOK(RmsNorm, fb_rmsnorm_engine_plan_only)
+FB_ROW_PLAN_INFO_HOOK(RmsNorm, fb_rmsnorm_engine_plan_info)

@@ -236,6 +236,19 @@ static void test_staged_plan(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 265, 32768, 1, 1024, 4);
     expect_plan(fb_layernorm_plan_info, ln, FB_BF16, 4096, 32768, 1, 1024, 4);
     expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 4096, 32768, 5, 1024, 8);
+    /* RMSNorm's engine Op stages its weight too (since stop 39), by the same rule */
+    static const op_case rms = {"rmsnorm.row_engine", 1, 1, fb_rmsnorm_engine_plan_only};
+    expect_plan(fb_rmsnorm_engine_plan_info, &rms, FB_F32, 512, 16384, 8, 512, 8);
+    expect_plan(fb_rmsnorm_engine_plan_info, &rms, FB_F32, 2048, 8192, 8, 256, 8);
+    expect_plan(fb_rmsnorm_engine_plan_info, &rms, FB_F32, 8192, 32768, 8, 1024, 8);
+    {
+        call_buf r;
+        make_call(&r, &rms, FB_BF16, 8192, 16384, -1);
+        fb_row_plan_info p = {-1, -1, -1, -1, -1};
+        CHECK(fb_rmsnorm_engine_plan_info(&r.call, &p) == FB_OK && p.kind != 8);  /* > 264 half rows */
+        make_call(&r, &rms, FB_F32, 512, 8192, -1);
+        CHECK(fb_rmsnorm_engine_plan_info(&r.call, &p) == FB_OK && p.kind != 8);  /* < 1024 rows of 8192 */
+    }
     /* a misaligned weight: no 16-byte plan at all, so no staging */
     call_buf b;
     make_call(&b, ln, FB_F32, 4096, 32768, 1);
