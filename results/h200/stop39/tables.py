@@ -156,6 +156,19 @@ def main():
     steps(r6, ["selftest", "memcheck-softmax-engine"])
     checks(r6, "check-softmax-engine")
 
+    r7 = unpack(tmp, os.path.join(HERE, "call7-rmsnorm-staged.tar.xz"))
+    print("\n# 7. call 7 (fb39d = 7407223 + RmsNorm::kStagedParams + FB_DEV_NOSTAGE): checks; t_nostage / t_staged, two rounds")
+    steps(r7, ["memcheck", "racecheck"])
+    checks(r7, "check")
+    ms = [medians([os.path.join(r7, n + ".json")])[0] for n in ("r1-old", "r1-new", "r2-old", "r2-new")]
+    print("  [4, T, N]: per variant t_old, t_new (us, round 1), t_old / t_new rounds 1 and 2")
+    for k in sorted(ms[0]):
+        line = f"    {k[0]:9s} T {k[1]:5d} N {k[2]:6d}"
+        for v in ("rmsnorm.fused", "rmsnorm.row_engine"):
+            o1, n1, o2, n2 = (m[k][v][0] for m in ms)
+            line += f" | {v.split('.')[1]} {o1:7.2f} {n1:7.2f} {o1 / n1:.3f} {o2 / n2:.3f}"
+        print(line)
+
 
 if __name__ == "__main__":
     main()
