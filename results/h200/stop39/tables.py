@@ -169,6 +169,13 @@ def main():
             line += f" | {v.split('.')[1]} {o1:7.2f} {n1:7.2f} {o1 / n1:.3f} {o2 / n2:.3f}"
         print(line)
 
+    r8 = unpack(tmp, os.path.join(HERE, "call8-final-selftest.tar.xz"))
+    print("\n# 8. call 8 (fb39e = d70afe2, the stop's final kernels): the full selftest; rmsnorm float32 as committed")
+    steps(r8, ["selftest"])
+    t8 = one(os.path.join(r8, "rms-f32.json"))
+    print("  rmsnorm.fused float32 [4, T, N], us (% of the copy): " +
+          ", ".join(f"[4, {k[1]}, {k[2]}] {v[0]:.2f} ({100 * v[1] / v[0]:.0f}%)" for k, v in sorted(t8.items()) if k[2] >= 4096))
+
 
 if __name__ == "__main__":
     main()
