@@ -1086,8 +1086,8 @@ inline bool plan_mid_rows(const Shape &s, Plan *p) {
 //     1.20-1.21 at 128..256 rows, 1.00 at 512;
 //   W = 8192, 128..256 rows: double_softmax 1.19-1.37, norm_chain 1.28-1.40 (128 x 8192 6.50 ->
 //     4.64 us), softmax_backward 1.10-1.17; at 512 rows (8192 units an SM) 0.95-1.01: plan_cta's;
-//   eight units a thread (256 threads at W = 8192) 0.9-1.0x of four; 1024 threads of one or two
-//     units lost from 256 rows (0.50-0.91).
+//   eight units a thread (256 threads at W = 8192) 0.93-0.99x as fast as four; 1024 threads of
+//     one or two units lost from 256 rows for double_softmax and norm_chain (0.50-0.91).
 // (layernorm's grids here take plan_params_early first.)
 inline bool plan_few_long_rows(const Shape &s, Plan *p) {
     const long nunits = s.W / 4;
@@ -1266,7 +1266,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     // --timer cupti, write flush, two rounds, t_row_smem / t_cluster): double_softmax 1.17-1.18 at
     // 256..512 rows (256 x 65536 51.1 -> 43.5 us), 1.07 at 1024, 1.06 at 128, 1.00 at 2048;
     // norm_chain 1.06-1.07 at 256..512, 1.00-1.01 at 1024, 0.95-0.96 at 128 and 2048; layernorm
-    // 0.86-0.97 (no trait). Clusters of four 256- or 512-thread CTAs at W = 32768 lost (0.81-0.98).
+    // 0.86-0.97 (no trait). Clusters of four 256- or 512-thread CTAs at W = 32768 lost (0.75-0.98).
     if (vec && s.esz == 4 && s.nin == 1 && s.wide_row_clusters && s.rows >= 256 && s.rows <= 1024) {
         const long nunits = s.W / N;
         if (nunits > 1024L * 8 && nunits <= (long)kMaxCluster * 256 * 8) {
