@@ -27,6 +27,8 @@
 # 300 s of one call's device time). Build a call's binary with
 # scripts/setup.sh, never `ninja` alone (a .cuh change does not rebuild the .cu objects: stop 36's
 # call 3 timed a binary without its knob), and check a dev knob's name with `strings` before a call.
+# To time the row engine's kernels on other launch shapes, apply dev/row_plan_knob.patch for the
+# call's build (FB_DEV_PLAN, FB_DEV_PLAN_W; stop 39) and reverse it before committing.
 # A warm machine keeps /tmp between calls, so $R is emptied here: stop 34's call 5 found call 4's
 # files in it and sent them back again.
 R=${R:-/tmp/r}
