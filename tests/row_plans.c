@@ -3,9 +3,11 @@
  * whether the parameters load with the row. A developer's tool for reading a plan rule before a
  * device call (NOTES.md "Stop 38"), run once by the CPU suite so that it keeps building:
  *
- *     build/tests/row_plans [layernorm|norm_chain|double_softmax|softmax_backward] [DTYPE]
+ *     build/tests/row_plans [layernorm|norm_chain|double_softmax|softmax_backward|rmsnorm_engine] [DTYPE]
  *
- * Rows are dim0 128..65536, columns W = 128..65536 (the four cases' default grids); a cell reads
+ * rmsnorm_engine is rmsnorm.row_engine's plan (what rmsnorm.fused runs where kernels/rmsnorm.cu's
+ * use_engine says so). Rows are dim0 128..65536, columns W = 128..65536 (the four cases' default
+ * grids; rmsnorm's [4, T, N] has rows = 4T); a cell reads
  * KIND/THREADS/UPT/CTAS, "e" when the parameters load early. Kinds: rowplan_info.h. */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "fb.h"
 #include "layernorm.h"
 #include "norm_chain.h"
+#include "rmsnorm.h"
 #include "rowcall.h"
 #include "rowplan_info.h"
 #include "softmax_backward.h"
@@ -29,6 +32,7 @@ static const row_op ops[] = {
     {"norm_chain", 1, 0, fb_norm_chain_plan_info},
     {"double_softmax", 1, 0, fb_double_softmax_plan_info},
     {"softmax_backward", 2, 0, fb_softmax_backward_plan_info},
+    {"rmsnorm_engine", 1, 1, fb_rmsnorm_engine_plan_info},
 };
 
 static int plan_of(const row_op *o, fb_dtype dt, int64_t rows, int64_t W, fb_row_plan_info *p)
@@ -48,7 +52,7 @@ int main(int argc, char **argv)
             if (strcmp(argv[1], ops[k].name) == 0) o = &ops[k];
     }
     if (!o || (argc > 2 && fb_dtype_from_name(argv[2], &dt) != 0) || argc > 3) {
-        fprintf(stderr, "usage: row_plans [layernorm|norm_chain|double_softmax|softmax_backward] [DTYPE]\n");
+        fprintf(stderr, "usage: row_plans [layernorm|norm_chain|double_softmax|softmax_backward|rmsnorm_engine] [DTYPE]\n");
         return 2;
     }
     printf("%s %s: kind/threads/units a thread/CTAs a row (e: parameters loaded with the row)\n%6s", o->name,
