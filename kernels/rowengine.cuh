@@ -1032,6 +1032,23 @@ inline bool plan_rows_staged(const Shape &s, Plan *p) {
     return false;
 }
 
+// A vector K_CTA plan of c CTAs a row whose threads hold `upt` 16-byte units each of the CTA's
+// share (whole warps; upt then rounded up to an instantiated count, -1 if none): the launch shape
+// the CTA rules below choose by measurement, written once.
+inline Plan vector_cta_plan(long nunits, int c, int upt) {
+    Plan p;
+    p.kind = K_CTA;
+    p.vec = true;
+    p.peel = false;
+    p.r = 1;
+    p.g = 32;
+    p.c = c;
+    const long chunk = cdiv(nunits, c);
+    p.threads = (int)((cdiv(chunk, upt) + 31) / 32 * 32);
+    p.upt = round_up_in(kCtaVecUpt, cdiv(chunk, p.threads));
+    return p;
+}
+
 // Every unit of every row of the grid on a thread of its own at once (rows x units <= SMs x
 // 1024): plan_rows' latency rule, plan_params_early's G.
 inline bool one_unit_a_thread_fits(const Shape &s, long nunits) { return s.rows * nunits <= (long)sm_count() * 1024; }
@@ -1067,10 +1084,7 @@ inline bool plan_mid_rows(const Shape &s, Plan *p) {
         return false;
     Plan one;
     if (!plan_cta(s, 1, &one, kMaxVals, 1024) || one.c != 1) return false;
-    const int upt = std::max(1, vals / 4 / s.nin);
-    one.threads = (int)((cdiv(nunits, upt) + 31) / 32 * 32);
-    one.upt = round_up_in(kCtaVecUpt, cdiv(nunits, one.threads));
-    *p = one;
+    *p = vector_cta_plan(nunits, 1, std::max(1, vals / 4 / s.nin));
     return true;
 }
 
@@ -1093,15 +1107,7 @@ inline bool plan_few_long_rows(const Shape &s, Plan *p) {
     const long nunits = s.W / 4;
     if (s.nparam > 0 || s.esz != 4 || !vec_ok(s) || nunits < 1024 || nunits > 2048) return false;
     if (cdiv(s.rows * nunits, sm_count()) > 4096) return false;
-    Plan f;
-    f.kind = K_CTA;
-    f.vec = true;
-    f.peel = false;
-    f.threads = (int)((cdiv(nunits, 4) + 31) / 32 * 32);
-    f.upt = round_up_in(kCtaVecUpt, cdiv(nunits, f.threads));
-    f.r = 1;
-    f.g = 32;
-    f.c = 1;
+    const Plan f = vector_cta_plan(nunits, 1, 4);
     if (f.upt != 4) return false;
     *p = f;
     return true;
@@ -1144,18 +1150,18 @@ inline bool plan_params_early(const Shape &s, Plan *p) {
     const long nunits = s.W / N, per_sm = cdiv(s.rows * nunits, sms);
     const bool latency = one_unit_a_thread_fits(s, nunits);  // per_sm <= 1024
     if (per_sm > 8192 || (!f32 && !latency)) return false;
-    Plan e;
-    e.vec = true;
-    e.peel = false;
-    e.r = 1;
-    e.c = 1;
-    e.early = true;
     const int lane_units = f32 ? std::min(early_group_upt(s.nparam), 4) : 1;
     // rows that plan_group holds at 16 values a lane but early group rows do not (half types'
     // W = 512) keep plan_group
     if (nunits <= 32L * std::max(1, 16 / N) && nunits > 32L * lane_units) return false;
     if (nunits <= 32L * lane_units) {
+        Plan e;
         e.kind = K_GROUP;
+        e.vec = true;
+        e.peel = false;
+        e.r = 1;
+        e.c = 1;
+        e.early = true;
         if (latency) {
             e.g = std::min(32, pow2ceil(nunits));
             e.upt = round_up_in(kGroupVecUpt, cdiv(nunits, e.g));
@@ -1171,14 +1177,11 @@ inline bool plan_params_early(const Shape &s, Plan *p) {
         *p = e;
         return true;
     }
-    e.kind = K_CTA;
-    e.g = 32;
     const int cta_units = std::min(early_cta_upt(s.nparam), f32 ? 2 : 1);
-    const int t = (int)((cdiv(nunits, cta_units) + 31) / 32 * 32);
-    if (t > 1024 || (t > 512 && per_sm > 4096)) return false;
-    e.threads = t;
-    e.upt = round_up_in(kCtaVecUpt, cdiv(nunits, t));
+    Plan e = vector_cta_plan(nunits, 1, cta_units);
+    if (e.threads > 1024 || (e.threads > 512 && per_sm > 4096)) return false;
     if (e.upt < 0 || e.upt > cta_units) return false;
+    e.early = true;
     *p = e;
     return true;
 }
@@ -1252,9 +1255,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     if (vec && s.esz == 4 && s.nin == 2 && s.rows >= 256) {
         Plan two;
         if (plan_cta(s, 1, &two, kMaxVals, 1024) && two.c == 2 && two.threads == 1024) {
-            two.c = 8;
-            two.threads = 256;
-            *p = two;
+            *p = vector_cta_plan(s.W / N, 8, two.upt);
             return true;
         }
     }
@@ -1270,15 +1271,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     if (vec && s.esz == 4 && s.nin == 1 && s.wide_row_clusters && s.rows >= 256 && s.rows <= 1024) {
         const long nunits = s.W / N;
         if (nunits > 1024L * 8 && nunits <= (long)kMaxCluster * 256 * 8) {
-            Plan w;
-            w.kind = K_CTA;
-            w.vec = true;
-            w.peel = false;
-            w.c = (int)cdiv(nunits, 256L * 8);
-            w.threads = (int)((cdiv(cdiv(nunits, w.c), 8) + 31) / 32 * 32);
-            w.upt = round_up_in(kCtaVecUpt, cdiv(cdiv(nunits, w.c), w.threads));
-            w.r = 1;
-            w.g = 32;
+            const Plan w = vector_cta_plan(nunits, (int)cdiv(nunits, 256L * 8), 8);
             if (w.upt == 8) {
                 *p = w;
                 return true;
