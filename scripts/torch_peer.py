@@ -2346,7 +2346,11 @@ def cupti_sample_sums(acts, n, hold=False):
     marker kernel where `hold` (the spin that holds the stream). A sample is the sum of the durations of the activities that
     start at or after its first marker's end and end at or before its second marker's start: on one
     stream exactly its run's. Raises PeerError where the markers do not pair up, where an activity
-    overlaps a marker, or where a sample holds nothing (what was timed would not be the run)."""
+    overlaps a marker, or where a sample holds nothing (what was timed would not be the run).
+    Activities may carry a fourth field, their stream: one on the first marker's own stream that
+    starts while that marker runs is a programmatic dependent launch (cuDNN's
+    init_device_workspace_kernel is one: results/h200/stop40), and counts from the marker's end;
+    on another stream it is still an error."""
     acts = sorted(acts, key=lambda a: (a[1], a[2]))
     marks = [a for a in acts if MARKER in a[0]]
     want = 2 * n + (1 if hold else 0)
@@ -2356,13 +2360,21 @@ def cupti_sample_sums(acts, n, hold=False):
     marks = marks[len(marks) - 2 * n:]  # after the hold
     others = [a for a in acts if MARKER not in a[0]]
     sums, j = [], 0
+    def stream(a):
+        return a[3] if len(a) > 3 else None
+
     for i in range(n):
         lo, hi = marks[2 * i][2], marks[2 * i + 1][1]
-        while j < len(others) and others[j][1] < lo:
-            if others[j][2] > marks[2 * i][1]:
-                raise PeerError(f"--timer cupti: '{others[j][0]}' overlaps a sample's marker: not one stream")
-            j += 1
         total, count = 0, 0
+        while j < len(others) and others[j][1] < lo:
+            a = others[j]
+            if a[2] > marks[2 * i][1]:
+                early = a[1] >= marks[2 * i][1] and a[2] <= hi
+                if not (early and stream(a) is not None and stream(a) == stream(marks[2 * i])):
+                    raise PeerError(f"--timer cupti: '{a[0]}' overlaps a sample's marker: not one stream")
+                total += max(a[2] - lo, 0)  # a dependent launch: its time after the marker
+                count += 1
+            j += 1
         while j < len(others) and others[j][1] < hi:
             if others[j][2] > hi:
                 raise PeerError(f"--timer cupti: '{others[j][0]}' overlaps a sample's marker: not one stream")
@@ -2406,7 +2418,10 @@ class CuptiTimer(Timer):
                 t0, d = e.start_ns(), e.duration_ns()
             else:  # older torch: microseconds
                 t0, d = e.start_us() * 1000, e.duration_us() * 1000
-            acts.append((e.name(), t0, t0 + d))
+            # the stream, where this torch says (device_resource_id): cupti_sample_sums tells a
+            # dependent launch on the markers' stream from another stream's work by it
+            rid = e.device_resource_id() if hasattr(e, "device_resource_id") else None
+            acts.append((e.name(), t0, t0 + d) if rid is None else (e.name(), t0, t0 + d, rid))
         return acts
 
     def batch(self, fn, n, flush=True, before=None):

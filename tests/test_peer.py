@@ -798,6 +798,19 @@ class TestCuptiSamples(unittest.TestCase):
         with self.assertRaisesRegex(tp.PeerError, "overlaps a sample's marker"):
             tp.cupti_sample_sums(over, 1)
 
+    def test_a_dependent_launch_counts_from_the_marker_s_end(self):
+        # with streams: a kernel launched as a programmatic dependent of the marker starts while it
+        # runs (cuDNN's workspace init, results/h200/stop40); on the markers' stream it is the run's,
+        # from the marker's end; on another stream it is still an error
+        acts = [a + (7,) for a in self.batch([[2000]], hold=False, flush=False)]
+        m0 = acts[0]
+        pdl = ("init_device_workspace_kernel", m0[2] - 300, m0[2] + 400, 7)
+        self.assertEqual(tp.cupti_sample_sums(acts + [pdl], 1), [2400])
+        with self.assertRaisesRegex(tp.PeerError, "overlaps a sample's marker"):
+            tp.cupti_sample_sums(acts + [pdl[:3] + (9,)], 1)
+        with self.assertRaisesRegex(tp.PeerError, "overlaps a sample's marker"):  # no stream: as before
+            tp.cupti_sample_sums(acts + [pdl[:3]], 1)
+
 
 class TestGrid(unittest.TestCase):
     def test_axis_lists(self):
