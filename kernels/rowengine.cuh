@@ -505,7 +505,16 @@ __device__ __forceinline__ bool few_ctas() {
 // geomeans 0.866-0.927 over 9 cells; layernorm 4096 x 65536 505.9 -> 649.1 us), and row_smem's
 // loads beside a full shared part 10% (layernorm float32 W = 65536 775.2 -> 860.6), so both keep
 // their earlier policy.
+// Except (Plan::plain_x) on the small grids of early-parameter group rows: up to 2048 units of row
+// and parameters an SM (rows x units x NPARAM / SMs), where a float32 row loaded plainly is faster.
+// Measured (NOTES.md, "Stop 40", H200, --timer cupti, write flush, two rounds, t_evict_last /
+// t_plain): rmsnorm [4, T, N] float32 at 124-1986 units an SM 1.017-1.034 ([4, 128, 512] 2.40 ->
+// 2.32 us); layernorm (two parameters) at 31-993 units an SM 1.00-1.08 (128 x 512 2.20 -> 2.04),
+// but at 1986 0.96 twice (8192 x 128, 4096 x 256); at 3971 evict_last wins for both (rmsnorm [4,
+// 2048, 256] 0.966, layernorm 4096 x 512 0.836), and everywhere else it was timed (the four issue-6
+// cases at 1024..16384 rows x 512..8192: 0.85-1.00, geomeans 0.928-0.972).
 template <typename T> constexpr Ld engine_ld() { return sizeof(T) == 4 ? Ld::EvictLast : Ld::Plain; }
+constexpr long kPlainRowUnitsPerSm = 2048;
 
 // K_GROUP: groups of G lanes per row, R consecutive rows per group (all loads issued before
 // any row's program runs). Lane l holds units l, l+G, ... of each row. PEEL: W is not a
@@ -515,9 +524,10 @@ template <typename T> constexpr Ld engine_ld() { return sizeof(T) == 4 ? Ld::Evi
 // EP (parameters early; unpeeled rows of ops with parameters, plan_params_early): every unit's
 // parameters are loaded with the row, before its reductions, instead of one unit at a time
 // between the stores (see prefetch_param_lines).
-template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R, bool EP = false>
+// PLAIN (Plan::plain_x): the row loaded with the default policy instead of engine_ld's.
+template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R, bool EP = false, bool PLAIN = false>
 __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long rows, long W, int G) {
-    using U = Unit<T, VEC, engine_ld<T>()>;  // see engine_ld
+    using U = Unit<T, VEC, PLAIN ? Ld::Plain : engine_ld<T>()>;  // see engine_ld
     constexpr int N = U::N, NIN = Op::NIN, NP = Op::NPARAM;
     static_assert(!EP || (NP > 0 && !PEEL), "early parameters: unpeeled rows of an op with parameters");
     const int lane = threadIdx.x & (G - 1);
@@ -1172,6 +1182,7 @@ inline bool plan_params_early(const Shape &s, Plan *p) {
             e.upt = g.upt;
         }
         if (e.upt < 0 || e.upt > lane_units) return false;
+        e.plain_x = f32 && per_sm * s.nparam <= kPlainRowUnitsPerSm;
         e.threads = 256;
         while (e.threads > 64 && e.threads > e.g && cdiv(s.rows, e.threads / e.g) < 2L * sms) e.threads /= 2;
         *p = e;
@@ -1342,7 +1353,7 @@ template <int N, int NIN, bool VEC> constexpr int group_rows(int upt, bool early
 }
 
 // dry: choose the kernel and check the launch configuration, launch nothing (plan_only).
-template <class Op, typename T, bool VEC, bool PEEL, int UPT, bool EP = false>
+template <class Op, typename T, bool VEC, bool PEEL, int UPT, bool EP = false, bool PLAIN = false>
 cudaError_t launch_group_k(const Shape &s, const Plan &p, const Args<T> &a, cudaStream_t st, bool dry) {
     constexpr int N = VEC ? 16 / (int)sizeof(T) : 1;
     constexpr int R = group_rows<N, Op::NIN, VEC>(UPT, EP);
@@ -1355,7 +1366,7 @@ cudaError_t launch_group_k(const Shape &s, const Plan &p, const Args<T> &a, cuda
     const long blocks = cdiv(groups, p.threads / p.g);
     if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
     if (dry) return cudaSuccess;
-    row_group_kernel<Op, T, VEC, PEEL, UPT, R, EP><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W, p.g);
+    row_group_kernel<Op, T, VEC, PEEL, UPT, R, EP, PLAIN><<<(unsigned)blocks, p.threads, 0, st>>>(a, s.rows, s.W, p.g);
     return cudaGetLastError();
 }
 
@@ -1384,6 +1395,13 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
             if constexpr (Op::NPARAM > 0) {
                 if (p.early) {
                     if (p.peel || p.upt > early_group_upt(Op::NPARAM)) return cudaErrorInvalidConfiguration;
+                    if constexpr (N == 4) {  // float32 only: the half types load plainly anyway
+                        if (p.plain_x) {
+                            if (p.upt <= 1) return launch_group_k<Op, T, true, false, 1, true, true>(s, p, a, st, dry);
+                            if (p.upt <= 2) return launch_group_k<Op, T, true, false, 2, true, true>(s, p, a, st, dry);
+                            return launch_group_k<Op, T, true, false, 4, true, true>(s, p, a, st, dry);
+                        }
+                    }
                     if (p.upt <= 1) return launch_group_k<Op, T, true, false, 1, true>(s, p, a, st, dry);
                     if (p.upt <= 2) return launch_group_k<Op, T, true, false, 2, true>(s, p, a, st, dry);
                     return launch_group_k<Op, T, true, false, 4, true>(s, p, a, st, dry);
@@ -1632,7 +1650,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         if (check(c, nullptr, 0) != FB_OK) return FB_E_UNSUPPORTED;
         Plan p;
         if (!PLAN(shape(c), &p)) return FB_E_UNSUPPORTED;
-        *out = fb_row_plan_info{(int)p.kind, p.threads, p.upt, p.c, p.early ? 1 : 0};
+        *out = fb_row_plan_info{(int)p.kind, p.threads, p.upt, p.c, p.early ? 1 : 0, p.plain_x ? 1 : 0};
         return FB_OK;
     }
 };

@@ -11,6 +11,7 @@ extern "C" {
 typedef struct fb_row_plan_info {
     int kind, threads, upt, ctas_per_row;
     int params_early; /* 1: the parameters loaded with the row (rowengine.cuh plan_params_early) */
+    int plain_x;      /* 1: float32 rows loaded with the default L2 policy, not evict_last (engine_ld) */
 } fb_row_plan_info;
 #ifdef __cplusplus
 }

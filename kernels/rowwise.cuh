@@ -149,6 +149,9 @@ struct Plan {
     // K_GROUP (unpeeled) and K_CTA of an op with parameters: every unit's parameters loaded with
     // the row, before its reductions (rowengine.cuh plan_params_early)
     bool early = false;
+    // K_GROUP with early parameters on small float32 grids: the row loaded with the default L2
+    // policy, not evict_last (rowengine.cuh plan_params_early, engine_ld)
+    bool plain_x = false;
 };
 
 struct Shape {

@@ -8,7 +8,8 @@
  * rmsnorm_engine is rmsnorm.row_engine's plan (what rmsnorm.fused runs where kernels/rmsnorm.cu's
  * use_engine says so). Rows are dim0 128..65536, columns W = 128..65536 (the four cases' default
  * grids; rmsnorm's [4, T, N] has rows = 4T); a cell reads
- * KIND/THREADS/UPT/CTAS, "e" when the parameters load early. Kinds: rowplan_info.h. */
+ * KIND/THREADS/UPT/CTAS, "e" when the parameters load early, "p" when a float32 row loads plainly
+ * (not evict_last). Kinds: rowplan_info.h. */
 #include <stdio.h>
 #include <string.h>
 
@@ -62,12 +63,12 @@ int main(int argc, char **argv)
     for (int64_t rows = 128; rows <= 65536; rows *= 2) {
         printf("%6lld", (long long)rows);
         for (int64_t W = 128; W <= 65536; W *= 2) {
-            fb_row_plan_info p = {-1, -1, -1, -1, 0};
+            fb_row_plan_info p = {-1, -1, -1, -1, 0, 0};
             char cell[32];
             if (plan_of(o, dt, rows, W, &p) != FB_OK) snprintf(cell, sizeof cell, "none");
             else
-                snprintf(cell, sizeof cell, "%d/%d/%d/%d%s", p.kind, p.threads, p.upt, p.ctas_per_row,
-                         p.params_early ? "e" : "");
+                snprintf(cell, sizeof cell, "%d/%d/%d/%d%s%s", p.kind, p.threads, p.upt, p.ctas_per_row,
+                         p.params_early ? "e" : "", p.plain_x ? "p" : "");
             printf(" %12s", cell);
         }
         printf("\n");

@@ -348,6 +348,36 @@ static void test_wide_row_clusters(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 65536, 5, 1024, 8);
 }
 
+/* Early-parameter group rows of float32 on grids of up to 2048 units of row and parameters an SM
+ * (layernorm's two parameters: 1024 units of row) load the row plainly, not evict_last
+ * (rowengine.cuh engine_ld, Plan::plain_x; NOTES.md "Stop 40"); CTA rows, larger grids and the half
+ * types (plain anyway) do not take the flag. */
+static void expect_plain(const op_case *o, fb_dtype dt, int64_t rows, int64_t W, int kind, int plain)
+{
+    call_buf b;
+    make_call(&b, o, dt, rows, W, -1);
+    fb_row_plan_info p = {-1, -1, -1, -1, -1, -1};
+    CHECK(fb_layernorm_plan_info(&b.call, &p) == FB_OK);
+    const int ok = p.kind == kind && p.plain_x == plain;
+    CHECK(ok);
+    if (!ok)
+        fprintf(stderr, "  %s %lld x %lld: kind %d plain %d, want %d %d\n", fb_dtype_name(dt), (long long)rows,
+                (long long)W, p.kind, p.plain_x, kind, plain);
+}
+
+static void test_plain_row_plan(void)
+{
+    const op_case *ln = &ops[2];
+    expect_plain(ln, FB_F32, 128, 128, 0, 1);    /* 32 units an SM */
+    expect_plain(ln, FB_F32, 1024, 512, 0, 1);   /* 993 */
+    expect_plain(ln, FB_F32, 4096, 128, 0, 1);   /* 993 */
+    expect_plain(ln, FB_F32, 8192, 128, 0, 0);   /* 1986 x two parameters */
+    expect_plain(ln, FB_F32, 4096, 512, 0, 0);   /* 3971: evict_last */
+    expect_plain(ln, FB_F32, 16384, 256, 0, 0);  /* 7944 */
+    expect_plain(ln, FB_F32, 128, 1024, 1, 0);   /* CTA rows */
+    expect_plain(ln, FB_BF16, 128, 256, 0, 0);   /* half types */
+}
+
 static void test_params_early_plan(void)
 {
     const op_case *ln = &ops[2], *nc = &ops[3];
@@ -543,6 +573,7 @@ int main(void)
     test_pair_plan();
     test_staged_plan();
     test_params_early_plan();
+    test_plain_row_plan();
     test_cta_register_rows();
     test_few_long_rows();
     test_wide_row_clusters();
