@@ -508,11 +508,12 @@ __device__ __forceinline__ bool few_ctas() {
 // Except (Plan::plain_x) on the small grids of early-parameter group rows: up to 2048 units of row
 // and parameters an SM (rows x units x NPARAM / SMs), where a float32 row loaded plainly is faster.
 // Measured (NOTES.md, "Stop 40", H200, --timer cupti, write flush, two rounds, t_evict_last /
-// t_plain): rmsnorm [4, T, N] float32 at 124-1986 units an SM 1.017-1.034 ([4, 128, 512] 2.40 ->
-// 2.32 us); layernorm (two parameters) at 31-993 units an SM 1.00-1.08 (128 x 512 2.20 -> 2.04),
-// but at 1986 0.96 twice (8192 x 128, 4096 x 256); at 3971 evict_last wins for both (rmsnorm [4,
-// 2048, 256] 0.966, layernorm 4096 x 512 0.836), and everywhere else it was timed (the four issue-6
-// cases at 1024..16384 rows x 512..8192: 0.85-1.00, geomeans 0.928-0.972).
+// t_plain): rmsnorm [4, T, N] float32 at 124-1986 units an SM 1.000-1.034 ([4, 128, 512] 2.40 ->
+// 2.32 us); layernorm (two parameters) at 31-993 units an SM 0.995-1.079 (128 x 512 2.20 -> 2.04),
+// but at 1986 0.96 twice (8192 x 128, 4096 x 256) and 1.03 once (2048 x 512); at 3971 evict_last
+// wins for both (rmsnorm [4, 2048, 256] 0.966, layernorm 4096 x 512 0.836), and everywhere else it
+// was timed (the four issue-6 cases at 1024..16384 rows x 512..8192: 0.84-1.03, geomeans
+// 0.928-0.972).
 template <typename T> constexpr Ld engine_ld() { return sizeof(T) == 4 ? Ld::EvictLast : Ld::Plain; }
 constexpr long kPlainRowUnitsPerSm = 2048;
 
