@@ -62,6 +62,19 @@ def medians(paths):
     return t, s
 
 
+def print_checks(path, label=None):
+    """Counts of a result file's checks by (case, variant, outcome, mode), printed under `label`
+    (default: the file's name): what a memcheck or racecheck run, which times nothing, says."""
+    n = collections.Counter()
+    for case, _, c in cells(path):
+        for v, res in c["variants"].items():
+            ch = res.get("check", {})
+            n[(case, v, "passed" if ch.get("passed") else "FAILED", ch.get("mode"))] += 1
+    print(f"  {label or os.path.basename(path)}: checks by (case, variant, outcome, mode):")
+    for k, v in sorted(n.items()):
+        print(f"    {' '.join(map(str, k))}: {v}")
+
+
 def print_steps(r, names):
     """A call's steps.txt, then each named step's summary line (r/NAME.txt): "selftest: ..." for
     names starting "st" (or "selftest"), else compute-sanitizer's "... SUMMARY: ..."."""

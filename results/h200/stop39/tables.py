@@ -7,7 +7,6 @@ durations of the measured run's kernels), write flush, for fusionbench and torch
 fusionbench check the tables use passed (asserted by tarballs.medians); the check runs' counts are
 printed as they are.
 """
-import collections
 import os
 import sys
 import tempfile
@@ -15,7 +14,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, medians, peer_compare, print_steps as steps, unpack  # noqa: E402
+from tarballs import cells, geomean, medians, peer_compare, print_checks, print_steps as steps, unpack  # noqa: E402
 
 
 def one(path):
@@ -42,14 +41,7 @@ def sweep(r, group, plans):
 
 
 def checks(r, name):
-    n = collections.Counter()
-    for case, _, c in cells(os.path.join(r, name + ".json")):
-        for v, res in c["variants"].items():
-            ch = res.get("check", {})
-            n[(case, v, "passed" if ch.get("passed") else "FAILED", ch.get("mode"))] += 1
-    print(f"  {name}: checks by (case, variant, outcome, mode):")
-    for k, v in sorted(n.items()):
-        print(f"    {' '.join(map(str, k))}: {v}")
+    print_checks(os.path.join(r, name + ".json"), name)
 
 
 def before_after(old_pair, new_pair, label):

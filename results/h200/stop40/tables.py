@@ -19,20 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..", "..")
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import cells, geomean, medians, peer_compare, print_steps as steps, unpack  # noqa: E402
+from tarballs import cells, geomean, medians, peer_compare, print_checks as checks, print_steps as steps, unpack  # noqa: E402
 
 BW = 4.1e12  # the H200's copy rate, bytes/s (NOTES.md, "Stop 33")
-
-
-def checks(path):
-    n = collections.Counter()
-    for case, _, c in cells(path):
-        for v, res in c["variants"].items():
-            ch = res.get("check", {})
-            n[(case, v, "passed" if ch.get("passed") else "FAILED", ch.get("mode"))] += 1
-    print(f"  {os.path.basename(path)}: checks by (case, variant, outcome, mode):")
-    for k, v in sorted(n.items()):
-        print(f"    {' '.join(map(str, k))}: {v}")
 
 
 def gemm_rates(path):
