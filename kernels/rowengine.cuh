@@ -1396,16 +1396,15 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
             if constexpr (Op::NPARAM > 0) {
                 if (p.early) {
                     if (p.peel || p.upt > early_group_upt(Op::NPARAM)) return cudaErrorInvalidConfiguration;
-                    if constexpr (N == 4) {  // float32 only: the half types load plainly anyway
-                        if (p.plain_x) {
-                            if (p.upt <= 1) return launch_group_k<Op, T, true, false, 1, true, true>(s, p, a, st, dry);
-                            if (p.upt <= 2) return launch_group_k<Op, T, true, false, 2, true, true>(s, p, a, st, dry);
-                            return launch_group_k<Op, T, true, false, 4, true, true>(s, p, a, st, dry);
-                        }
-                    }
-                    if (p.upt <= 1) return launch_group_k<Op, T, true, false, 1, true>(s, p, a, st, dry);
-                    if (p.upt <= 2) return launch_group_k<Op, T, true, false, 2, true>(s, p, a, st, dry);
-                    return launch_group_k<Op, T, true, false, 4, true>(s, p, a, st, dry);
+                    auto early = [&](auto plain) -> cudaError_t {
+                        constexpr bool PLAIN = decltype(plain)::value;
+                        if (p.upt <= 1) return launch_group_k<Op, T, true, false, 1, true, PLAIN>(s, p, a, st, dry);
+                        if (p.upt <= 2) return launch_group_k<Op, T, true, false, 2, true, PLAIN>(s, p, a, st, dry);
+                        return launch_group_k<Op, T, true, false, 4, true, PLAIN>(s, p, a, st, dry);
+                    };
+                    if constexpr (N == 4)  // float32 only: the half types load plainly anyway
+                        if (p.plain_x) return early(std::true_type{});
+                    return early(std::false_type{});
                 }
             }
             if (p.early) return cudaErrorInvalidConfiguration;

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: row_plans [layernorm|norm_chain|double_softmax|softmax_backward|rmsnorm_engine] [DTYPE]\n");
         return 2;
     }
-    printf("%s %s: kind/threads/units a thread/CTAs a row (e: parameters loaded with the row)\n%6s", o->name,
+    printf("%s %s: kind/threads/units a thread/CTAs a row (e: parameters loaded with the row, p: the row loaded plainly)\n%6s", o->name,
            fb_dtype_name(dt), "rows");
     for (int64_t W = 128; W <= 65536; W *= 2) printf(" %12lld", (long long)W);
     printf("\n");
