@@ -23,7 +23,8 @@
 //                                plans. Float32, float16, bfloat16.
 //   rmsnorm.fused                row_engine where use_engine() says (16-byte rows of <= 512 or
 //                                >= 16384, unaligned rows of >= 128 on >= 2048 rows or any on
-//                                >= 8192), else straight_reread where it
+//                                >= 8192, the half types' unaligned rows of 33..64), else
+//                                straight_reread where it
 //                                applies outside float32 and on float32 from 32 MB of x
 //                                (straight_fits), else one of the three by shape
 //                                (pick_mode below: the rules and the tables they came from).
@@ -482,13 +483,20 @@ Problem problem(const fb_call *c) {
 //   - rows that are not 16-byte rows from 8192 rows whatever N: N = 61 1.20 (float32), 1.17
 //     (bfloat16) at [4, 2048, 61]; fewer rows of 61 still lose (0.62-0.82).
 //   Rows of 1024..8192 keep the modes (the engine 0.34-1.12, mostly below 1).
+// Since stop 41 the engine runs unaligned rows of 33..64 elements on up to 8192 rows as scalar
+// group rows with early parameters (rowengine.cuh plan_scalar_early), which also beats the modes
+// on the half types' fewer rows (H200, call 7, results/h200/stop41/, --timer cupti, write flush,
+// two runs, t_fused / t_row_engine): bfloat16 [4, 128, 61] 2.14 / 1.82 us (1.18), [4, 512, 61]
+// 2.35-2.37 / 2.14 (1.10). float32 stays with the modes there: 1.02-1.05 at 512 rows, 0.94-0.95
+// at 2048 ([4, 512, 61] 1.98 against 2.08-2.11 us).
 bool use_engine(const fb_call *c, const Problem &p) {
     const int esz = (int)fb_dtype_size(p.dt);
     if (p.dt == FB_F64) return false;
     const bool long_rows = p.g.vec && p.g.N >= 16384 && (esz == 4 || p.g.rows >= 2048);
     const bool short_rows = p.g.vec && p.g.N <= 512 && (esz == 4 || p.g.rows * p.g.N * esz <= (4L << 20));
     const bool unaligned = !p.g.vec && ((p.g.N >= 128 && p.g.rows >= 2048) || p.g.rows >= 8192);
-    const bool take = long_rows || short_rows || unaligned;
+    const bool scalar_early = !p.g.vec && esz == 2 && p.g.N >= 33 && p.g.N <= 64;
+    const bool take = long_rows || short_rows || unaligned || scalar_early;
     // rows too long for 8 CTAs' registers go to the engine's two-pass plan, which needs a workspace
     // that rmsnorm.fused does not ask for (and that was never measured here): the modes keep them
     return take && fb_rmsnorm_engine_fits(c);

@@ -44,6 +44,8 @@
 //   (early)  K_GROUP and K_CTA of an op with parameters (layernorm) on grids of up to 8192 units an
 //            SM: every unit's weight and bias loaded with the row, before its reductions, not one
 //            unit at a time between the stores (plan_params_early).
+//            Unaligned rows of 33..64 elements of such an op, up to 8192 rows: scalar group rows
+//            with every element's parameters loaded early (plan_scalar_early), before K_SMEM.
 //   K_CTA    one CTA per row (c = 1, up to 1024 threads when one CTA can hold the row: each
 //            cluster-wide reduction costs long rows points of SOL, NOTES.md) or a cluster of
 //            c <= 8 CTAs of <= 512 threads per row exchanging one partial per CTA over DSMEM: 32
@@ -522,9 +524,10 @@ constexpr long kPlainRowUnitsPerSm = 2048;
 // multiple of the vector width; each row is split into a scalar head (to the next 16-byte
 // boundary), an aligned vector body and a scalar tail, lane l < head + tail holding one of the
 // scalars. Rows past the end run the program on no values (reductions are collective).
-// EP (parameters early; unpeeled rows of ops with parameters, plan_params_early): every unit's
-// parameters are loaded with the row, before its reductions, instead of one unit at a time
-// between the stores (see prefetch_param_lines).
+// EP (parameters early; unpeeled rows of ops with parameters, plan_params_early, and scalar rows
+// of 33..64 elements, plan_scalar_early): every unit's (element's) parameters are loaded with the
+// row, before its reductions, instead of one unit at a time between the stores (see
+// prefetch_param_lines).
 // PLAIN (Plan::plain_x): the row loaded with the default policy instead of engine_ld's.
 template <class Op, typename T, bool VEC, bool PEEL, int UPT, int R, bool EP = false, bool PLAIN = false>
 __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long rows, long W, int G) {
@@ -564,12 +567,21 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
             if (v[r].ok[u]) load_inputs<U, NIN>(a, off[r], i, v[r].v[u]);
         }
     }
-    RawParams<NP> pe[EP ? UPT : 1];
+    // early parameters: a 16-byte unit of each (vector rows), or each element's, widened (scalar rows)
+    RawParams<NP> pe[EP && VEC ? UPT : 1];
+    float ps[EP && !VEC ? UPT : 1][np_slots(NP)];
     if constexpr (EP) {
 #pragma unroll
         for (int u = 0; u < UPT; ++u) {
             const long i = lane + (long)u * G;
-            if (i < nbody[0]) load_raw_params<NP>(a, i * N, pe[u]);
+            if (i < nbody[0]) {
+                if constexpr (VEC) {
+                    load_raw_params<NP>(a, i * N, pe[u]);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < NP; ++q) ps[u][q] = fb::to_acc(a.param[q][i]);
+                }
+            }
         }
     } else if constexpr (NP > 0) {
         if (few_ctas()) prefetch_param_lines<NP>(a, 0, W);
@@ -586,8 +598,11 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
     for (int u = 0; u < UPT; ++u) {
         const long i = lane + (long)u * G;
         // Unpeeled rows share their column layout: one parameter load serves all R rows.
-        if constexpr (EP) {
+        if constexpr (EP && VEC) {
             widen_params<NP, N, T>(pe[u], p);
+        } else if constexpr (EP) {
+#pragma unroll
+            for (int q = 0; q < NP; ++q) p[0][q] = ps[u][q];
         } else if constexpr (NP > 0 && !PEEL) {
             if (i < nbody[0]) load_params<NP, N, VEC>(a, i * N, p);
         }
@@ -1198,6 +1213,28 @@ inline bool plan_params_early(const Shape &s, Plan *p) {
     return true;
 }
 
+// Unaligned rows of 33..64 elements of an op with parameters, up to 8192 rows: scalar group rows
+// of 16 lanes with up to four elements each in 128-thread CTAs, every element's parameters loaded
+// with the row (EP), not K_SMEM's tiles. Measured (NOTES.md, "Stop 41", H200, rmsnorm N = 61,
+// --timer cupti, write flush, two rounds, t_tiles / t_scalar_early): float32 1.69, 1.45, 1.19 at
+// 512, 2048, 8192 rows ([4, 2048, 61] 3.78 -> 3.18 us), bfloat16 1.43, 1.37, 1.13; 64 threads
+// 1.60-1.17 and 32 1.57-0.88. Rows of 130 on 32 lanes of eight lost at every row count (0.41-0.95
+// in both dtypes, 1.07-1.12 at 512 rows of float32 only): the rule stops at 64 elements.
+inline bool plan_scalar_early(const Shape &s, Plan *p) {
+    if (s.nparam == 0 || vec_ok(s) || s.W < 33 || s.W > 64 || s.rows > 8192) return false;
+    p->kind = K_GROUP;
+    p->vec = false;
+    p->peel = false;
+    p->early = true;
+    p->plain_x = false;
+    p->g = 16;
+    p->upt = 4;
+    p->r = 1;
+    p->c = 1;
+    p->threads = 128;
+    return true;
+}
+
 // Where an op that asks for it (Op::kStagedParams) takes K_STAGED (the weight staged in shared
 // memory, the row in registers). Measured (NOTES.md, "Stop 35", H200, layernorm, write flush, two
 // runs, t_plan / t_staged):
@@ -1225,6 +1262,7 @@ inline bool plan_rows(const Shape &s, Plan *p) {
     const bool vec = vec_ok(s), al = aligned_xy(s);
     const long rb = s.W * s.esz;
     const int N = 16 / s.esz;
+    if (plan_scalar_early(s, p)) return true;
     if (!vec && al && rb >= kSmemMinRowBytes && rb <= kSmemMaxRowBytes) {
         p->kind = K_SMEM;
         p->vec = true;
@@ -1419,7 +1457,10 @@ cudaError_t launch_rows_t(const Shape &s, const Plan &p, const Args<T> &a, cudaS
             };
             return p.peel ? go(std::true_type{}) : go(std::false_type{});
         }
-        // scalar: rows of <= 128 elements (plan_rows)
+        // scalar: rows of <= 128 elements (plan_rows); with early parameters, of <= 64 (plan_scalar_early)
+        if constexpr (Op::NPARAM > 0)
+            if (p.early) return p.upt <= 4 ? launch_group_k<Op, T, false, false, 4, true>(s, p, a, st, dry)
+                                           : cudaErrorInvalidConfiguration;
         if (p.early) return cudaErrorInvalidConfiguration;
         if (p.upt <= 1) return launch_group_k<Op, T, false, false, 1>(s, p, a, st, dry);
         if (p.upt <= 2) return launch_group_k<Op, T, false, false, 2>(s, p, a, st, dry);

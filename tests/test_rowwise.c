@@ -402,8 +402,17 @@ static void test_params_early_plan(void)
     expect_early(ln, FB_BF16, 128, 8192, 1, 1024, 1, 1);
     expect_early(ln, FB_BF16, 2048, 1024, 0, 256, 4, 0); /* 1986 units an SM: plan_group */
     expect_early(ln, FB_F16, 256, 4096, 1, 512, 1, 1);
+    /* unaligned rows of 33..64 elements, up to 8192 rows: scalar group rows of 16 lanes of four
+     * elements with early parameters (plan_scalar_early, NOTES.md "Stop 41") */
+    expect_early(ln, FB_F32, 8192, 61, 0, 128, 4, 1);
+    expect_early(ln, FB_BF16, 3, 33, 0, 128, 4, 1);
+    expect_early(ln, FB_F16, 512, 63, 0, 128, 4, 1);
+    expect_early(ln, FB_F32, 8193, 61, 4, 256, 4, 0); /* more rows: K_SMEM's tiles (16 lanes of four) */
+    expect_early(ln, FB_F32, 512, 65, 0, 256, 2, 0);  /* longer: scalar group rows, parameters late */
+    expect_early(ln, FB_F32, 512, 31, 4, 256, 2, 0);  /* shorter: K_SMEM's tiles */
     /* no parameters, unaligned rows: never */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 512, 0, 256, 4);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 8192, 61, 4, 256, 4);
     call_buf b;
     make_call(&b, ln, FB_F32, 128, 1024, 1);
     fb_row_plan_info p = {-1, -1, -1, -1, -1};

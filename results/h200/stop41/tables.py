@@ -3,8 +3,11 @@
 tarballs: `python3 tables.py`. Writes nothing; tables.txt is its output. No GPU needed.
 
 Calls 1-2 are issue 10's full add: every cuBLASLt configuration of the plain GEMM and of the add
-(dev/lt_algo_sweep_dev.cu). Call 3 is issue 9's unaligned short rows (N = 130) on scalar group
-plans (dev/row_plan_knob.patch's FB_DEV_GROUP). Every fusionbench check the tables use passed
+(dev/lt_algo_sweep_dev.cu). Calls 3, 4 and 6 are issue 9's unaligned short rows (N = 130, 61) on
+forced plans (dev/row_plan_knob.patch's FB_DEV_GROUP, and knobs of the call's build: K_SMEM tiles
+on 32 lanes, FB_DEV_TILE; scalar group rows with early parameters). Call 4 also reads layernorm
+4096 x 2048 under Nsight Compute beside torch.compile's kernel, and call 5 times it beside
+torch.compile under both flushes, with rmsnorm_backward's % of SOL in every dtype. Every fusionbench check the tables use passed
 (asserted by tarballs.medians).
 """
 import collections
@@ -16,7 +19,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
 
-from tarballs import geomean, medians, print_checks as checks, print_steps as steps, unpack  # noqa: E402
+from tarballs import cells, geomean, medians, peer_compare, print_checks as checks, print_steps as steps, unpack  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "stop40"))
+from tables import ncu, triton_launch  # noqa: E402  (stop 40's readers of the same files)
 
 
 def sweep(r, name):
@@ -73,6 +79,62 @@ def main():
           "(threads_units_lanes_early_vec), cupti, write flush, two rounds")
     forced(r3, "g", "rmsnorm.row_engine")
     forced(r3, "g", "rmsnorm.fused")
+
+    r4 = unpack(tmp, os.path.join(HERE, "call4-rmsnorm-130-tiles-layernorm-ncu.tar.xz"))
+    print("\n# 4. call 4 (fb41t = fb41k + K_SMEM tiles on 32 lanes, FB_DEV_TILE=rows,lanes): rmsnorm N = 130 "
+          "on tiles; layernorm float32 4096 x 2048 under Nsight Compute")
+    steps(r4, [])
+    forced(r4, "t", "rmsnorm.row_engine")
+    forced(r4, "t", "rmsnorm.fused")
+    ncu(r4, ["ncu-fb", "ncu-tc"])
+    print("    Inductor at 4096 x 2048:")
+    triton_launch(r4, "code-tc")
+
+    r5 = unpack(tmp, os.path.join(HERE, "call5-rmsnorm-backward-sol-layernorm-flushes.tar.xz"))
+    print("\n# 5. call 5 (fb41t): rmsnorm_backward % of SOL (events, clean flush); layernorm beside "
+          "torch.compile under each flush (cupti, two rounds)")
+    steps(r5, [])  # (the ncu-rmsb steps profiled the flush kernels, not the backward: a launch-skip too small; unused)
+    checks(os.path.join(r5, "rmsb.json"))
+    for _, dt, c in cells(os.path.join(r5, "rmsb.json")):
+        p = c["point"]
+        if 4 * p["T"] * p["N"] < 16 * 2 ** 20:
+            continue
+        t = c["variants"]["rmsnorm_backward.fused"]["time_ms"]["median"] * 1e3
+        sol = c["sol"]["time_ms"]["median"] * 1e3
+        print(f"    {dt:8s} [4, {p['T']:4d}, {p['N']:5d}]: fused {t:8.2f} us, copy {sol:8.2f}: {100 * sol / t:5.1f}% of SOL")
+    for fl in ("clean", "write"):
+        print(f"  == layernorm float32 beside torch.compile, {fl} flush")
+        peer_compare(os.path.join(r5, f"sbs-ln-{fl}"))
+
+    r6 = unpack(tmp, os.path.join(HERE, "call6-rmsnorm-scalar-early-groups.tar.xz"))
+    print("\n# 6. call 6 (fb41e = fb41k + scalar group rows with early parameters): rmsnorm N = 130 and 61")
+    for w in ("e130", "e61"):
+        forced(r6, w, "rmsnorm.row_engine")
+        forced(r6, w, "rmsnorm.fused")
+
+    r7 = unpack(tmp, os.path.join(HERE, "call7-scalar-early-landed-checks-peers.tar.xz"))
+    print("\n# 7. call 7 (fb41f = the tree with plan_scalar_early): checks; rmsnorm N = 61 as landed; rmsnorm "
+          "beside torch.compile (cupti, write flush, one round; bfloat16 cut at the budget)")
+    steps(r7, ["st-rms-ln", "memcheck-rms", "memcheck-ln"])
+    checks(os.path.join(r7, "memcheck-rms.json"))
+    checks(os.path.join(r7, "memcheck-ln.json"))
+    t = [medians([os.path.join(r7, f"n61-r{n}.json")])[0] for n in (1, 2)]
+    print("  [4, T, 61]: us in rounds 1 and 2")
+    for k in sorted(t[0]):
+        print(f"    {k[0]:8s} T {k[1]:5d}: " + "; ".join(f"{v} {'/'.join(f'{m[k][v][0]:.2f}' for m in t)}"
+                                                    for v in sorted(t[0][k])))
+    peer_compare(os.path.join(r7, "sbs"))
+
+    r8 = unpack(tmp, os.path.join(HERE, "call8-rmsnorm-half-61-landed.tar.xz"))
+    print("\n# 8. call 8 (fb41g = the tree: rmsnorm.fused takes the engine on the half types' unaligned rows "
+          "of 33..64): checks; [4, T, 61] every variant, every dtype the engine runs, two rounds")
+    steps(r8, ["st-rms", "memcheck-rms"])
+    checks(os.path.join(r8, "memcheck-rms.json"))
+    t = [medians([os.path.join(r8, f"n61-r{n}.json")])[0] for n in (1, 2)]
+    print("  [4, T, 61]: us in rounds 1 and 2")
+    for k in sorted(t[0]):
+        print(f"    {k[0]:8s} T {k[1]:5d}: " + "; ".join(f"{v.split('.')[1]} {'/'.join(f'{m[k][v][0]:.2f}' for m in t)}"
+                                                    for v in sorted(t[0][k])))
 
 
 if __name__ == "__main__":
