@@ -7,7 +7,8 @@ Calls 1-2 are issue 10's full add: every cuBLASLt configuration of the plain GEM
 forced plans (dev/row_plan_knob.patch's FB_DEV_GROUP, and knobs of the call's build: K_SMEM tiles
 on 32 lanes, FB_DEV_TILE; scalar group rows with early parameters). Call 4 also reads layernorm
 4096 x 2048 under Nsight Compute beside torch.compile's kernel, and call 5 times it beside
-torch.compile under both flushes, with rmsnorm_backward's % of SOL in every dtype. Every fusionbench check the tables use passed
+torch.compile under both flushes, with rmsnorm_backward's % of SOL in every dtype. Call 9 reads [4, 512, 130] under Nsight Compute
+and finishes call 7's bfloat16 side-by-side run. Every fusionbench check the tables use passed
 (asserted by tarballs.medians).
 """
 import collections
@@ -135,6 +136,14 @@ def main():
     for k in sorted(t[0]):
         print(f"    {k[0]:8s} T {k[1]:5d}: " + "; ".join(f"{v.split('.')[1]} {'/'.join(f'{m[k][v][0]:.2f}' for m in t)}"
                                                     for v in sorted(t[0][k])))
+
+    r9 = unpack(tmp, os.path.join(HERE, "call9-rmsnorm-130-ncu-bf16-peers.tar.xz"))
+    print("\n# 9. call 9 (fb41h = the tree at 6eefd56's kernels): rmsnorm [4, 512, 130] float32 under Nsight "
+          "Compute, ours and Inductor's; call 7's bfloat16 side-by-side run on to the end (the fusionbench file "
+          "is call 7's, whole; torch.compile's last 14 shapes are this call's)")
+    steps(r9, [])
+    ncu(r9, ["ncu-ours", "ncu-triton"])
+    peer_compare(os.path.join(r9, "sbs"))
 
 
 if __name__ == "__main__":
