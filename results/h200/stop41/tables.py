@@ -60,6 +60,15 @@ def forced(r, prefix, variant):
             f"{a} {'/'.join(f'{x:.2f}' for x in ts)} ({base / geomean(ts):.2f})" for a, ts in sorted(res[k].items())))
 
 
+def rounds61(r, short=False):
+    """[4, T, 61] per dtype and T: every variant's us in the call's two rounds (n61-r1, n61-r2)."""
+    t = [medians([os.path.join(r, f"n61-r{n}.json")])[0] for n in (1, 2)]
+    print("  [4, T, 61]: us in rounds 1 and 2")
+    for k in sorted(t[0]):
+        print(f"    {k[0]:8s} T {k[1]:5d}: " + "; ".join(
+            f"{v.split('.')[1] if short else v} {'/'.join(f'{m[k][v][0]:.2f}' for m in t)}" for v in sorted(t[0][k])))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     r1 = unpack(tmp, os.path.join(HERE, "call1-lt-sweep-first.tar.xz"))
@@ -119,11 +128,7 @@ def main():
     steps(r7, ["st-rms-ln", "memcheck-rms", "memcheck-ln"])
     checks(os.path.join(r7, "memcheck-rms.json"))
     checks(os.path.join(r7, "memcheck-ln.json"))
-    t = [medians([os.path.join(r7, f"n61-r{n}.json")])[0] for n in (1, 2)]
-    print("  [4, T, 61]: us in rounds 1 and 2")
-    for k in sorted(t[0]):
-        print(f"    {k[0]:8s} T {k[1]:5d}: " + "; ".join(f"{v} {'/'.join(f'{m[k][v][0]:.2f}' for m in t)}"
-                                                    for v in sorted(t[0][k])))
+    rounds61(r7)
     peer_compare(os.path.join(r7, "sbs"))
 
     r8 = unpack(tmp, os.path.join(HERE, "call8-rmsnorm-half-61-landed.tar.xz"))
@@ -131,11 +136,7 @@ def main():
           "of 33..64): checks; [4, T, 61] every variant, every dtype the engine runs, two rounds")
     steps(r8, ["st-rms", "memcheck-rms"])
     checks(os.path.join(r8, "memcheck-rms.json"))
-    t = [medians([os.path.join(r8, f"n61-r{n}.json")])[0] for n in (1, 2)]
-    print("  [4, T, 61]: us in rounds 1 and 2")
-    for k in sorted(t[0]):
-        print(f"    {k[0]:8s} T {k[1]:5d}: " + "; ".join(f"{v.split('.')[1]} {'/'.join(f'{m[k][v][0]:.2f}' for m in t)}"
-                                                    for v in sorted(t[0][k])))
+    rounds61(r8, short=True)
 
     r9 = unpack(tmp, os.path.join(HERE, "call9-rmsnorm-130-ncu-bf16-peers.tar.xz"))
     print("\n# 9. call 9 (fb41h = the tree at 6eefd56's kernels): rmsnorm [4, 512, 130] float32 under Nsight "
