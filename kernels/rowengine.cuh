@@ -569,18 +569,14 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
     }
     // early parameters: a 16-byte unit of each (vector rows), or each element's, widened (scalar rows)
     RawParams<NP> pe[EP && VEC ? UPT : 1];
-    float ps[EP && !VEC ? UPT : 1][np_slots(NP)];
+    float ps[EP && !VEC ? UPT : 1][1][np_slots(NP)];
     if constexpr (EP) {
 #pragma unroll
         for (int u = 0; u < UPT; ++u) {
             const long i = lane + (long)u * G;
             if (i < nbody[0]) {
-                if constexpr (VEC) {
-                    load_raw_params<NP>(a, i * N, pe[u]);
-                } else {
-#pragma unroll
-                    for (int q = 0; q < NP; ++q) ps[u][q] = fb::to_acc(a.param[q][i]);
-                }
+                if constexpr (VEC) load_raw_params<NP>(a, i * N, pe[u]);
+                else load_params<NP, 1, false>(a, i, ps[u]);
             }
         }
     } else if constexpr (NP > 0) {
@@ -602,7 +598,7 @@ __global__ void __launch_bounds__(256) row_group_kernel(const Args<T> a, long ro
             widen_params<NP, N, T>(pe[u], p);
         } else if constexpr (EP) {
 #pragma unroll
-            for (int q = 0; q < NP; ++q) p[0][q] = ps[u][q];
+            for (int q = 0; q < NP; ++q) p[0][q] = ps[u][0][q];
         } else if constexpr (NP > 0 && !PEEL) {
             if (i < nbody[0]) load_params<NP, N, VEC>(a, i * N, p);
         }
