@@ -495,11 +495,15 @@ bool use_engine(const fb_call *c, const Problem &p) {
     const bool long_rows = p.g.vec && p.g.N >= 16384 && (esz == 4 || p.g.rows >= 2048);
     const bool short_rows = p.g.vec && p.g.N <= 512 && (esz == 4 || p.g.rows * p.g.N * esz <= (4L << 20));
     const bool unaligned = !p.g.vec && ((p.g.N >= 128 && p.g.rows >= 2048) || p.g.rows >= 8192);
-    const bool scalar_early = !p.g.vec && esz == 2 && p.g.N >= 33 && p.g.N <= 64;
-    const bool take = long_rows || short_rows || unaligned || scalar_early;
+    // the half types' unaligned rows, where the engine's plan loads the weight early: only its
+    // scalar rows do that on rows that are not 16-byte rows (plan_scalar_early owns the widths)
+    const bool half_unaligned = !p.g.vec && esz == 2;
+    if (!(long_rows || short_rows || unaligned || half_unaligned)) return false;
     // rows too long for 8 CTAs' registers go to the engine's two-pass plan, which needs a workspace
     // that rmsnorm.fused does not ask for (and that was never measured here): the modes keep them
-    return take && fb_rmsnorm_engine_fits(c);
+    int early = 0;
+    if (!fb_rmsnorm_engine_fits(c, &early)) return false;
+    return long_rows || short_rows || unaligned || (half_unaligned && early);
 }
 
 // rmsnorm.fused takes straight_reread (where its shape applies) outside float32, and in float32

@@ -29,8 +29,9 @@ int fb_rmsnorm_engine_plan_only(const fb_call *call);
 /* The engine's plan for this call (FB_OK), for tests. */
 int fb_rmsnorm_engine_plan_info(const fb_call *call, fb_row_plan_info *out);
 /* 1 when the engine has a plan for a call with rows that needs no workspace: supports() takes it
- * and workspace() is 0, from one planning (rmsnorm.fused's test, at every launch). */
-int fb_rmsnorm_engine_fits(const fb_call *call);
+ * and workspace() is 0, from one planning (rmsnorm.fused's test, at every launch); then
+ * *params_early says whether that plan loads the weight with the row. */
+int fb_rmsnorm_engine_fits(const fb_call *call, int *params_early);
 #ifdef __cplusplus
 }
 #endif

@@ -44,10 +44,13 @@ using Engine = RowVariant<RmsNorm>;
 extern "C" int fb_rmsnorm_engine_supports(const fb_call *c, char *why, size_t n) { return Engine::supports(c, why, n); }
 extern "C" size_t fb_rmsnorm_engine_workspace(const fb_call *c) { return Engine::workspace(c); }
 extern "C" int fb_rmsnorm_engine_run(const fb_call *c) { return Engine::run(c); }
-// A plan with no workspace (not the two-pass one), from one planning of the call.
-extern "C" int fb_rmsnorm_engine_fits(const fb_call *c) {
+// A plan with no workspace (not the two-pass one), from one planning of the call; *params_early
+// from the same plan.
+extern "C" int fb_rmsnorm_engine_fits(const fb_call *c, int *params_early) {
     fb_row_plan_info info;
-    return Engine::plan_info(c, &info) == FB_OK && info.kind != K_TWO_PASS;
+    if (Engine::plan_info(c, &info) != FB_OK || info.kind == K_TWO_PASS) return 0;
+    *params_early = info.params_early;
+    return 1;
 }
 FB_ROW_PLAN_HOOK(RmsNorm, fb_rmsnorm_engine_plan_only)
 FB_ROW_PLAN_INFO_HOOK(RmsNorm, fb_rmsnorm_engine_plan_info)

@@ -408,7 +408,7 @@ static void test_params_early_plan(void)
     expect_early(ln, FB_BF16, 3, 33, 0, 128, 4, 1);
     expect_early(ln, FB_F16, 512, 63, 0, 128, 4, 1);
     expect_early(ln, FB_F32, 8193, 61, 4, 256, 4, 0); /* more rows: K_SMEM's tiles (16 lanes of four) */
-    expect_early(ln, FB_F32, 512, 65, 0, 256, 2, 0);  /* longer: scalar group rows, parameters late */
+    expect_early(ln, FB_F32, 512, 65, 0, 256, 2, 0);  /* longer: peeled group rows, parameters late */
     expect_early(ln, FB_F32, 512, 31, 4, 256, 2, 0);  /* shorter: K_SMEM's tiles */
     /* no parameters, unaligned rows: never */
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 128, 512, 0, 256, 4);
@@ -528,6 +528,10 @@ static void test_rmsnorm_fused_pick(void)
         {FB_F32, 2048, 2048, "multi_wave_cached"},                                          /* 16 MB */
         {FB_BF16, 8192, 16384, "row_engine"},     {FB_F64, 8192, 16384, "multi_wave_cached"},
         {FB_BF16, 8192, 512, "static_persistent"}, /* 8 MiB: the modes */
+        /* the half types' unaligned rows that the engine runs as scalar rows with early parameters
+         * (rowengine.cuh plan_scalar_early: 33..64 elements; "Stop 41"), at every row count */
+        {FB_BF16, 512, 61, "row_engine"},         {FB_F16, 2048, 33, "row_engine"},
+        {FB_BF16, 2048, 65, "static_persistent"},  {FB_F16, 512, 31, "multi_wave_cached"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         call_buf b;
