@@ -13,7 +13,11 @@
 //   out = A[M, K] · B[K, N] (+ D[M, N]), bfloat16 or float16, fp32 accumulation, row-major, as
 //   src/lt_gemm.c plans it (cuBLASLt's A is our B, its m our N).
 //
-// Usage: lt_algo_sweep_dev M N K [bf16|f16] [budget_s]
+// Usage: lt_algo_sweep_dev M N K [bf16|f16] [budget_s] [add|bias|relu|relu_bias]
+// The last argument picks the second side (default add): the full add, or one of cuBLASLt's
+// epilogues (BIAS: + bias[N]; RELU; RELU_BIAS) with beta = 0, each searched as the plain side is.
+// Then the plain side's fastest 24 configurations are checked and timed under the second side's
+// descriptor as well: the same kernels with the epilogue attached.
 // Prints the heuristic's candidates' times, then the fastest configurations of each side, and
 // the ratio best(add) / best(plain).
 // Build: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -std=c++17 dev/lt_algo_sweep_dev.cu
@@ -89,7 +93,9 @@ struct Gemm {
     cublasLtHandle_t h;
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
-    bool add;
+    bool add;     // beta = 1, C = D (the second side of an add sweep)
+    bool second;  // desc2 in use
+    cublasLtMatmulDesc_t desc2;  // the second side's descriptor (its epilogue, if any)
     const void *A, *B, *D;
     void *C, *ws;
     size_t ws_bytes;
@@ -104,7 +110,7 @@ static bool launch(Gemm &g, const cublasLtMatmulAlgo_t *algo)
 {
     const float one = 1.f, zero = 0.f;
     // cuBLASLt's A = our B, its B = our A; its C = our D (add) or the output, its D = our output
-    return cublasLtMatmul(g.h, g.desc, &one, g.B, g.la, g.A, g.lb, g.add ? &one : &zero, g.add ? g.D : g.C, g.lc, g.C,
+    return cublasLtMatmul(g.h, g.second ? g.desc2 : g.desc, &one, g.B, g.la, g.A, g.lb, g.add ? &one : &zero, g.add ? g.D : g.C, g.lc, g.C,
                           g.lc, algo, g.ws, g.ws_bytes, g.st) == CUBLAS_STATUS_SUCCESS;
 }
 
@@ -170,6 +176,16 @@ int main(int argc, char **argv)
     const long M = atol(argv[1]), N = atol(argv[2]), K = atol(argv[3]);
     const bool bf16 = argc < 5 || strcmp(argv[4], "f16") != 0;
     const double budget_s = argc > 5 ? atof(argv[5]) : 60;
+    const char *second = argc > 6 ? argv[6] : "add";
+    const bool second_add = strcmp(second, "add") == 0;
+    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_DEFAULT;
+    if (strcmp(second, "bias") == 0) epi = CUBLASLT_EPILOGUE_BIAS;
+    else if (strcmp(second, "relu") == 0) epi = CUBLASLT_EPILOGUE_RELU;
+    else if (strcmp(second, "relu_bias") == 0) epi = CUBLASLT_EPILOGUE_RELU_BIAS;
+    else if (!second_add) {
+        fprintf(stderr, "the second side is add, bias, relu or relu_bias, not %s\n", second);
+        return 2;
+    }
     const cudaDataType_t t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
 
     cudaDeviceProp prop;
@@ -203,6 +219,16 @@ int main(int argc, char **argv)
     LK(cublasLtMatrixLayoutCreate(&g.lb, t, K, M, K));
     LK(cublasLtMatrixLayoutCreate(&g.lc, t, N, M, N));
     LK(cublasLtMatmulDescCreate(&g.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    LK(cublasLtMatmulDescCreate(&g.desc2, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    if (!second_add) {
+        LK(cublasLtMatmulDescSetAttribute(g.desc2, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+        if (epi != CUBLASLT_EPILOGUE_RELU) {  // the bias: the first N elements of D
+            const void *bias = D;
+            LK(cublasLtMatmulDescSetAttribute(g.desc2, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+            const cudaDataType_t bt = t;
+            LK(cublasLtMatmulDescSetAttribute(g.desc2, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof bt));
+        }
+    }
     cublasLtMatmulPreference_t pref;
     LK(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws = g.ws_bytes;
@@ -217,14 +243,17 @@ int main(int argc, char **argv)
     printf("algorithm ids: %d\n", n_ids);
 
     float best_side[2] = {0, 0};
+    std::vector<Config> plain_best;  // the plain side's fastest, re-checked under the second side
     for (int side = 0; side < 2; side++) {
-        g.add = side == 1;
-        const char *name = g.add ? "add (beta = 1, C = D)" : "plain (beta = 0)";
+        g.second = side == 1;
+        g.add = side == 1 && second_add;
+        const cublasLtMatmulDesc_t dsc = g.second ? g.desc2 : g.desc;
+        const char *name = side == 0 ? "plain (beta = 0)" : second_add ? "add (beta = 1, C = D)" : second;
         auto t0 = std::chrono::steady_clock::now();
         // the heuristic's candidates first, marked
         cublasLtMatmulHeuristicResult_t hr[32];
         int found = 0;
-        LK(cublasLtMatmulAlgoGetHeuristic(g.h, g.desc, g.la, g.lb, g.lc, g.lc, pref, 32, hr, &found));
+        LK(cublasLtMatmulAlgoGetHeuristic(g.h, dsc, g.la, g.lb, g.lc, g.lc, pref, 32, hr, &found));
         std::vector<Config> cfgs;
         for (int i = 0; i < found; i++) {
             Config c{};
@@ -285,7 +314,7 @@ int main(int argc, char **argv)
                                     continue;
                                 checked++;
                                 cublasLtMatmulHeuristicResult_t r{};
-                                if (cublasLtMatmulAlgoCheck(g.h, g.desc, g.la, g.lb, g.lc, g.lc, &a, &r) !=
+                                if (cublasLtMatmulAlgoCheck(g.h, dsc, g.la, g.lb, g.lc, g.lc, &a, &r) !=
                                     CUBLAS_STATUS_SUCCESS)
                                     continue;
                                 if (r.workspaceSize > g.ws_bytes) continue;
@@ -362,9 +391,30 @@ int main(int argc, char **argv)
         for (auto &c : cfgs)
             if (c.heuristic && c.med_ms > 0 && (hbest < 0 || c.med_ms < hbest)) hbest = c.med_ms;
         best_side[side] = fin.empty() ? -1 : fin[0]->med_ms;
+        if (side == 0) {
+            plain_best.clear();
+            for (size_t i = 0; i < fin.size() && i < 24; i++) plain_best.push_back(*fin[i]);
+        } else {
+            // the plain side's fastest configurations with the second side's descriptor
+            printf("the plain side's fastest %zu under the %s descriptor (plain ms -> %s ms):\n", plain_best.size(), name, name);
+            float cross = -1;
+            for (auto &c : plain_best) {
+                cublasLtMatmulHeuristicResult_t r{};
+                if (cublasLtMatmulAlgoCheck(g.h, dsc, g.la, g.lb, g.lc, g.lc, &c.algo, &r) != CUBLAS_STATUS_SUCCESS ||
+                    r.workspaceSize > g.ws_bytes) {
+                    printf("  %9.4f -> refused   %s\n", c.med_ms, describe(c).c_str());
+                    continue;
+                }
+                const float ms = time_cfg(g, &c.algo, 7);
+                printf("  %9.4f -> %9.4f  %s\n", c.med_ms, ms, describe(c).c_str());
+                if (ms > 0 && (cross < 0 || ms < cross)) cross = ms;
+            }
+            printf("CROSS best plain config under %s: %.4f ms (%.3f of the best plain)\n", name, cross,
+                   cross / best_side[0]);
+        }
         printf("best of the heuristic's %.4f ms, of all %.4f ms\n", hbest, best_side[side]);
     }
-    printf("\nRESULT %ld %ld %ld %s plain %.4f add %.4f add/plain %.3f\n", M, N, K, bf16 ? "bf16" : "f16",
-           best_side[0], best_side[1], best_side[1] / best_side[0]);
+    printf("\nRESULT %ld %ld %ld %s plain %.4f %s %.4f %s/plain %.3f\n", M, N, K, bf16 ? "bf16" : "f16",
+           best_side[0], second, best_side[1], second, best_side[1] / best_side[0]);
     return 0;
 }

@@ -5,7 +5,11 @@ For every epilogue case (matmul_add, matmul_bias, matmul_relu, matmul_add_relu; 
 conv_add, conv_bn) and dtype, each cell's fused time over the plain op's time at the same cell
 (the plain op: the `matmul` case's matmul.tuned, planned as the fused variants are, and its eager;
 the `conv` case's eager), and eager's extra cost beside it (t_eager(case) / t_eager(plain case)).
-Cells the clock watch marked throttled are counted apart.
+Cells marked throttled (the SM clock fell more than 10% across the cell, or a variant's
+samples stepped more than 5% within its measurement: fusionbench's "!", clocks.h) are counted
+apart: the last columns give the geomean and the count within 3% over the pairs where neither
+side's cell is marked. On the H200 a GEMM's clock steps inside one measurement (kernels/NOTES.md,
+"Stop 42"), so a marked pair's ratio says little.
 
 usage: epilogue_table.py RESULT.json [RESULT.json ...]
 """
@@ -19,6 +23,15 @@ FAMILIES = {
 }
 
 
+def marked(cell):
+    """fusionbench's throttle mark (clocks.h: fb_cell_json_throttled)."""
+    clk = cell.get("clocks") or {}
+    b, a = (clk.get("before") or {}).get("sm_clock_mhz"), (clk.get("after") or {}).get("sm_clock_mhz")
+    if b and a and b > 0 and a > 0 and (b - a) / b > 0.10:
+        return True
+    return any(abs(v.get("step_pct", 0.0)) > 5.0 for v in cell["variants"].values())
+
+
 def load(paths):
     times, throttled = {}, set()
     for path in paths:
@@ -27,7 +40,7 @@ def load(paths):
             for dt in case["dtypes"]:
                 for cell in dt["cells"]:
                     key = (dt["dtype"], tuple(sorted(cell["point"].items())))
-                    if cell.get("throttled"):
+                    if marked(cell):
                         throttled.add((case["name"],) + key)
                     for name, v in cell["variants"].items():
                         if v.get("status") == "ok" and "time_ms" in v:
@@ -45,12 +58,12 @@ def main(argv):
         return 2
     times, throttled = load(argv[1:])
     print("case             dtype     vs plain       cells  fused/plain geomean  within 3%  > 10%  worst (cell)"
-          "                 eager/plain-eager geomean  max")
+          "                 eager/plain-eager geomean  max   unmarked: cells geomean within 3%")
     for plain_case, (cases, refs) in FAMILIES.items():
         for case in cases:
             for dtype in sorted({k[2] for k in times if k[0] == case}):
                 for ref in refs:
-                    ratio, extra, worst = [], [], (0, None)
+                    ratio, extra, worst, clean = [], [], (0, None), []
                     for k, t in times.items():
                         if k[0] != case or k[2] != dtype or k[1] != case + ".fused":
                             continue
@@ -59,6 +72,8 @@ def main(argv):
                             continue
                         x = t / base
                         ratio.append(x)
+                        if (case,) + k[2:] not in throttled and (plain_case,) + k[2:] not in throttled:
+                            clean.append(x)
                         if x > worst[0]:
                             worst = (x, dict(k[3]), (case,) + k[2:] in throttled)
                         e, pe = times.get((case, "eager") + k[2:]), times.get((plain_case, "eager") + k[2:])
@@ -69,7 +84,8 @@ def main(argv):
                     w = ", ".join(f"{a}={b}" for a, b in worst[1].items()) + (" throttled" if worst[2] else "")
                     print(f"{case:16s} {dtype:9s} {plain_case + '/' + ref:14s} {len(ratio):5d}  {geomean(ratio):19.3f}"
                           f"  {sum(x <= 1.03 for x in ratio):9d}  {sum(x > 1.10 for x in ratio):5d}  {worst[0]:.3f} ({w})"
-                          f"  {geomean(extra):.3f}  {max(extra) if extra else float('nan'):.2f}")
+                          f"  {geomean(extra):.3f}  {max(extra) if extra else float('nan'):.2f}"
+                          f"  {len(clean):5d} {geomean(clean):7.3f} {sum(x <= 1.03 for x in clean):5d}")
     return 0
 
 

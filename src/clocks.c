@@ -159,6 +159,49 @@ bool fb_clocks_json_throttled(const json_t *clocks)
     return fb_clocks_throttled(&b, &a);
 }
 
+bool fb_cell_json_throttled(const json_t *cell)
+{
+    if (fb_clocks_json_throttled(json_object_get(cell, "clocks"))) return true;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)json_object_get(cell, "variants"), k, v) {
+        const json_t *st = json_object_get(v, "step_pct");
+        if (json_is_number(st) && fb_step_flagged(json_number_value(st) / 100.0)) return true;
+    }
+    return false;
+}
+
+/* ---- the step detector ----------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the median of n values (n <= 64 sorted on the stack; more: a heap copy) */
+static double median_of(const double *x, int n)
+{
+    double stack[64], *c = n <= 64 ? stack : malloc(sizeof *c * (size_t)n);
+    if (!c) return NAN;
+    memcpy(c, x, sizeof *c * (size_t)n);
+    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    const double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    if (c != stack) free(c);
+    return m;
+}
+
+double fb_samples_step(const double *x, int n)
+{
+    if (!x || n < FB_STEP_MIN_SAMPLES) return NAN;
+    const int q = n / 4;
+    const double first = median_of(x, q), last = median_of(x + n - q, q);
+    if (!(first > 0) || !(last > 0)) return NAN;
+    return last / first - 1.0;
+}
+
+bool fb_step_flagged(double step) { return isfinite(step) && fabs(step) > FB_STEP_LIMIT; }
+
 /* ---- NVML ------------------------------------------------------------------------------- */
 
 static void *sym(fb_nvml *n, const char *name, char *missing, size_t len)

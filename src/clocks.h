@@ -41,7 +41,10 @@ typedef struct fb_clock_reading {
 #define FB_SETTLE_POLL_MS 5.0
 /* What the mark means, under a grid (terminal, markdown) that shows one. */
 #define FB_THROTTLE_MARK "!"
-#define FB_THROTTLE_NOTE "! throttled: the SM clock fell more than 10% during the cell (number kept, not comparable)"
+/* What the mark means (legends, notes). */
+#define FB_THROTTLE_MEANING \
+    "the SM clock fell more than 10% during the cell, or a variant's samples stepped more than 5% within its measurement"
+#define FB_THROTTLE_NOTE "! throttled: " FB_THROTTLE_MEANING " (number kept, not comparable)"
 
 /* Every field NaN. */
 void fb_clock_reading_clear(fb_clock_reading *r);
@@ -62,6 +65,28 @@ bool fb_clocks_settled(double sm_mhz, double peak_mhz);
  * the parts that were read, for warnings and tooltips. */
 const char *fb_clocks_describe(const fb_clock_reading *before, const fb_clock_reading *after, char *buf, size_t n);
 
+/* ---- the step detector: a clock change inside one measurement ----
+ *
+ * The before/after readings miss a clock that falls while a measurement runs and recovers
+ * before the cell ends: on the H200, bfloat16 GEMMs of 45-400 us (matmul's K = 1024 cells) ran
+ * their first 7-40 samples at one speed and the rest up to 16% slower (341 -> 394 us, the same
+ * kernel), with 1935-1980 MHz read before and after the cell (kernels/NOTES.md, "Stop 42"). The
+ * median then depends on where in the measurement the step fell, and two runs of one binary gave
+ * matmul_relu.fused / matmul.tuned from 0.87 to 1.13. The samples show it: the median of the
+ * last quarter (in the order taken) against the first quarter's. A variant whose measurement
+ * stepped by more than FB_STEP_LIMIT marks its cell as a throttled one is marked (same "!",
+ * same warning at the end): its numbers are real, but not comparable. Over 1,100 measurements of
+ * memory-bound kernels in the same session none stepped by more than 5%. */
+#define FB_STEP_LIMIT 0.05
+#define FB_STEP_MIN_SAMPLES 16 /* fewer: no quarter holds enough samples to have a median */
+
+/* median(last quarter of x) / median(first quarter of x) - 1 (0.15: the end ran 15% slower than
+ * the start); NaN with fewer than FB_STEP_MIN_SAMPLES samples or a median that is not positive.
+ * x is not modified. */
+double fb_samples_step(const double *x, int n);
+/* |step| > FB_STEP_LIMIT (NaN: no). */
+bool fb_step_flagged(double step);
+
 /* ---- JSON ---- */
 
 /* READING as above: only the finite fields. */
@@ -75,6 +100,9 @@ json_t *fb_clocks_to_json(const fb_clock_reading *before, const fb_clock_reading
 void fb_clocks_from_json(const json_t *clocks, fb_clock_reading *before, fb_clock_reading *after);
 /* Whether a cell's "clocks" object (may be NULL) says it was throttled. */
 bool fb_clocks_json_throttled(const json_t *clocks);
+/* Whether a cell's result object is marked throttled: its "clocks" say so, or one of its
+ * variants' "step_pct" is past FB_STEP_LIMIT (as a percentage). */
+bool fb_cell_json_throttled(const json_t *cell);
 
 /* ---- NVML ---- */
 

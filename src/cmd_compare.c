@@ -157,7 +157,7 @@ static void warn_conditions(const fb_rs_doc *base, const fb_rs_doc *new_, int n_
                 for (int c = 0; c < d->cases[i].dtypes[j].n_cells; c++) n += d->cases[i].dtypes[j].cells[c].throttled;
         if (n)
             fprintf(stderr,
-                    "fusionbench compare: warning: %d cell%s of %s %s throttled (the SM clock fell more than 10%%): "
+                    "fusionbench compare: warning: %d cell%s of %s %s throttled (the SM clock fell more than 10%%, or a variant's samples stepped more than 5%%): "
                     "%s times are not comparable\n",
                     n, n > 1 ? "s" : "", fb_qpath(d->path), n > 1 ? "were" : "was", n > 1 ? "their" : "its");
     }

@@ -814,7 +814,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         total += plans[i].n_dtypes * fb_case_n_points(&plans[i].c);
     bool tty = isatty(2);
     double t0 = fb_now_s();
-    int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0;
+    int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0, stepped_cells = 0;
     fb_cell_env cenv = {&env.ctx, env.timer, o.seed, FB_RUN_FULL_LIMIT, true, metrics};
     cenv.sol_cache = fb_sol_cache_create(); /* NULL: each cell times its own copy */
     cenv.before_timing = settle_clock;
@@ -852,9 +852,20 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                     json_t *vars = json_object_get(cell, "variants");
                     const char *k;
                     json_t *vj;
-                    bool oom = false;
+                    bool oom = false, stepped = false;
                     const char *unchecked = NULL;
                     json_object_foreach(vars, k, vj) {
+                        /* the clock changed inside this measurement (clocks.h, "the step detector") */
+                        const json_t *stp = json_object_get(vj, "step_pct");
+                        if (json_is_number(stp) && fb_step_flagged(json_number_value(stp) / 100.0)) {
+                            if (!stepped && !throttled && stepped_cells < FB_THROTTLE_WARNINGS)
+                                fprintf(stderr,
+                                        "%sfusionbench: warning: %s %s %s throttled: %s's samples stepped %+.1f%% within "
+                                        "its measurement (the median of the last quarter against the first's)\n",
+                                        tty ? "\r\033[K" : "", c->name, fb_dtype_name(p->dtypes[di]), pts, k,
+                                        json_number_value(stp));
+                            stepped = true;
+                        }
                         oom |= !strcmp(json_string_value(json_object_get(vj, "status")) ?: "", "oom");
                         const char *merr = json_string_value(json_object_get(vj, "metrics_error"));
                         if (merr && metrics_missing++ < MAX_UNCHECKED_WARNINGS)
@@ -863,6 +874,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                         if (!unchecked) unchecked = fb_result_unchecked(vj);
                     }
                     oom_cells += oom;
+                    stepped_cells += stepped && !throttled; /* a cell the clock watch flagged is counted there */
                     /* never silent: the first few by name, then a count at the end */
                     if (unchecked && unchecked_cells++ < MAX_UNCHECKED_WARNINGS)
                         fprintf(stderr, "%sfusionbench: warning: %s %s %s not checked against the reference: %s\n",
@@ -903,6 +915,12 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         fprintf(stderr, "fusionbench: warning: %d variant measurement%s without metrics (see metrics_error in %s)\n",
                 metrics_missing, metrics_missing > 1 ? "s" : "", out);
     fb_clock_watch_report(&clocks, stderr);
+    if (stepped_cells)
+        fprintf(stderr,
+                "fusionbench: warning: %d cell%s throttled: a variant's samples stepped more than %.0f%% within its "
+                "measurement, the GPU's clock changing while it ran (marked ! in the grids); %s times are not comparable "
+                "with the others\n",
+                stepped_cells, stepped_cells > 1 ? "s" : "", FB_STEP_LIMIT * 100, stepped_cells > 1 ? "their" : "its");
     fb_clock_watch_close(&clocks);
     json_decref(root);
     fb_metrics_close(metrics);

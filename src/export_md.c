@@ -157,8 +157,8 @@ static fb_status end_grid(fb_export *x, const fb_export_grid *g)
         any = true;
     }
     if (st->throttled) {
-        fprintf(f, "%s%s: throttled (the SM clock fell more than 10%% during the cell; number kept, not comparable)",
-                any ? " · " : "\n", FB_THROTTLE_MARK);
+        fprintf(f, "%s%s: throttled (%s; number kept, not comparable)",
+                any ? " · " : "\n", FB_THROTTLE_MARK, FB_THROTTLE_MEANING);
         any = true;
     }
     fputs(any ? "\n\n" : "\n", f);

@@ -318,7 +318,7 @@ static void put_legend(FILE *f, const scale *s, const bool *present, bool thrott
         sx += w;
     }
     if (throttled) { /* not a fill: the "!" after a number */
-        static const char what[] = "! throttled: SM clock fell > 10%";
+        static const char what[] = "! throttled: SM clock fell > 10% or samples stepped > 5%";
         double w = 5.6 * (double)(sizeof what - 1) + 14;
         if (sx > sx0 && sx + w > FB_HEATMAP_WIDTH - MARGIN) {
             sx = sx0;

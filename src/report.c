@@ -293,7 +293,7 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
     in.launched = fb_json_number(kl, "count");
     in.launched_min = fb_json_number(kl, "count_min");
     in.launched_max = fb_json_number(kl, "count_max");
-    *throttled = fb_show_text(show, &in, fb_clocks_json_throttled(json_object_get(cell, "clocks")), out, ENTRY_MAX);
+    *throttled = fb_show_text(show, &in, fb_cell_json_throttled(cell), out, ENTRY_MAX);
 }
 
 /* ---- the grid ------------------------------------------------------------- */

@@ -302,8 +302,8 @@ static bool legend(FILE *f, const table *t, fb_table_style style)
         any = true;
     }
     if (t->throttled && md) {
-        fprintf(f, "%s%s: throttled (the SM clock fell more than 10%% during the cell; number kept, not comparable)",
-                any ? " · " : "", FB_THROTTLE_MARK);
+        fprintf(f, "%s%s: throttled (%s; number kept, not comparable)",
+                any ? " · " : "", FB_THROTTLE_MARK, FB_THROTTLE_MEANING);
         any = true;
     }
     if (any) fputc('\n', f);

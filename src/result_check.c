@@ -377,7 +377,7 @@ static fb_status check_wall(const char *path, const json_t *obj, const char *whe
 static fb_status check_measurement(const char *path, const char *where, const json_t *m)
 {
     static const char *const statuses[] = {"ok", "oom", "fail", "error", "skipped"};
-    static const char *const reals[] = {"gbps", "tflops", "sol_pct", "prepare_ms"};
+    static const char *const reals[] = {"gbps", "tflops", "sol_pct", "prepare_ms", "step_pct"};
     static const char *const ints[] = {"kernels", "footprint_bytes", "peak_bytes", "timer_timeouts"};
     TRY(expect(path, where, m, K_OBJECT));
     json_t *st;

@@ -207,7 +207,7 @@ static fb_status read_cell(const char *path, const char *where, const fb_rs_case
     const json_t *clocks = json_object_get(j, "clocks");
     c->has_clocks = json_is_object(clocks);
     fb_clocks_from_json(clocks, &c->clock_before, &c->clock_after);
-    c->throttled = fb_clocks_throttled(&c->clock_before, &c->clock_after);
+    c->throttled = fb_cell_json_throttled(j); /* its clocks fell, or a variant's samples stepped */
     const json_t *shapes = json_object_get(j, "shapes");
     if (json_object_size(shapes)) {
         c->shapes = calloc(json_object_size(shapes), sizeof *c->shapes);

@@ -2,7 +2,8 @@
  * injected readings (a 9% drop passes, 11% is flagged, a missing reading never
  * is), the readings as JSON, the NVML loader against a missing library, a
  * library that is not NVML, and tests/fake_nvml.c (path in argv[1]) standing in
- * for libnvidia-ml.so.1, and the watch run puts around each cell. */
+ * for libnvidia-ml.so.1, and the watch run puts around each cell; the step detector on
+ * sample sequences (a clock change inside one measurement) and the cell mark it sets. */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +14,62 @@
 static fb_clock_reading reading(double sm, double mem, double temp, double power)
 {
     return (fb_clock_reading){sm, mem, temp, power};
+}
+
+/* ---- the step detector ------------------------------------------------------------ */
+
+static void test_step(void)
+{
+    double x[64];
+    /* too few samples to have quarters: NaN, never flagged */
+    for (int i = 0; i < 64; i++) x[i] = 100.0;
+    CHECK(isnan(fb_samples_step(x, FB_STEP_MIN_SAMPLES - 1)));
+    CHECK(!fb_step_flagged(fb_samples_step(x, 3)));
+    CHECK(isnan(fb_samples_step(NULL, 32)));
+    /* flat: 0 */
+    CHECK_NEAR(fb_samples_step(x, 64), 0.0, 1e-12);
+    CHECK(!fb_step_flagged(fb_samples_step(x, 64)));
+    /* stop 42's GEMM: 7 samples at 341 us, then 394 (58 samples). The first quarter (14) holds
+     * 7 of each, so its median is 367.5 and the step reads +7.2%, not the +15.5% of the clock's
+     * step, but past the limit: flagged */
+    double g[58];
+    for (int i = 0; i < 58; i++) g[i] = i < 7 ? 341.0 : 394.0;
+    CHECK_NEAR(fb_samples_step(g, 58), 394.0 / 367.5 - 1.0, 1e-12);
+    CHECK(fb_step_flagged(fb_samples_step(g, 58)));
+    CHECK(g[0] == 341.0 && g[57] == 394.0); /* not sorted in place */
+    /* a step late enough that the last quarter holds it; one too late to reach its median does not */
+    for (int i = 0; i < 64; i++) x[i] = i < 40 ? 100.0 : 110.0;
+    CHECK(fb_step_flagged(fb_samples_step(x, 64))); /* the last 16 are all 110: +10% */
+    for (int i = 0; i < 64; i++) x[i] = i < 58 ? 100.0 : 110.0;
+    CHECK(!fb_step_flagged(fb_samples_step(x, 64))); /* 6 of the last 16: the median stays 100 */
+    /* faster at the end (a clock that rose): flagged too, it is not the same clock */
+    for (int i = 0; i < 64; i++) x[i] = i < 32 ? 100.0 : 90.0;
+    CHECK_NEAR(fb_samples_step(x, 64), -0.10, 1e-12);
+    CHECK(fb_step_flagged(fb_samples_step(x, 64)));
+    /* within the limit: 4%, and exactly 5% is not "more than 5%" */
+    for (int i = 0; i < 64; i++) x[i] = i < 32 ? 100.0 : 104.0;
+    CHECK(!fb_step_flagged(fb_samples_step(x, 64)));
+    CHECK(!fb_step_flagged(0.05) && fb_step_flagged(0.0501) && fb_step_flagged(-0.0501));
+    /* noise around one level: the quarter medians agree */
+    for (int i = 0; i < 64; i++) x[i] = 100.0 + ((i * 37) % 11) - 5.0; /* 95..105, no trend */
+    CHECK(!fb_step_flagged(fb_samples_step(x, 64)));
+    /* a median that is not positive: NaN */
+    for (int i = 0; i < 64; i++) x[i] = 0.0;
+    CHECK(isnan(fb_samples_step(x, 64)));
+
+    /* the cell's mark: a variant's step_pct past the limit, or the clocks; neither: none */
+    json_error_t e;
+    json_t *c = json_loads("{\"variants\": {\"eager\": {\"step_pct\": 1.2}, \"v.fused\": {\"step_pct\": 15.5}}}", 0, &e);
+    CHECK(c && fb_cell_json_throttled(c));
+    json_decref(c);
+    c = json_loads("{\"variants\": {\"eager\": {\"step_pct\": -4.9}, \"v.fused\": {}}}", 0, &e);
+    CHECK(c && !fb_cell_json_throttled(c));
+    json_decref(c);
+    c = json_loads("{\"clocks\": {\"before\": {\"sm_clock_mhz\": 1980}, \"after\": {\"sm_clock_mhz\": 1605}},"
+                   " \"variants\": {\"eager\": {\"step_pct\": 0.3}}}", 0, &e);
+    CHECK(c && fb_cell_json_throttled(c));
+    json_decref(c);
+    CHECK(!fb_cell_json_throttled(NULL));
 }
 
 /* ---- the detector -------------------------------------------------------------- */
@@ -352,6 +409,7 @@ static void test_watch_open(void)
 int main(int argc, char **argv)
 {
     test_detector();
+    test_step();
     test_json();
     test_nvml(argc > 1 ? argv[1] : NULL);
     test_settle(argc > 1 ? argv[1] : NULL);
