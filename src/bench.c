@@ -100,6 +100,9 @@ struct fb_timer {
     bool warned_timeout;
     int queue_budget; /* queued operations per batch: QUEUE_BUDGET, halved on a timeout */
     int timeouts;     /* batches of the current measurement the blocking kernel gave up on */
+    void (*probe)(void *arg); /* fb_timer_set_probe: called while a measured batch runs */
+    void *probe_arg;
+    bool probing;             /* the samples phase of a measurement (not its estimate or warm-up) */
     fb_cupti_timer *cupti;                /* CUPTI mode's records, made on first use */
     const fb_timer_kernels *last_kernels; /* what the last CUPTI measurement saw    */
 };
@@ -344,6 +347,8 @@ static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out
         (void)cudaStreamSynchronize(t->stream); /* drain; the first error is the one to report */
         return s;
     }
+    /* the batch is running now: what the probe reads (the SM clock) is the samples' */
+    if (t->probing && t->probe) t->probe(t->probe_arg);
     FB_CUDA(cudaStreamSynchronize(t->stream));
     const bool timed_out = __atomic_load_n((int32_t *)&t->h_sync[1], __ATOMIC_SEQ_CST) != 0;
     s = t->opts.mode == FB_TIMER_CUPTI ? fb_cupti_batch_end(t->cupti, n, out) : read_pairs(t, n, out);
@@ -443,6 +448,7 @@ static fb_status measure_events(fb_timer *t, const fb_runnable *r, sampling *S)
     if (!(e > 1e-4)) e = 1e-4;
     FB_TRY(warm_up(t, r, e, S->t0));
     S->n_rep = clamp_count(t->opts.rep_ms / e, t->opts.min_samples, imin(t->opts.max_samples, S->cap));
+    t->probing = true; /* fb_timer_measure ends it, on every path */
     while (!should_stop(t, S)) {
         int b = batch_size(t, r, e, S->n_rep - S->n);
         FB_TRY(run_batch(t, r, b, S->x + S->n));
@@ -481,6 +487,7 @@ static fb_status capture(fb_timer *t, const fb_runnable *r, int k, cudaGraphExec
 static fb_status replay(fb_timer *t, cudaGraphExec_t exec, int k, double *out)
 {
     FB_CUDA(cudaGraphLaunch(exec, t->stream));
+    if (t->probing && t->probe) t->probe(t->probe_arg); /* the replay is running */
     FB_CUDA(cudaStreamSynchronize(t->stream));
     return read_pairs(t, k, out);
 }
@@ -514,6 +521,7 @@ static fb_status measure_graph_with(fb_timer *t, const fb_runnable *r, sampling 
     FB_CUDA(cudaStreamSynchronize(t->stream));
 
     double buf[GRAPH_K_MAX];
+    t->probing = true; /* fb_timer_measure ends it, on every path */
     while (!should_stop(t, S)) {
         FB_TRY(replay(t, *gk, k, buf));
         int take = imin(k, S->cap - S->n);
@@ -536,6 +544,12 @@ static fb_status measure_graph(fb_timer *t, const fb_runnable *r, sampling *S)
 /* ---- measure ------------------------------------------------------------------ */
 
 int fb_timer_last_timeouts(const fb_timer *t) { return t->timeouts; }
+
+void fb_timer_set_probe(fb_timer *t, void (*probe)(void *arg), void *arg)
+{
+    t->probe = probe;
+    t->probe_arg = arg;
+}
 
 int fb_timer_sample_cap(const fb_timer *t)
 {
@@ -577,6 +591,7 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
     if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(t->stream), "cudaStreamSynchronize(t->stream)",
                                        __FILE__, __LINE__);
     if (s == FB_OK) s = t->opts.mode == FB_TIMER_GRAPH ? measure_graph(t, r, &S) : measure_events(t, r, &S);
+    t->probing = false;
     if (cupti) {
         if (s == FB_OK) t->last_kernels = fb_cupti_kernels(t->cupti, S.n);
         fb_status es = fb_cupti_end(t->cupti);

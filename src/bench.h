@@ -99,6 +99,11 @@ const fb_timer_kernels *fb_timer_last_kernels(const fb_timer *t);
  * the variant queued more than it declared, or synchronised inside run(). Their
  * samples were taken again in smaller batches, except a batch of one (kept). */
 int fb_timer_last_timeouts(const fb_timer *t);
+/* A function the timer calls, with arg, each time a batch (events and cupti modes) or a replay
+ * (graph mode) of a measurement's samples has been released to the GPU and runs while the host
+ * waits for it; not during the estimate or the warm-up. clocks.c's fb_clock_watch_probe reads
+ * the SM clock there, so a measurement records the clock its samples ran at. NULL: none. */
+void fb_timer_set_probe(fb_timer *t, void (*probe)(void *arg), void *arg);
 
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
  * is timed with events under the graph timer: inside a CUDA graph

@@ -161,11 +161,13 @@ static uint64_t input_seed(uint64_t seed, int i) { return fb_fill_key(seed, (uin
  * order taken, µs) into *samples_us: the result's "samples_us", NULL when there
  * is none to keep; *step (may be NULL): how far the samples stepped within the
  * measurement (fb_samples_step: NaN when too few). */
-static fb_status measure(const fb_cell_env *env, const fb_runnable *r, fb_stats *t, json_t **samples_us, double *step)
+static fb_status measure(const fb_cell_env *env, const fb_runnable *r, fb_stats *t, json_t **samples_us, double *step,
+                         json_t **clock)
 {
     fb_timer *timer = env->timer;
     *samples_us = NULL;
     if (step) *step = NAN;
+    if (clock) *clock = NULL;
     if (env->before_timing) env->before_timing(env->before_timing_arg);
     int cap = fb_timer_sample_cap(timer);
     double *x = malloc(sizeof *x * (size_t)cap);
@@ -173,7 +175,13 @@ static fb_status measure(const fb_cell_env *env, const fb_runnable *r, fb_stats 
         fb_error("out of host memory for %d timing samples", cap);
         return FB_E_NOMEM;
     }
+    if (clock && env->clocks) {
+        fb_clock_watch_probe_reset(env->clocks);
+        fb_timer_set_probe(timer, fb_clock_watch_probe, env->clocks);
+    }
     fb_status s = fb_timer_measure(timer, r, t, x, cap);
+    fb_timer_set_probe(timer, NULL, NULL);
+    if (s == FB_OK && clock && env->clocks) *clock = fb_clock_watch_probe_json(env->clocks);
     if (s == FB_OK) *samples_us = fb_samples_to_json(x, t->n < cap ? t->n : cap);
     if (s == FB_OK && step) *step = fb_samples_step(x, t->n < cap ? t->n : cap);
     free(x);
@@ -274,7 +282,7 @@ static void measure_sol(cell_state *st, json_t *cell, const char *where)
          * % of SOL: kernels/NOTES.md, "Stop 36") */
         fb_timer_mode mode = fb_timer_set_mode(st->env->timer, FB_TIMER_EVENTS);
         if (mode != FB_TIMER_GRAPH) fb_timer_set_mode(st->env->timer, mode);
-        s = measure(st->env, &r, &stats, &samples, NULL);
+        s = measure(st->env, &r, &stats, &samples, NULL, NULL);
         fb_timer_set_mode(st->env->timer, mode);
         if (s == FB_OK) {
             set_status(sj, "ok", NULL);
@@ -423,11 +431,14 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
         if (env->time) {
             fb_stats t;
             double step;
-            s = measure(env, &r, &t, &samples, &step);
+            json_t *clock;
+            s = measure(env, &r, &t, &samples, &step, &clock);
             if (s == FB_OK) {
                 double sec = t.median * 1e-3;
                 /* the clock changed inside the measurement (clocks.h, "the step detector") */
                 if (isfinite(step)) json_object_set_new(vj, "step_pct", fb_json_real(step * 100.0));
+                /* the SM clock its batches ran at (clocks.h, fb_clock_watch_probe) */
+                if (clock) json_object_set_new(vj, "sm_clock_mhz", clock);
                 json_object_set_new(vj, "time_ms", fb_stats_to_json(&t));
                 json_object_set_new(vj, "gbps", fb_json_real(st->costs.ideal_bytes / sec / 1e9));
                 json_object_set_new(vj, "tflops", fb_json_real(st->costs.flops / sec / 1e12));

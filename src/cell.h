@@ -35,6 +35,9 @@ typedef struct fb_cell_env {
      * fb_clock_watch_settle); NULL: none */
     void (*before_timing)(void *arg);
     void *before_timing_arg;
+    /* run: the clock watch, whose probe reads the SM clock while each measurement's batches run
+     * (the variant's "sm_clock_mhz"); NULL: none */
+    struct fb_clock_watch *clocks;
 } fb_cell_env;
 
 #define FB_EAGER "eager"

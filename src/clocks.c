@@ -321,6 +321,36 @@ static void note_peak(fb_clock_watch *w, double sm)
     if (sm > w->peak_sm) w->peak_sm = sm;
 }
 
+void fb_clock_watch_probe_reset(fb_clock_watch *w)
+{
+    w->probe_min = w->probe_max = w->probe_sum = 0;
+    w->probe_n = 0;
+}
+
+void fb_clock_watch_probe(void *watch)
+{
+    fb_clock_watch *w = watch;
+    unsigned v = 0;
+    /* the SM clock alone: the other readings cost NVML calls the batch does not need */
+    if (!w->nvml || w->nvml->clock_info(w->nvml->dev, NVML_CLOCK_SM, &v) != NVML_SUCCESS || v == 0) return;
+    const double mhz = v;
+    if (w->probe_n == 0 || mhz < w->probe_min) w->probe_min = mhz;
+    if (w->probe_n == 0 || mhz > w->probe_max) w->probe_max = mhz;
+    w->probe_sum += mhz;
+    w->probe_n++;
+}
+
+json_t *fb_clock_watch_probe_json(const fb_clock_watch *w)
+{
+    if (w->probe_n == 0) return NULL;
+    json_t *j = json_object();
+    json_object_set_new(j, "min", json_real(w->probe_min));
+    json_object_set_new(j, "max", json_real(w->probe_max));
+    json_object_set_new(j, "mean", json_real(w->probe_sum / w->probe_n));
+    json_object_set_new(j, "n", json_integer(w->probe_n));
+    return j;
+}
+
 void fb_clock_watch_before(fb_clock_watch *w)
 {
     fb_nvml_read(w->nvml, &w->before);

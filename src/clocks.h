@@ -134,6 +134,9 @@ typedef struct fb_clock_watch {
     double peak_sm;          /* the highest SM clock read in the run (MHz; 0: none yet) */
     double settle_max_ms;    /* the longest one measurement waits for the clock (0: never waits) */
     double settled_ms;       /* what the cell in flight's measurements waited */
+    /* the measurement in flight's SM clock, read by fb_clock_watch_probe while its batches ran */
+    double probe_min, probe_max, probe_sum;
+    int probe_n;
 } fb_clock_watch;
 
 /* Opens NVML for CUDA device `ordinal`; when it cannot, writes one note to
@@ -157,6 +160,14 @@ double fb_clock_watch_settle(fb_clock_watch *w);
  * whether it was throttled (then counted, and `why` holds fb_clocks_describe's
  * text; the caller names the first FB_THROTTLE_WARNINGS such cells). */
 json_t *fb_clock_watch_after(fb_clock_watch *w, bool *throttled, char *why, size_t n);
+/* During a measurement (fb_timer_set_probe's function; `watch` is the fb_clock_watch): reads the
+ * SM clock and adds it to the measurement's readings. Nothing without NVML. */
+void fb_clock_watch_probe(void *watch);
+/* Before a measurement: forget the last one's readings. */
+void fb_clock_watch_probe_reset(fb_clock_watch *w);
+/* After it: {"min": .., "max": .., "mean": .., "n": ..} of the SM clock (MHz) its batches ran at,
+ * the variant's "sm_clock_mhz"; NULL when nothing was read. */
+json_t *fb_clock_watch_probe_json(const fb_clock_watch *w);
 /* The end-of-run line when any cell was throttled (nothing otherwise). */
 void fb_clock_watch_report(const fb_clock_watch *w, FILE *f);
 void fb_clock_watch_close(fb_clock_watch *w);

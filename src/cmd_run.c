@@ -819,6 +819,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     cenv.sol_cache = fb_sol_cache_create(); /* NULL: each cell times its own copy */
     cenv.before_timing = settle_clock;
     cenv.before_timing_arg = &clocks;
+    cenv.clocks = &clocks;
 
     for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];

@@ -332,6 +332,30 @@ static fb_status check_metrics(const char *path, const json_t *m, const char *wh
     return FB_OK;
 }
 
+/* "sm_clock_mhz", when present (run with NVML; clocks.h, fb_clock_watch_probe): the SM clock a
+ * measurement's batches ran at, {"min", "max", "mean": MHz > 0, "n": readings >= 1}. */
+static fb_status check_sm_clock(const char *path, const json_t *m, const char *where)
+{
+    static const char *const mhz[] = {"min", "max", "mean"};
+    json_t *obj;
+    TRY(field(path, m, where, "sm_clock_mhz", K_OBJECT, false, &obj));
+    if (!obj) return FB_OK;
+    char w[WHERE_MAX], wk[WHERE_MAX], d[96];
+    at_key(w, where, "sm_clock_mhz");
+    for (size_t i = 0; i < sizeof mhz / sizeof mhz[0]; i++) {
+        const json_t *v = json_object_get(obj, mhz[i]);
+        if (json_is_number(v) && json_number_value(v) > 0) continue;
+        at_key(wk, w, mhz[i]);
+        return fail(path, wk, "expected a clock in MHz (a number > 0), got %s", fb_json_describe(v, d, sizeof d));
+    }
+    const json_t *n = json_object_get(obj, "n");
+    if (!json_is_integer(n) || json_integer_value(n) < 1) {
+        at_key(wk, w, "n");
+        return fail(path, wk, "expected a count of readings (an integer >= 1), got %s", fb_json_describe(n, d, sizeof d));
+    }
+    return FB_OK;
+}
+
 /* "kernels_launched", when present (--timer cupti; result.h's KERNELS): what
  * CUPTI saw the variant launch. */
 static fb_status check_kernels_launched(const char *path, const json_t *m, const char *where)
@@ -398,6 +422,7 @@ static fb_status check_measurement(const char *path, const char *where, const js
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) TRY(field(path, m, where, reals[i], K_NUMBER, false, NULL));
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) TRY(field(path, m, where, ints[i], K_INTEGER, false, NULL));
     TRY(check_metrics(path, m, where));
+    TRY(check_sm_clock(path, m, where));
     TRY(check_wall(path, m, where));
     return check_check(path, m, where);
 }

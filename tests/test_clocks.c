@@ -11,6 +11,8 @@
 #include "clocks.h"
 #include "testing.h"
 
+#define FAIL_SM_BIT 4 /* tests/fake_nvml.c: the SM clock read fails */
+
 static fb_clock_reading reading(double sm, double mem, double temp, double power)
 {
     return (fb_clock_reading){sm, mem, temp, power};
@@ -70,6 +72,13 @@ static void test_step(void)
     CHECK(c && fb_cell_json_throttled(c));
     json_decref(c);
     CHECK(!fb_cell_json_throttled(NULL));
+
+    /* without NVML the probe reads nothing, and a measurement records no clock */
+    fb_clock_watch w;
+    fb_clock_watch_init(&w, NULL);
+    fb_clock_watch_probe_reset(&w);
+    fb_clock_watch_probe(&w);
+    CHECK(fb_clock_watch_probe_json(&w) == NULL);
 }
 
 /* ---- the detector -------------------------------------------------------------- */
@@ -349,6 +358,26 @@ static void test_settle(const char *fake)
     CHECK(waited >= 3 * FB_SETTLE_POLL_MS && waited < 500);
     bool thr = false;
     char why[256];
+    /* the probe during a measurement: the SM clock of each batch, summarised */
+    fb_clock_watch_probe_reset(&w);
+    CHECK(fb_clock_watch_probe_json(&w) == NULL); /* nothing read yet */
+    set(1980, 2619, 60, 400000, 0);
+    fb_clock_watch_probe(&w);
+    set(1605, 2619, 60, 400000, 0);
+    fb_clock_watch_probe(&w);
+    set(1815, 2619, 60, 400000, FAIL_SM_BIT); /* a reading NVML refuses is left out */
+    fb_clock_watch_probe(&w);
+    set(1815, 2619, 60, 400000, 0);
+    fb_clock_watch_probe(&w);
+    json_t *pj = fb_clock_watch_probe_json(&w);
+    CHECK(pj && json_number_value(json_object_get(pj, "min")) == 1605);
+    CHECK(json_number_value(json_object_get(pj, "max")) == 1980);
+    CHECK_NEAR(json_number_value(json_object_get(pj, "mean")), (1980 + 1605 + 1815) / 3.0, 1e-9);
+    CHECK(json_integer_value(json_object_get(pj, "n")) == 3);
+    json_decref(pj);
+    fb_clock_watch_probe_reset(&w);
+    CHECK(fb_clock_watch_probe_json(&w) == NULL); /* the next measurement starts empty */
+
     set(1965, 2619, 60, 400000, 0);
     json_t *c = fb_clock_watch_after(&w, &thr, why, sizeof why);
     CHECK(json_is_number(json_object_get(c, "settle_ms")));

@@ -180,6 +180,15 @@ static void test_validation(void)
          "cases[0].dtypes[0].cells[0].variants.eager.wall_ms.time: expected a number (or null), got an array"},
         {"cases/0/dtypes/0/cells/0/variants/eager/timer_timeouts", "0.5",
          "cases[0].dtypes[0].cells[0].variants.eager.timer_timeouts: expected an integer, got 0.5"},
+        /* the clock a measurement ran at, and how far its samples stepped (optional) */
+        {"cases/0/dtypes/0/cells/0/variants/eager/step_pct", "\"big\"",
+         "cases[0].dtypes[0].cells[0].variants.eager.step_pct: expected a number (or null), got the string 'big'"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/sm_clock_mhz", "1980",
+         "cases[0].dtypes[0].cells[0].variants.eager.sm_clock_mhz: expected an object, got 1980"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/sm_clock_mhz", "{\"min\": 1605, \"max\": 1980, \"mean\": 0, \"n\": 4}",
+         "cases[0].dtypes[0].cells[0].variants.eager.sm_clock_mhz.mean: expected a clock in MHz (a number > 0), got 0"},
+        {"cases/0/dtypes/0/cells/0/variants/eager/sm_clock_mhz", "{\"min\": 1605, \"max\": 1980, \"mean\": 1800, \"n\": 0}",
+         "cases[0].dtypes[0].cells[0].variants.eager.sm_clock_mhz.n: expected a count of readings (an integer >= 1), got 0"},
         /* the inputs' shapes at a cell (optional) */
         {"cases/0/dtypes/0/cells/0/shapes", "[128, 64]", "cases[0].dtypes[0].cells[0].shapes: expected an object, got an array"},
         {"cases/0/dtypes/0/cells/0/shapes", "{\"x\": 128}", "cases[0].dtypes[0].cells[0].shapes.x: expected an array, got 128"},
