@@ -72,6 +72,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "l2_sweep.h"
 #include "timer_cupti.h"
@@ -329,6 +330,23 @@ static int ops_per_sample(const fb_timer *t, const fb_runnable *r)
  * the next cells' variants are likely the same kind) and takes those samples
  * again in smaller batches. A batch of one sample is kept as it is (a variant
  * that synchronises inside run() times out whatever the batch), with the warning. */
+/* While the stream's queued work runs (a batch or a replay of the measurement's samples): the
+ * probe, at once and then every PROBE_EVERY_MS until the stream is idle, at most PROBE_MAX_READS
+ * times (a batch is ~BATCH_GPU_MS of GPU time). The host only waits here otherwise; the
+ * samples are timed on the GPU, so the probe's calls are not in them. */
+#define PROBE_EVERY_MS 2
+#define PROBE_MAX_READS 32
+static void probe_while_running(fb_timer *t)
+{
+    if (!t->probing || !t->probe) return;
+    for (int i = 0; i < PROBE_MAX_READS; i++) {
+        t->probe(t->probe_arg);
+        if (cudaStreamQuery(t->stream) != cudaErrorNotReady) break;
+        struct timespec ts = {0, PROBE_EVERY_MS * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out)
 {
     __atomic_store_n((int32_t *)&t->h_sync[1], 0, __ATOMIC_SEQ_CST);
@@ -348,7 +366,7 @@ static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out
         return s;
     }
     /* the batch is running now: what the probe reads (the SM clock) is the samples' */
-    if (t->probing && t->probe) t->probe(t->probe_arg);
+    probe_while_running(t);
     FB_CUDA(cudaStreamSynchronize(t->stream));
     const bool timed_out = __atomic_load_n((int32_t *)&t->h_sync[1], __ATOMIC_SEQ_CST) != 0;
     s = t->opts.mode == FB_TIMER_CUPTI ? fb_cupti_batch_end(t->cupti, n, out) : read_pairs(t, n, out);
@@ -487,7 +505,7 @@ static fb_status capture(fb_timer *t, const fb_runnable *r, int k, cudaGraphExec
 static fb_status replay(fb_timer *t, cudaGraphExec_t exec, int k, double *out)
 {
     FB_CUDA(cudaGraphLaunch(exec, t->stream));
-    if (t->probing && t->probe) t->probe(t->probe_arg); /* the replay is running */
+    probe_while_running(t); /* the replay is running */
     FB_CUDA(cudaStreamSynchronize(t->stream));
     return read_pairs(t, k, out);
 }

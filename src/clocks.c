@@ -31,6 +31,8 @@ typedef nvmlReturn_t (*nvmlDeviceGetHandleByPciBusId_v2_t)(const char *pciBusId,
 typedef nvmlReturn_t (*nvmlDeviceGetClockInfo_t)(nvmlDevice_t device, int type, unsigned int *clock);
 typedef nvmlReturn_t (*nvmlDeviceGetTemperature_t)(nvmlDevice_t device, int sensorType, unsigned int *temp);
 typedef nvmlReturn_t (*nvmlDeviceGetPowerUsage_t)(nvmlDevice_t device, unsigned int *milliwatts);
+/* optional (a library without it records no reasons) */
+typedef nvmlReturn_t (*nvmlDeviceGetCurrentClocksThrottleReasons_t)(nvmlDevice_t device, unsigned long long *reasons);
 
 struct fb_nvml {
     void *lib;
@@ -40,6 +42,7 @@ struct fb_nvml {
     nvmlDeviceGetClockInfo_t clock_info;
     nvmlDeviceGetTemperature_t temperature;
     nvmlDeviceGetPowerUsage_t power_usage;
+    nvmlDeviceGetCurrentClocksThrottleReasons_t reasons; /* NULL: not in this library */
 };
 
 /* ---- readings ------------------------------------------------------------------------ */
@@ -239,6 +242,7 @@ fb_status fb_nvml_open(const char *pci_bus_id, fb_nvml **out)
     n->clock_info = (nvmlDeviceGetClockInfo_t)sym(n, "nvmlDeviceGetClockInfo", missing, sizeof missing);
     n->temperature = (nvmlDeviceGetTemperature_t)sym(n, "nvmlDeviceGetTemperature", missing, sizeof missing);
     n->power_usage = (nvmlDeviceGetPowerUsage_t)sym(n, "nvmlDeviceGetPowerUsage", missing, sizeof missing);
+    n->reasons = (nvmlDeviceGetCurrentClocksThrottleReasons_t)dlsym(n->lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (missing[0]) {
         fb_error("NVML: %s has no %s", name, missing);
         dlclose(n->lib);
@@ -325,14 +329,24 @@ void fb_clock_watch_probe_reset(fb_clock_watch *w)
 {
     w->probe_min = w->probe_max = w->probe_sum = 0;
     w->probe_n = 0;
+    w->probe_reasons = 0;
 }
+
+/* NVML's clock-limit reasons (nvmlClocksThrottleReason*), by bit */
+static const char *const reason_names[] = {"gpu_idle",       "applications_clocks", "sw_power_cap",
+                                           "hw_slowdown",    "sync_boost",          "sw_thermal_slowdown",
+                                           "hw_thermal_slowdown", "hw_power_brake", "display_clock"};
+#define N_REASONS ((int)(sizeof reason_names / sizeof reason_names[0]))
 
 void fb_clock_watch_probe(void *watch)
 {
     fb_clock_watch *w = watch;
     unsigned v = 0;
-    /* the SM clock alone: the other readings cost NVML calls the batch does not need */
-    if (!w->nvml || w->nvml->clock_info(w->nvml->dev, NVML_CLOCK_SM, &v) != NVML_SUCCESS || v == 0) return;
+    if (!w->nvml) return;
+    unsigned long long why = 0;
+    if (w->nvml->reasons && w->nvml->reasons(w->nvml->dev, &why) == NVML_SUCCESS) w->probe_reasons |= why;
+    /* the SM clock and the reasons only: the other readings cost NVML calls a batch does not need */
+    if (w->nvml->clock_info(w->nvml->dev, NVML_CLOCK_SM, &v) != NVML_SUCCESS || v == 0) return;
     const double mhz = v;
     if (w->probe_n == 0 || mhz < w->probe_min) w->probe_min = mhz;
     if (w->probe_n == 0 || mhz > w->probe_max) w->probe_max = mhz;
@@ -348,6 +362,13 @@ json_t *fb_clock_watch_probe_json(const fb_clock_watch *w)
     json_object_set_new(j, "max", json_real(w->probe_max));
     json_object_set_new(j, "mean", json_real(w->probe_sum / w->probe_n));
     json_object_set_new(j, "n", json_integer(w->probe_n));
+    /* what NVML said limited the clock at any of the readings (none: the key is left out) */
+    json_t *r = json_array();
+    for (int b = 0; b < N_REASONS; b++)
+        if (w->probe_reasons & (1ull << b)) json_array_append_new(r, json_string(reason_names[b]));
+    if (w->probe_reasons >> N_REASONS) json_array_append_new(r, json_string("other"));
+    if (json_array_size(r)) json_object_set_new(j, "limited_by", r);
+    else json_decref(r);
     return j;
 }
 

@@ -137,6 +137,7 @@ typedef struct fb_clock_watch {
     /* the measurement in flight's SM clock, read by fb_clock_watch_probe while its batches ran */
     double probe_min, probe_max, probe_sum;
     int probe_n;
+    unsigned long long probe_reasons; /* NVML's clock-limit reasons seen, OR'ed */
 } fb_clock_watch;
 
 /* Opens NVML for CUDA device `ordinal`; when it cannot, writes one note to
@@ -165,8 +166,11 @@ json_t *fb_clock_watch_after(fb_clock_watch *w, bool *throttled, char *why, size
 void fb_clock_watch_probe(void *watch);
 /* Before a measurement: forget the last one's readings. */
 void fb_clock_watch_probe_reset(fb_clock_watch *w);
-/* After it: {"min": .., "max": .., "mean": .., "n": ..} of the SM clock (MHz) its batches ran at,
- * the variant's "sm_clock_mhz"; NULL when nothing was read. */
+/* After it: {"min": .., "max": .., "mean": .., "n": .., "limited_by": [..]} of the SM clock (MHz)
+ * its batches ran at, the variant's "sm_clock_mhz"; "limited_by" names NVML's clock-limit reasons
+ * seen at any reading ("sw_power_cap", "hw_slowdown", "hw_power_brake", "sw_thermal_slowdown",
+ * ...; left out when none, or when the library lacks nvmlDeviceGetCurrentClocksThrottleReasons);
+ * NULL when nothing was read. */
 json_t *fb_clock_watch_probe_json(const fb_clock_watch *w);
 /* The end-of-run line when any cell was throttled (nothing otherwise). */
 void fb_clock_watch_report(const fb_clock_watch *w, FILE *f);

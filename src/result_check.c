@@ -353,6 +353,17 @@ static fb_status check_sm_clock(const char *path, const json_t *m, const char *w
         at_key(wk, w, "n");
         return fail(path, wk, "expected a count of readings (an integer >= 1), got %s", fb_json_describe(n, d, sizeof d));
     }
+    const json_t *lb = json_object_get(obj, "limited_by");
+    size_t i;
+    const json_t *e;
+    if (lb && !json_is_array(lb)) {
+        at_key(wk, w, "limited_by");
+        return fail(path, wk, "expected an array of reasons, got %s", fb_json_describe(lb, d, sizeof d));
+    }
+    json_array_foreach(lb, i, e) if (!json_is_string(e)) {
+        at_key(wk, w, "limited_by");
+        return fail(path, wk, "expected an array of reasons (strings); item %zu is %s", i, fb_json_describe(e, d, sizeof d));
+    }
     return FB_OK;
 }
 

@@ -40,6 +40,16 @@ void fake_nvml_recover(unsigned sm, int reads)
     g_sm_reads_left = reads;
 }
 
+/* What nvmlDeviceGetCurrentClocksThrottleReasons reports (nvmlClocksThrottleReason* bits). */
+static unsigned long long g_reasons;
+void fake_nvml_reasons(unsigned long long reasons) { g_reasons = reasons; }
+int nvmlDeviceGetCurrentClocksThrottleReasons(void *dev, unsigned long long *reasons)
+{
+    (void)dev;
+    *reasons = g_reasons;
+    return FAKE_SUCCESS;
+}
+
 /* how many times nvmlInit_v2 and nvmlShutdown were called */
 void fake_nvml_counts(int *inits, int *shutdowns)
 {

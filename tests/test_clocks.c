@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clocks.h"
 #include "testing.h"
@@ -374,7 +375,27 @@ static void test_settle(const char *fake)
     CHECK(json_number_value(json_object_get(pj, "max")) == 1980);
     CHECK_NEAR(json_number_value(json_object_get(pj, "mean")), (1980 + 1605 + 1815) / 3.0, 1e-9);
     CHECK(json_integer_value(json_object_get(pj, "n")) == 3);
+    CHECK(json_object_get(pj, "limited_by") == NULL); /* no reason seen: no key */
     json_decref(pj);
+    /* NVML's clock-limit reasons seen at any reading, named */
+    typedef void (*fake_reasons_t)(unsigned long long);
+    fake_reasons_t reasons = (fake_reasons_t)dlsym(lib, "fake_nvml_reasons");
+    CHECK(reasons != NULL);
+    if (reasons) {
+        fb_clock_watch_probe_reset(&w);
+        reasons(0x4); /* sw_power_cap */
+        fb_clock_watch_probe(&w);
+        reasons(0x80 | 0x1000); /* hw_power_brake, and a bit this build has no name for */
+        fb_clock_watch_probe(&w);
+        reasons(0);
+        pj = fb_clock_watch_probe_json(&w);
+        const json_t *lb = json_object_get(pj, "limited_by");
+        CHECK(json_array_size(lb) == 3);
+        CHECK(!strcmp(json_string_value(json_array_get(lb, 0)) ?: "", "sw_power_cap"));
+        CHECK(!strcmp(json_string_value(json_array_get(lb, 1)) ?: "", "hw_power_brake"));
+        CHECK(!strcmp(json_string_value(json_array_get(lb, 2)) ?: "", "other"));
+        json_decref(pj);
+    }
     fb_clock_watch_probe_reset(&w);
     CHECK(fb_clock_watch_probe_json(&w) == NULL); /* the next measurement starts empty */
 
