@@ -372,6 +372,20 @@ json_t *fb_clock_watch_probe_json(const fb_clock_watch *w)
     return j;
 }
 
+bool fb_clock_power_limited(const json_t *sm_clock)
+{
+    static const char *const power[] = {"sw_power_cap", "hw_slowdown", "hw_power_brake", "sw_thermal_slowdown",
+                                        "hw_thermal_slowdown"};
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(sm_clock, "limited_by"), i, e) {
+        const char *r = json_string_value(e);
+        for (size_t k = 0; r && k < sizeof power / sizeof power[0]; k++)
+            if (!strcmp(r, power[k])) return true;
+    }
+    return false;
+}
+
 void fb_clock_watch_before(fb_clock_watch *w)
 {
     fb_nvml_read(w->nvml, &w->before);

@@ -172,6 +172,12 @@ void fb_clock_watch_probe_reset(fb_clock_watch *w);
  * ...; left out when none, or when the library lacks nvmlDeviceGetCurrentClocksThrottleReasons);
  * NULL when nothing was read. */
 json_t *fb_clock_watch_probe_json(const fb_clock_watch *w);
+/* Whether a variant's "sm_clock_mhz" (may be NULL) says a power or thermal limit held the clock
+ * at some reading: sw_power_cap, hw_slowdown, hw_power_brake, sw_thermal_slowdown or
+ * hw_thermal_slowdown in its "limited_by". run counts such measurements and says so at the end
+ * (a note, not the throttle mark: on the H200 nearly every bfloat16 GEMM measurement ran at
+ * the software power cap, 100 of 112 in stop 42's call 7, against 6 of 400 memory-bound ones). */
+bool fb_clock_power_limited(const json_t *sm_clock);
 /* The end-of-run line when any cell was throttled (nothing otherwise). */
 void fb_clock_watch_report(const fb_clock_watch *w, FILE *f);
 void fb_clock_watch_close(fb_clock_watch *w);

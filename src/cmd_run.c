@@ -815,6 +815,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     bool tty = isatty(2);
     double t0 = fb_now_s();
     int done = 0, failed_cells = 0, oom_cells = 0, unchecked_cells = 0, metrics_missing = 0, stepped_cells = 0;
+    int capped = 0, measured = 0; /* measurements a power or thermal limit held the clock in; all timed */
     fb_cell_env cenv = {&env.ctx, env.timer, o.seed, FB_RUN_FULL_LIMIT, true, metrics};
     cenv.sol_cache = fb_sol_cache_create(); /* NULL: each cell times its own copy */
     cenv.before_timing = settle_clock;
@@ -856,6 +857,8 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                     bool oom = false, stepped = false;
                     const char *unchecked = NULL;
                     json_object_foreach(vars, k, vj) {
+                        if (json_object_get(vj, "time_ms")) measured++;
+                        capped += fb_clock_power_limited(json_object_get(vj, "sm_clock_mhz"));
                         /* the clock changed inside this measurement (clocks.h, "the step detector") */
                         const json_t *stp = json_object_get(vj, "step_pct");
                         if (json_is_number(stp) && fb_step_flagged(json_number_value(stp) / 100.0)) {
@@ -916,6 +919,12 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
         fprintf(stderr, "fusionbench: warning: %d variant measurement%s without metrics (see metrics_error in %s)\n",
                 metrics_missing, metrics_missing > 1 ? "s" : "", out);
     fb_clock_watch_report(&clocks, stderr);
+    if (capped)
+        fprintf(stderr,
+                "fusionbench: note: %d of %d measurements ran while a power or thermal limit held the GPU's clock "
+                "(NVML's clock-limit reasons, in each variant's sm_clock_mhz.limited_by): their times depend on the "
+                "card's power state; compare them across runs with care\n",
+                capped, measured);
     if (stepped_cells)
         fprintf(stderr,
                 "fusionbench: warning: %d cell%s throttled: a variant's samples stepped more than %.0f%% within its "

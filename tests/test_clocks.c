@@ -394,7 +394,16 @@ static void test_settle(const char *fake)
         CHECK(!strcmp(json_string_value(json_array_get(lb, 0)) ?: "", "sw_power_cap"));
         CHECK(!strcmp(json_string_value(json_array_get(lb, 1)) ?: "", "hw_power_brake"));
         CHECK(!strcmp(json_string_value(json_array_get(lb, 2)) ?: "", "other"));
+        CHECK(fb_clock_power_limited(pj));
         json_decref(pj);
+        fb_clock_watch_probe_reset(&w);
+        reasons(0x1 | 0x10); /* gpu_idle, sync_boost: no power or thermal limit */
+        fb_clock_watch_probe(&w);
+        reasons(0);
+        pj = fb_clock_watch_probe_json(&w);
+        CHECK(json_array_size(json_object_get(pj, "limited_by")) == 2 && !fb_clock_power_limited(pj));
+        json_decref(pj);
+        CHECK(!fb_clock_power_limited(NULL));
     }
     fb_clock_watch_probe_reset(&w);
     CHECK(fb_clock_watch_probe_json(&w) == NULL); /* the next measurement starts empty */
