@@ -10,7 +10,9 @@ call2-pipe-knob.patch. Call 3: cuBLASLt's heuristic candidates for the plain GEM
 bias, relu and relu_bias epilogues, and the plain side's candidates under each epilogue
 (dev/lt_algo_sweep_dev.cu, budget 0), plus every relu configuration at one cell. Call 4: the
 matmul epilogue cells in fusionbench, four runs of one binary. Call 5: the step detector as
-committed (0daa5a7): the same cells, and the memory-bound grids of four cases. Every fusionbench
+committed (0daa5a7): the same cells, and the memory-bound grids of four cases. Calls 6-7: the SM
+clock read while each measurement's batches ran (once, then every 2 ms) and NVML's clock-limit
+reasons. Call 8: issue 10's matmul grid with all of it. Every fusionbench
 check the tables use passed (asserted by tarballs.medians, or counted by print_checks).
 """
 import collections
@@ -18,6 +20,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -166,6 +169,50 @@ def main():
     print(f"  memory-bound grids (softmax, layernorm, rmsnorm, rmsnorm_backward; float32, default grids): {n} measurements with step_pct, {len(big)} past 5%:")
     for b in big:
         print("    " + b)
+
+    for call, tar, what in ((6, "call6-clock-probe.tar.xz", "fb42c = 6ecd37e: the clock probe, one reading a batch"),
+                            (7, "call7-clock-reasons.tar.xz", "fb42r = 065b5db: the probe every 2 ms and NVML clock-limit reasons")):
+        r = unpack(tmp, os.path.join(HERE, tar))
+        print(f"\n# {call}. call {call} ({what}): the matmul epilogue cells (events twice, cupti, graph), softmax and layernorm")
+        steps(r, [])
+        for f in ("ev-r1", "ev-r2", "cu-r1", "gr-r1"):
+            print(f"  {f}: case M N variant: median us, step, SM clock read during the batches (min..max, readings), limited by")
+            for case, _, c in cells(os.path.join(r, f + ".json")):
+                for n, v in c["variants"].items():
+                    if "time_ms" not in v:
+                        continue
+                    assert v["check"]["passed"]
+                    ck = v.get("sm_clock_mhz", {})
+                    print(f"    {case:16s} {c['point']['M']:5d} {c['point']['N']:5d} {n:22s} {v['time_ms']['median'] * 1e3:7.1f} us"
+                          f" {v.get('step_pct', float('nan')):+5.1f}%  {ck.get('min', 0):4.0f}..{ck.get('max', 0):4.0f} MHz"
+                          f" n {ck.get('n', 0):2d}  {','.join(ck.get('limited_by', [])) or '-'}")
+        n, lim = 0, collections.Counter()
+        for case, _, c in cells(os.path.join(r, "mem.json")):
+            for v in c["variants"].values():
+                if "time_ms" in v:
+                    n += 1
+                    lim[",".join(v.get("sm_clock_mhz", {}).get("limited_by", [])) or "-"] += 1
+        print(f"  softmax, layernorm (float32, default grids): {n} measurements, limited by: {dict(lim)}")
+        checks(os.path.join(r, "mem.json"))
+
+    r = unpack(tmp, os.path.join(HERE, "call8-matmul-grid.tar.xz"))
+    print("\n# 8. call 8 (fb42n = 9c9f71b: the end-of-run note): issue 10's matmul grid, bfloat16, default grids (events, clean flush)")
+    steps(r, [])
+    for line in text(r, "mm.txt").splitlines():
+        if "note:" in line or "cells throttled" in line:
+            print("  " + line.strip())
+    checks(os.path.join(r, "mm-bf16.json"))
+    lim, n = collections.Counter(), 0
+    for case, _, c in cells(os.path.join(r, "mm-bf16.json")):
+        for v in c["variants"].values():
+            if "time_ms" in v:
+                n += 1
+                lim[",".join(v.get("sm_clock_mhz", {}).get("limited_by", [])) or "-"] += 1
+    print(f"  {n} measurements, limited by: {dict(lim)}")
+    print("  scripts/epilogue_table.py (the last three columns: the pairs neither of whose cells is marked):")
+    out = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "..", "scripts", "epilogue_table.py"),
+                          os.path.join(r, "mm-bf16.json")], capture_output=True, text=True, check=True).stdout
+    print("    " + out.rstrip().replace("\n", "\n    "))
 
 
 if __name__ == "__main__":
