@@ -58,6 +58,18 @@ def gemm_cells(path):
     return out
 
 
+def limits(path):
+    """The timed measurements of a result file, and how many NVML said were limited by what
+    (sm_clock_mhz.limited_by; '-': no reason)."""
+    n, lim = 0, collections.Counter()
+    for _, _, c in cells(path):
+        for v in c["variants"].values():
+            if "time_ms" in v:
+                n += 1
+                lim[",".join(v.get("sm_clock_mhz", {}).get("limited_by", [])) or "-"] += 1
+    return n, dict(lim)
+
+
 def quarter_step(s):
     q = len(s) // 4
     return statistics.median(s[-q:]) / statistics.median(s[:q]) - 1 if q >= 4 else float("nan")
@@ -186,13 +198,8 @@ def main():
                     print(f"    {case:16s} {c['point']['M']:5d} {c['point']['N']:5d} {n:22s} {v['time_ms']['median'] * 1e3:7.1f} us"
                           f" {v.get('step_pct', float('nan')):+5.1f}%  {ck.get('min', 0):4.0f}..{ck.get('max', 0):4.0f} MHz"
                           f" n {ck.get('n', 0):2d}  {','.join(ck.get('limited_by', [])) or '-'}")
-        n, lim = 0, collections.Counter()
-        for case, _, c in cells(os.path.join(r, "mem.json")):
-            for v in c["variants"].values():
-                if "time_ms" in v:
-                    n += 1
-                    lim[",".join(v.get("sm_clock_mhz", {}).get("limited_by", [])) or "-"] += 1
-        print(f"  softmax, layernorm (float32, default grids): {n} measurements, limited by: {dict(lim)}")
+        n, lim = limits(os.path.join(r, "mem.json"))
+        print(f"  softmax, layernorm (float32, default grids): {n} measurements, limited by: {lim}")
         checks(os.path.join(r, "mem.json"))
 
     r = unpack(tmp, os.path.join(HERE, "call8-matmul-grid.tar.xz"))
@@ -202,13 +209,8 @@ def main():
         if "note:" in line or "cells throttled" in line:
             print("  " + line.strip())
     checks(os.path.join(r, "mm-bf16.json"))
-    lim, n = collections.Counter(), 0
-    for case, _, c in cells(os.path.join(r, "mm-bf16.json")):
-        for v in c["variants"].values():
-            if "time_ms" in v:
-                n += 1
-                lim[",".join(v.get("sm_clock_mhz", {}).get("limited_by", [])) or "-"] += 1
-    print(f"  {n} measurements, limited by: {dict(lim)}")
+    n, lim = limits(os.path.join(r, "mm-bf16.json"))
+    print(f"  {n} measurements, limited by: {lim}")
     print("  scripts/epilogue_table.py (the last three columns: the pairs neither of whose cells is marked):")
     out = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "..", "scripts", "epilogue_table.py"),
                           os.path.join(r, "mm-bf16.json")], capture_output=True, text=True, check=True).stdout
