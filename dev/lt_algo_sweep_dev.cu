@@ -94,6 +94,7 @@ struct Gemm {
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t la, lb, lc;
     bool add;     // beta = 1, C = D (the second side of an add sweep)
+    bool add_second;  // the second side is the add
     bool second;  // desc2 in use
     cublasLtMatmulDesc_t desc2;  // the second side's descriptor (its epilogue, if any)
     const void *A, *B, *D;
@@ -137,6 +138,56 @@ static float time_cfg(Gemm &g, const cublasLtMatmulAlgo_t *algo, int n)
     }
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
+}
+
+// The two sides' fastest configurations timed in turn under sustained load: PAIRS x (sweep, plain,
+// sweep, second side), queued in batches of 32 pairs with no host gap, so both run under the same
+// power controller state (bfloat16 GEMMs on the H200 run at the software power cap, which moves
+// one kernel's time by up to 16% between measurements: kernels/NOTES.md, "Stop 42"). Prints each
+// side's median and the median of the pairs' ratios.
+static void paired(Gemm &g, const cublasLtMatmulAlgo_t *plain, const cublasLtMatmulAlgo_t *second, const char *name)
+{
+    constexpr int kBatch = 32, kPairs = 256;
+    cudaEvent_t ev[4 * kBatch];
+    for (auto &e : ev) CK(cudaEventCreate(&e));
+    std::vector<float> tp, ts, ratio;
+    for (int b = 0; b < kPairs / kBatch; b++) {
+        for (int i = 0; i < kBatch; i++) {
+            for (int side = 0; side < 2; side++) {
+                sweep_kernel<<<264, 512, 0, g.st>>>(g.sweep, g.sweep_n, g.sink);
+                g.second = side == 1;
+                g.add = side == 1 && g.add_second;
+                CK(cudaEventRecord(ev[4 * i + 2 * side], g.st));
+                if (!launch(g, side ? second : plain)) {
+                    fprintf(stderr, "paired: a launch failed\n");
+                    exit(1);
+                }
+                CK(cudaEventRecord(ev[4 * i + 2 * side + 1], g.st));
+            }
+        }
+        CK(cudaStreamSynchronize(g.st));
+        for (int i = 0; i < kBatch; i++) {
+            float a, c;
+            CK(cudaEventElapsedTime(&a, ev[4 * i], ev[4 * i + 1]));
+            CK(cudaEventElapsedTime(&c, ev[4 * i + 2], ev[4 * i + 3]));
+            tp.push_back(a), ts.push_back(c), ratio.push_back(c / a);
+        }
+    }
+    g.second = true;
+    g.add = g.add_second;
+    for (auto &e : ev) cudaEventDestroy(e);
+    auto med = [](std::vector<float> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    auto quarter = [&](const std::vector<float> &v, bool last) {
+        const size_t q = v.size() / 4;
+        return med(std::vector<float>(last ? v.end() - q : v.begin(), last ? v.end() : v.begin() + q));
+    };
+    printf("PAIRED %d pairs under sustained load: plain %.4f ms, %s %.4f ms, median of the pairs' %s/plain %.3f "
+           "(first quarter %.3f, last %.3f; plain's first and last quarter %.4f, %.4f ms)\n",
+           kPairs, med(tp), name, med(ts), name, med(ratio), quarter(ratio, false), quarter(ratio, true),
+           quarter(tp, false), quarter(tp, true));
 }
 
 static int cfg_attr(const cublasLtMatmulAlgo_t *a, cublasLtMatmulAlgoConfigAttributes_t at)
@@ -191,6 +242,7 @@ int main(int argc, char **argv)
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     Gemm g{};
+    g.add_second = second_add;
     LK(cublasLtCreate(&g.h));
     CK(cudaStreamCreate(&g.st));
     CK(cudaEventCreate(&g.e0));
@@ -411,6 +463,7 @@ int main(int argc, char **argv)
             }
             printf("CROSS best plain config under %s: %.4f ms (%.3f of the best plain)\n", name, cross,
                    cross / best_side[0]);
+            if (!fin.empty() && !plain_best.empty()) paired(g, &plain_best[0].algo, &fin[0]->algo, name);
         }
         printf("best of the heuristic's %.4f ms, of all %.4f ms\n", hbest, best_side[side]);
     }

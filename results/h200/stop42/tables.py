@@ -12,7 +12,8 @@ bias, relu and relu_bias epilogues, and the plain side's candidates under each e
 matmul epilogue cells in fusionbench, four runs of one binary. Call 5: the step detector as
 committed (0daa5a7): the same cells, and the memory-bound grids of four cases. Calls 6-7: the SM
 clock read while each measurement's batches ran (once, then every 2 ms) and NVML's clock-limit
-reasons. Call 8: issue 10's matmul grid with all of it. Every fusionbench
+reasons. Call 8: issue 10's matmul grid with all of it. Call 9: the sweep tool's paired mode (the
+plain GEMM and an epilogue timed in turn under sustained load). Every fusionbench
 check the tables use passed (asserted by tarballs.medians, or counted by print_checks).
 """
 import collections
@@ -215,6 +216,19 @@ def main():
     out = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "..", "scripts", "epilogue_table.py"),
                           os.path.join(r, "mm-bf16.json")], capture_output=True, text=True, check=True).stdout
     print("    " + out.rstrip().replace("\n", "\n    "))
+
+    r = unpack(tmp, os.path.join(HERE, "call9-lt-paired.tar.xz"))
+    print("\n# 9. call 9 (dev/lt_algo_sweep_dev.cu with its paired mode): each side's best heuristic candidate, then the two timed in turn,"
+          " 256 pairs under sustained load (a cold-L2 sweep before each GEMM)")
+    print("    M x N x K            second side: bursts (RESULT)  | paired: plain ms, second ms, median ratio (first quarter, last); plain's first / last quarter ms")
+    for f in sorted(x for x in os.listdir(r) if x.startswith("p-") and x.endswith(".txt")):
+        t = text(r, f)
+        res_l = [l for l in t.splitlines() if l.startswith("RESULT")][0].split()
+        m = re.search(r"plain ([0-9.]+) ms, .* ([0-9.]+) ms, median of the pairs' .*/plain ([0-9.]+) \(first quarter ([0-9.]+), "
+                      r"last ([0-9.]+); plain's first and last quarter ([0-9.]+), ([0-9.]+) ms\)",
+                      [l for l in t.splitlines() if l.startswith("PAIRED")][0])
+        print(f"    {res_l[1]:>5s} x {res_l[2]:>5s} x {res_l[3]:>4s} {res_l[7]:9s}: {res_l[10]}  | {m.group(1)}, {m.group(2)}: "
+              f"{m.group(3)} ({m.group(4)}, {m.group(5)}); {m.group(6)} / {m.group(7)}")
 
 
 if __name__ == "__main__":
