@@ -408,6 +408,7 @@ const char *const fb_field_names[FB_N_FIELDS] = {
     "check_mode", "check_passed", "max_abs", "max_rel", "rows_checked", "rows_total", "unchecked",
     "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
     "temp_before_c", "temp_after_c", "power_before_w", "power_after_w", "throttled",
+    "step_pct", "sm_clock_min_mhz", "sm_clock_mean_mhz", "limited_by",
     "device", "commit",
 };
 
@@ -468,6 +469,11 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number(cell->clock_before.power_w);
     f[i++] = number(cell->clock_after.power_w);
     f[i++] = (fb_field){.kind = FB_FIELD_BOOL, .boolean = cell->has_clocks ? cell->throttled : -1};
+    /* the measurement's own clock (clocks.h: the step detector and the probe) */
+    f[i++] = number(v->step_pct);
+    f[i++] = number(v->sm_clock_min_mhz);
+    f[i++] = number(v->sm_clock_mean_mhz);
+    f[i++] = text(v->limited_by_text);
     f[i++] = text(g->doc->device_name);
     f[i++] = text(g->doc->git);
 }

@@ -142,6 +142,27 @@ static fb_status read_kernels(const char *path, const json_t *m, fb_rs_variant *
     return FB_OK;
 }
 
+/* "step_pct" and "sm_clock_mhz" (clocks.h), checked by fb_result_check. */
+static fb_status read_clock(const char *path, const json_t *m, fb_rs_variant *v)
+{
+    v->step_pct = num_at(m, "step_pct");
+    const json_t *ck = json_object_get(m, "sm_clock_mhz");
+    v->sm_clock_min_mhz = num_at(ck, "min");
+    v->sm_clock_mean_mhz = num_at(ck, "mean");
+    const json_t *lb = json_object_get(ck, "limited_by");
+    size_t n = json_array_size(lb), i, len = 1;
+    if (n == 0) return FB_OK;
+    json_t *it;
+    json_array_foreach(lb, i, it) len += strlen(json_string_value(it) ?: "") + 2;
+    char *text = malloc(len);
+    if (!text) return no_memory(path);
+    size_t used = 0;
+    json_array_foreach(lb, i, it) used += (size_t)snprintf(text + used, len - used, "%s%s", i ? "; " : "",
+                                                           json_string_value(it) ?: "");
+    v->limited_by_text = text;
+    return FB_OK;
+}
+
 static fb_status read_measurement(const char *path, const char *where, const char *name, const json_t *m,
                                   fb_rs_variant *v)
 {
@@ -173,6 +194,7 @@ static fb_status read_measurement(const char *path, const char *where, const cha
     for (int i = 0; i < FB_NMETRICS; i++) v->metrics[i] = num_at(mj, fb_metric_table[i].key);
     v->metrics_error = str_at(m, "metrics_error");
     fb_status s = read_kernels(path, m, v);
+    if (s == FB_OK) s = read_clock(path, m, v);
     if (s != FB_OK) return s;
     return read_samples(path, where, json_object_get(m, "samples_us"), v);
 }
@@ -182,6 +204,7 @@ static void free_measurement(fb_rs_variant *v)
     free(v->samples_us);
     free(v->kernel_names);
     free((char *)v->kernel_names_text);
+    free((char *)v->limited_by_text);
 }
 
 /* ---- cells ------------------------------------------------------------------------ */

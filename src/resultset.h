@@ -66,6 +66,10 @@ typedef struct fb_rs_variant { /* one variant in one cell */
     const char *kernel_names_text; /* the names joined with "; " (csv, json), NULL when absent */
     fb_stats span_ms;            /* first start to last end per run; all NaN when absent */
     int has_span;
+    /* the measurement's clock (clocks.h): how far its samples stepped, and the SM clock NVML read
+     * while its batches ran; NaN when absent */
+    double step_pct, sm_clock_min_mhz, sm_clock_mean_mhz;
+    const char *limited_by_text; /* NVML's clock-limit reasons joined with "; ", NULL when none */
 } fb_rs_variant;
 
 typedef struct fb_rs_shape { /* one program input's shape at a cell */
