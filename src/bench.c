@@ -319,17 +319,6 @@ static int ops_per_sample(const fb_timer *t, const fb_runnable *r)
     return launches + (t->opts.flush ? 1 : 0) + 2;
 }
 
-/* Events mode: n samples queued behind the blocking kernel, then released.
- *
- * A variant that enqueues more than it declares (a library call that launches
- * several kernels: cuDNN's fused convolutions transpose around the GEMM at small
- * channel counts, five kernels where one is declared) can fill the stream's queue
- * while the GPU is held: the host then blocks in a launch until the blocking
- * kernel gives up (2 s), and the batch's samples may hold launch gaps. Such a
- * batch is not kept: the timer halves its queue budget (for the rest of the run:
- * the next cells' variants are likely the same kind) and takes those samples
- * again in smaller batches. A batch of one sample is kept as it is (a variant
- * that synchronises inside run() times out whatever the batch), with the warning. */
 /* While the stream's queued work runs (a batch or a replay of the measurement's samples): the
  * probe, at once and then every PROBE_EVERY_MS until the stream is idle, at most PROBE_MAX_READS
  * times (a batch is ~BATCH_GPU_MS of GPU time). The host only waits here otherwise; the
@@ -347,6 +336,17 @@ static void probe_while_running(fb_timer *t)
     }
 }
 
+/* Events mode: n samples queued behind the blocking kernel, then released.
+ *
+ * A variant that enqueues more than it declares (a library call that launches
+ * several kernels: cuDNN's fused convolutions transpose around the GEMM at small
+ * channel counts, five kernels where one is declared) can fill the stream's queue
+ * while the GPU is held: the host then blocks in a launch until the blocking
+ * kernel gives up (2 s), and the batch's samples may hold launch gaps. Such a
+ * batch is not kept: the timer halves its queue budget (for the rest of the run:
+ * the next cells' variants are likely the same kind) and takes those samples
+ * again in smaller batches. A batch of one sample is kept as it is (a variant
+ * that synchronises inside run() times out whatever the batch), with the warning. */
 static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out)
 {
     __atomic_store_n((int32_t *)&t->h_sync[1], 0, __ATOMIC_SEQ_CST);
