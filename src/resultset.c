@@ -149,6 +149,7 @@ static fb_status read_clock(const char *path, const json_t *m, fb_rs_variant *v)
     const json_t *ck = json_object_get(m, "sm_clock_mhz");
     v->sm_clock_min_mhz = num_at(ck, "min");
     v->sm_clock_mean_mhz = num_at(ck, "mean");
+    v->power_limited = fb_clock_power_limited(ck);
     const json_t *lb = json_object_get(ck, "limited_by");
     size_t n = json_array_size(lb), i, len = 1;
     if (n == 0) return FB_OK;

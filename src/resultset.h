@@ -70,6 +70,7 @@ typedef struct fb_rs_variant { /* one variant in one cell */
      * while its batches ran; NaN when absent */
     double step_pct, sm_clock_min_mhz, sm_clock_mean_mhz;
     const char *limited_by_text; /* NVML's clock-limit reasons joined with "; ", NULL when none */
+    int power_limited;           /* one of them a power or thermal limit (fb_clock_power_limited) */
 } fb_rs_variant;
 
 typedef struct fb_rs_shape { /* one program input's shape at a cell */
@@ -95,7 +96,8 @@ typedef struct fb_rs_cell {
      * none (no NVML, or written before clocks were kept) */
     fb_clock_reading clock_before, clock_after;
     int has_clocks; /* the file has a "clocks" object for the cell */
-    int throttled;  /* its SM clock fell more than 10% (fb_clocks_throttled) */
+    int throttled;  /* its SM clock fell more than 10%, or a variant's samples stepped more than 5%
+                     * (fb_cell_json_throttled) */
     /* every program input's shape here, in the case file's order (result.h's
      * SHAPES); NULL and 0 in files written before cells had them */
     fb_rs_shape *shapes;

@@ -69,6 +69,20 @@ run compare "$R/base.json" "$TMP/same-clean.json"
 expect "another flush" 0 "warning: BASE $R/base.json was timed with --flush write, NEW $TMP/same-clean.json with --flush clean: the differences include the flushes'"
 expect "a throttled cell" 0 "warning: 1 cell of $TMP/same-clean.json was throttled (the SM clock fell more than 10%, or a variant's samples stepped more than 5%): its times are not comparable"
 count_lines "another flush: all SAME" '^SAME ' 4
+# ... measured at a power cap (NVML's clock-limit reasons) or with a stepped measurement: said, the verdicts unchanged
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+cells = d["cases"][0]["dtypes"][0]["cells"]
+v = next(iter(cells[0]["variants"].values()))
+v["sm_clock_mhz"] = {"min": 1860, "max": 1965, "mean": 1930, "n": 12, "limited_by": ["sw_power_cap"]}
+v = next(iter(cells[1]["variants"].values()))
+v["step_pct"] = 12.5
+json.dump(d, open(sys.argv[2], "w"))' "$R/same.json" "$TMP/same-capped.json"
+run compare "$R/base.json" "$TMP/same-capped.json"
+expect "a power-capped measurement" 0 "note: 1 of "
+expect "a power-capped measurement, named" 0 "measurements of $TMP/same-capped.json ran while a power or thermal limit held the GPU's clock (sm_clock_mhz.limited_by)"
+expect "a stepped measurement" 0 "warning: 1 cell of $TMP/same-capped.json was throttled (the SM clock fell more than 10%, or a variant's samples stepped more than 5%)"
+count_lines "power-capped: all SAME" '^SAME ' 4
 # ... measured with --tf32 on one side only: said, the verdicts unchanged
 python3 -c 'import json,sys
 d = json.load(open(sys.argv[1])); d["settings"]["tf32"] = True
