@@ -322,16 +322,26 @@ static int ops_per_sample(const fb_timer *t, const fb_runnable *r)
 /* While the stream's queued work runs (a batch or a replay of the measurement's samples): the
  * probe, at once and then every PROBE_EVERY_MS until the stream is idle, at most PROBE_MAX_READS
  * times (a batch is ~BATCH_GPU_MS of GPU time). The host only waits here otherwise; the
- * samples are timed on the GPU, so the probe's calls are not in them. */
-#define PROBE_EVERY_MS 2
+ * samples are timed on the GPU, so the probe's calls are not in them. The stream is asked every
+ * POLL_US, so the wait ends at most that long after the batch does: stop 42's call 7, which
+ * slept the whole 2 ms between readings, ran softmax and layernorm's grids in 48 s against
+ * call 6's 42 (kernels/NOTES.md). */
+#define PROBE_EVERY_MS 2.0
 #define PROBE_MAX_READS 32
+#define POLL_US 200
 static void probe_while_running(fb_timer *t)
 {
     if (!t->probing || !t->probe) return;
-    for (int i = 0; i < PROBE_MAX_READS; i++) {
-        t->probe(t->probe_arg);
+    double next = 0;
+    for (int reads = 0; reads < PROBE_MAX_READS;) {
+        const double now = fb_now_s();
+        if (now >= next) {
+            t->probe(t->probe_arg);
+            reads++;
+            next = now + PROBE_EVERY_MS / 1e3;
+        }
         if (cudaStreamQuery(t->stream) != cudaErrorNotReady) break;
-        struct timespec ts = {0, PROBE_EVERY_MS * 1000000L};
+        struct timespec ts = {0, POLL_US * 1000L};
         nanosleep(&ts, NULL);
     }
 }
