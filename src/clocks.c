@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "stats.h"
+
 /* ---- the NVML API (nvml.h), as much as is used ----------------------------------- */
 
 typedef int nvmlReturn_t;                   /* enum nvmlReturn_t: NVML_SUCCESS = 0         */
@@ -167,31 +169,30 @@ bool fb_cell_json_throttled(const json_t *cell)
     if (fb_clocks_json_throttled(json_object_get(cell, "clocks"))) return true;
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)json_object_get(cell, "variants"), k, v) {
-        const json_t *st = json_object_get(v, "step_pct");
-        if (json_is_number(st) && fb_step_flagged(json_number_value(st) / 100.0)) return true;
-    }
+    json_object_foreach((json_t *)json_object_get(cell, "variants"), k, v) if (fb_variant_json_stepped(v, NULL)) return true;
     return false;
+}
+
+bool fb_variant_json_stepped(const json_t *variant, double *pct)
+{
+    const json_t *st = json_object_get(variant, "step_pct");
+    if (!json_is_number(st) || !fb_step_flagged(json_number_value(st) / 100.0)) return false;
+    if (pct) *pct = json_number_value(st);
+    return true;
 }
 
 /* ---- the step detector ----------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* the median of n values (n <= 64 sorted on the stack; more: a heap copy) */
+/* the median of n values, from a copy (stats.c's order statistics sort in place) */
 static double median_of(const double *x, int n)
 {
     double stack[64], *c = n <= 64 ? stack : malloc(sizeof *c * (size_t)n);
     if (!c) return NAN;
     memcpy(c, x, sizeof *c * (size_t)n);
-    qsort(c, (size_t)n, sizeof *c, cmp_double);
-    const double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    fb_stats st;
+    fb_stats_compute(c, n, &st);
     if (c != stack) free(c);
-    return m;
+    return st.median;
 }
 
 double fb_samples_step(const double *x, int n)

@@ -86,6 +86,9 @@ const char *fb_clocks_describe(const fb_clock_reading *before, const fb_clock_re
 double fb_samples_step(const double *x, int n);
 /* |step| > FB_STEP_LIMIT (NaN: no). */
 bool fb_step_flagged(double step);
+/* Whether a variant's result object carries a "step_pct" past FB_STEP_LIMIT; then *pct (may be
+ * NULL) is that percentage. */
+bool fb_variant_json_stepped(const json_t *variant, double *pct);
 
 /* ---- JSON ---- */
 

@@ -151,26 +151,24 @@ static void warn_conditions(const fb_rs_doc *base, const fb_rs_doc *new_, int n_
     }
     for (int k = 0; k < n_files; k++) {
         const fb_rs_doc *d = k ? new_ : base;
-        int n = 0;
-        for (int i = 0; i < d->n_cases; i++)
-            for (int j = 0; j < d->cases[i].n_dtypes; j++)
-                for (int c = 0; c < d->cases[i].dtypes[j].n_cells; c++) n += d->cases[i].dtypes[j].cells[c].throttled;
-        if (n)
-            fprintf(stderr,
-                    "fusionbench compare: warning: %d cell%s of %s %s throttled (the SM clock fell more than 10%%, or a "
-                    "variant's samples stepped more than 5%%): %s times are not comparable\n",
-                    n, n > 1 ? "s" : "", fb_qpath(d->path), n > 1 ? "were" : "was", n > 1 ? "their" : "its");
-        /* measurements a power or thermal limit held the clock in (NVML, clocks.h): a note, as run's */
-        int capped = 0, measured = 0;
+        /* throttled cells; measurements a power or thermal limit held the clock in (NVML,
+         * clocks.h): a note, as run's */
+        int n = 0, capped = 0, measured = 0;
         for (int i = 0; i < d->n_cases; i++)
             for (int j = 0; j < d->cases[i].n_dtypes; j++)
                 for (int c = 0; c < d->cases[i].dtypes[j].n_cells; c++) {
                     const fb_rs_cell *cell = &d->cases[i].dtypes[j].cells[c];
+                    n += cell->throttled;
                     for (int v = 0; v < cell->n_variants; v++) {
                         measured += cell->variants[v].has_time;
                         capped += cell->variants[v].power_limited;
                     }
                 }
+        if (n)
+            fprintf(stderr,
+                    "fusionbench compare: warning: %d cell%s of %s %s throttled (the SM clock fell more than 10%%, or a "
+                    "variant's samples stepped more than 5%%): %s times are not comparable\n",
+                    n, n > 1 ? "s" : "", fb_qpath(d->path), n > 1 ? "were" : "was", n > 1 ? "their" : "its");
         if (capped)
             fprintf(stderr,
                     "fusionbench compare: note: %d of %d measurements of %s ran while a power or thermal limit held "

@@ -860,14 +860,13 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
                         if (json_object_get(vj, "time_ms")) measured++;
                         capped += fb_clock_power_limited(json_object_get(vj, "sm_clock_mhz"));
                         /* the clock changed inside this measurement (clocks.h, "the step detector") */
-                        const json_t *stp = json_object_get(vj, "step_pct");
-                        if (json_is_number(stp) && fb_step_flagged(json_number_value(stp) / 100.0)) {
+                        double step_pct;
+                        if (fb_variant_json_stepped(vj, &step_pct)) {
                             if (!stepped && !throttled && stepped_cells < FB_THROTTLE_WARNINGS)
                                 fprintf(stderr,
                                         "%sfusionbench: warning: %s %s %s throttled: %s's samples stepped %+.1f%% within "
                                         "its measurement (the median of the last quarter against the first's)\n",
-                                        tty ? "\r\033[K" : "", c->name, fb_dtype_name(p->dtypes[di]), pts, k,
-                                        json_number_value(stp));
+                                        tty ? "\r\033[K" : "", c->name, fb_dtype_name(p->dtypes[di]), pts, k, step_pct);
                             stepped = true;
                         }
                         oom |= !strcmp(json_string_value(json_object_get(vj, "status")) ?: "", "oom");

@@ -109,6 +109,25 @@ static fb_status read_samples(const char *path, const char *where, const json_t 
     return FB_OK;
 }
 
+/* The strings of a JSON array joined with "; " into a new string (*out; NULL for an empty
+ * array): kernel names and clock-limit reasons as one csv/json field. */
+static fb_status join_strings(const char *path, const json_t *arr, const char **out)
+{
+    *out = NULL;
+    size_t i, len = 1;
+    const json_t *it;
+    if (json_array_size(arr) == 0) return FB_OK;
+    json_array_foreach(arr, i, it) len += strlen(json_string_value(it) ?: "") + 2;
+    char *text = malloc(len);
+    if (!text) return no_memory(path);
+    size_t used = 0;
+    text[0] = '\0';
+    json_array_foreach(arr, i, it) used += (size_t)snprintf(text + used, len - used, "%s%s", i ? "; " : "",
+                                                            json_string_value(it) ?: "");
+    *out = text;
+    return FB_OK;
+}
+
 /* "kernels_launched" and "span_ms" (--timer cupti), checked by fb_result_check. */
 static fb_status read_kernels(const char *path, const json_t *m, fb_rs_variant *v)
 {
@@ -123,23 +142,15 @@ static fb_status read_kernels(const char *path, const json_t *m, fb_rs_variant *
     v->kernels_launched_min = lo >= 0 && lo <= INT32_MAX ? (int)lo : -1;
     v->kernels_launched_max = hi >= 0 && hi <= INT32_MAX ? (int)hi : -1;
     const json_t *names = json_object_get(kl, "names");
-    size_t n = json_array_size(names), i, len = 1;
+    size_t n = json_array_size(names), i;
     if (n == 0) return FB_OK;
     if (n > (size_t)INT32_MAX) return FB_OK; /* cannot be: a file that large is refused on read */
     v->kernel_names = malloc(n * sizeof *v->kernel_names);
     if (!v->kernel_names) return no_memory(path);
     json_t *it;
-    json_array_foreach(names, i, it) {
-        v->kernel_names[i] = json_string_value(it);
-        len += strlen(v->kernel_names[i]) + 2;
-    }
+    json_array_foreach(names, i, it) v->kernel_names[i] = json_string_value(it);
     v->n_kernel_names = (int)n;
-    char *text = malloc(len);
-    if (!text) return no_memory(path);
-    size_t used = 0;
-    for (i = 0; i < n; i++) used += (size_t)snprintf(text + used, len - used, "%s%s", i ? "; " : "", v->kernel_names[i]);
-    v->kernel_names_text = text;
-    return FB_OK;
+    return join_strings(path, names, &v->kernel_names_text);
 }
 
 /* "step_pct" and "sm_clock_mhz" (clocks.h), checked by fb_result_check. */
@@ -150,18 +161,7 @@ static fb_status read_clock(const char *path, const json_t *m, fb_rs_variant *v)
     v->sm_clock_min_mhz = num_at(ck, "min");
     v->sm_clock_mean_mhz = num_at(ck, "mean");
     v->power_limited = fb_clock_power_limited(ck);
-    const json_t *lb = json_object_get(ck, "limited_by");
-    size_t n = json_array_size(lb), i, len = 1;
-    if (n == 0) return FB_OK;
-    json_t *it;
-    json_array_foreach(lb, i, it) len += strlen(json_string_value(it) ?: "") + 2;
-    char *text = malloc(len);
-    if (!text) return no_memory(path);
-    size_t used = 0;
-    json_array_foreach(lb, i, it) used += (size_t)snprintf(text + used, len - used, "%s%s", i ? "; " : "",
-                                                           json_string_value(it) ?: "");
-    v->limited_by_text = text;
-    return FB_OK;
+    return join_strings(path, json_object_get(ck, "limited_by"), &v->limited_by_text);
 }
 
 static fb_status read_measurement(const char *path, const char *where, const char *name, const json_t *m,
