@@ -637,6 +637,125 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
     return s;
 }
 
+/* ---- paired: two runnables timed in turn --------------------------------------------- */
+
+/* One batch of n pairs behind the blocking kernel: pair i is a sample of `floor` and one of `r`,
+ * in the order floor, r for even i and r, floor for odd i (ABBA), so a clock that drifts across
+ * the batch slows both sides of a pair of pairs alike. Each sample has its own flush, as in
+ * run_batch. A batch the blocking kernel timed out on is kept and counted (the pair's two
+ * runnables declare their launches; a GEMM library call does). */
+static fb_status run_pair_batch(fb_timer *t, const fb_runnable *floor, const fb_runnable *r, int n, double *xf,
+                                double *xr)
+{
+    __atomic_store_n((int32_t *)&t->h_sync[1], 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n((int32_t *)&t->h_sync[0], 0, __ATOMIC_SEQ_CST);
+    fb_status s = fb_cuda_status(fb_launch_block_stream(t->d_sync, t->d_sync + 1, BLOCK_TIMEOUT_NS, t->stream),
+                                 "fb_launch_block_stream", __FILE__, __LINE__);
+    if (s != FB_OK) {
+        release_flag(t);
+        return s;
+    }
+    for (int i = 0; i < n && s == FB_OK; i++) {
+        const bool floor_first = (i & 1) == 0;
+        s = enqueue_sample(t, floor_first ? floor : r, 2 * i, false);
+        if (s == FB_OK) s = enqueue_sample(t, floor_first ? r : floor, 2 * i + 1, false);
+    }
+    release_flag(t);
+    if (s != FB_OK) {
+        (void)cudaStreamSynchronize(t->stream);
+        return s;
+    }
+    probe_while_running(t);
+    FB_CUDA(cudaStreamSynchronize(t->stream));
+    if (__atomic_load_n((int32_t *)&t->h_sync[1], __ATOMIC_SEQ_CST) != 0) t->timeouts++;
+    double both[EV_PAIRS];
+    FB_TRY(read_pairs(t, 2 * n, both));
+    for (int i = 0; i < n; i++) {
+        const bool floor_first = (i & 1) == 0;
+        xf[i] = both[2 * i + (floor_first ? 0 : 1)];
+        xr[i] = both[2 * i + (floor_first ? 1 : 0)];
+    }
+    return FB_OK;
+}
+
+static fb_status measure_paired_events(fb_timer *t, const fb_runnable *floor, const fb_runnable *r, sampling *S,
+                                       double *xf, double *xr)
+{
+    /* the estimate: three pairs, the first's medians */
+    double ef[3], er[3];
+    FB_TRY(run_pair_batch(t, floor, r, 3, ef, er));
+    double e = median_of(ef, 3) + median_of(er, 3);
+    if (!(e > 1e-4)) e = 1e-4;
+    /* warm-up: both, in turn, without the flush */
+    const fb_runnable both[2] = {*floor, *r};
+    int n_warm = clamp_count(t->opts.warmup_ms / e, 1, 100000);
+    const double w0 = fb_now_s(), limit = 2 * t->opts.warmup_ms / 1e3 + 0.05;
+    for (int i = 0; i < 2 * n_warm; i++) {
+        FB_TRY(both[i & 1].run(both[i & 1].self, t->stream));
+        if ((i & 31) == 31 && fb_now_s() - w0 > limit) break;
+    }
+    FB_CUDA(cudaStreamSynchronize(t->stream));
+    S->n_rep = clamp_count(t->opts.rep_ms / e, t->opts.min_samples, imin(t->opts.max_samples, S->cap));
+    const int ops = ops_per_sample(t, floor) + ops_per_sample(t, r);
+    const double gpu_ms = e + 2 * t->flush_ms[t->opts.flush];
+    t->probing = true; /* fb_timer_measure_paired ends it */
+    while (!should_stop(t, S)) {
+        const int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : EV_PAIRS / 2;
+        int b = imin(imin(S->n_rep - S->n, EV_PAIRS / 2), imin(t->queue_budget / ops, by_time));
+        if (b < 1) b = 1;
+        FB_TRY(run_pair_batch(t, floor, r, b, xf + S->n, xr + S->n));
+        for (int i = S->n; i < S->n + b; i++) S->x[i] = xr[i] / xf[i];
+        S->n += b;
+    }
+    return FB_OK;
+}
+
+fb_status fb_timer_measure_paired(fb_timer *t, const fb_runnable *floor, const fb_runnable *r, fb_paired *out,
+                                  double *ratio_out, int ratio_cap)
+{
+    memset(out, 0, sizeof *out);
+    fb_stats_compute(NULL, 0, &out->floor);
+    fb_stats_compute(NULL, 0, &out->time);
+    fb_stats_compute(NULL, 0, &out->ratio);
+    t->last_kernels = NULL;
+    t->timeouts = 0;
+    FB_TRY(check_opts(&t->opts));
+    if (t->opts.mode != FB_TIMER_EVENTS) {
+        fb_error("paired timing runs under the events timer only (this run's is %s)", fb_timer_mode_name(t->opts.mode));
+        return FB_E_UNSUPPORTED;
+    }
+    sampling S = {0};
+    S.t0 = fb_now_s();
+    S.cap = fb_timer_sample_cap(t);
+    S.x = malloc((size_t)S.cap * sizeof *S.x);
+    S.scratch = malloc((size_t)S.cap * sizeof *S.scratch);
+    double *xf = malloc((size_t)S.cap * sizeof *xf), *xr = malloc((size_t)S.cap * sizeof *xr);
+    fb_status s = FB_OK;
+    if (!S.x || !S.scratch || !xf || !xr) {
+        fb_error("timer: out of host memory");
+        s = FB_E_NOMEM;
+    }
+    /* the untimed runs: lazy initialisation of either side must not land in a pair */
+    if (s == FB_OK) s = floor->run(floor->self, t->stream);
+    if (s == FB_OK) s = r->run(r->self, t->stream);
+    if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(t->stream), "cudaStreamSynchronize(t->stream)",
+                                       __FILE__, __LINE__);
+    if (s == FB_OK) s = measure_paired_events(t, floor, r, &S, xf, xr);
+    t->probing = false;
+    if (s == FB_OK) {
+        out->n = S.n;
+        if (ratio_out && ratio_cap > 0) memcpy(ratio_out, S.x, (size_t)imin(S.n, ratio_cap) * sizeof *S.x);
+        fb_stats_compute(S.x, S.n, &out->ratio);
+        fb_stats_compute(xf, S.n, &out->floor);
+        fb_stats_compute(xr, S.n, &out->time);
+    }
+    free(S.x);
+    free(S.scratch);
+    free(xf);
+    free(xr);
+    return s;
+}
+
 /* ---- runnables of the self-check and the copy bandwidth ------------------------------ */
 
 typedef struct spin_job {

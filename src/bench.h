@@ -105,6 +105,23 @@ int fb_timer_last_timeouts(const fb_timer *t);
  * the SM clock there, so a measurement records the clock its samples ran at. NULL: none. */
 void fb_timer_set_probe(fb_timer *t, void (*probe)(void *arg), void *arg);
 
+/* A paired measurement: `floor` (the plain op the fused variant is measured against) and `r`
+ * timed in turn, sample by sample, in one sequence of batches (events mode's procedure: each
+ * sample flushed, queued behind the blocking kernel; pairs alternate which side goes first), so
+ * both sides of a pair run at one power state. On a power-capped card a GEMM's time moves 8-14%
+ * under sustained load while the paired ratio moves under 1% (kernels/NOTES.md, "Stop 42",
+ * section 6): separately timed cells cannot say "within 3%". The stopping rules are events
+ * mode's, applied to the ratio. Events mode only: FB_E_UNSUPPORTED under graph or cupti. */
+typedef struct fb_paired {
+    int n;          /* pairs */
+    fb_stats floor; /* the floor's samples, ms             */
+    fb_stats time;  /* r's samples, ms                      */
+    fb_stats ratio; /* r's sample / the floor's, pair by pair */
+} fb_paired;
+/* `ratio_out` (may be NULL) receives the first min(out->n, ratio_cap) ratios in the order taken. */
+fb_status fb_timer_measure_paired(fb_timer *t, const fb_runnable *floor, const fb_runnable *r, fb_paired *out,
+                                  double *ratio_out, int ratio_cap);
+
 /* Switch the timer's mode; returns the previous one. The speed-of-light copy
  * is timed with events under the graph timer: inside a CUDA graph
  * cudaMemcpyAsync becomes a copy-engine node, measured 24% slower than the SM

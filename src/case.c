@@ -719,6 +719,24 @@ static fb_status parse_dtypes(const loader *L, json_t *j)
     return FB_OK;
 }
 
+/* `name` (found at `where`) is a registered variant that supports every listed dtype. */
+static fb_status known_variant(const loader *L, const char *where, const char *name)
+{
+    const fb_case *c = L->c;
+    char q[96];
+    const fb_variant *v = fb_variant_find(name);
+    if (!v) {
+        const char *names[256];
+        int n = fb_variant_names(names, 256);
+        char sg[96];
+        return fail(L, where, "unknown variant '%s'%s", clean(name, q, sizeof q), fb_suggest("", name, names, n, sg, sizeof sg));
+    }
+    for (int i = 0; i < c->n_dtypes; i++)
+        if (!(v->dtypes & FB_DTYPE_BIT(c->dtypes[i])))
+            return fail(L, where, "variant '%s' does not support %s", name, fb_dtype_name(c->dtypes[i]));
+    return FB_OK;
+}
+
 static fb_status parse_fused(const loader *L, json_t *j)
 {
     fb_case *c = L->c;
@@ -727,26 +745,35 @@ static fb_status parse_fused(const loader *L, json_t *j)
     if (json_array_size(j) > FB_MAX_FUSED)
         return fail(L, "fused", "%zu variants; at most %d", json_array_size(j), FB_MAX_FUSED);
     for (size_t k = 0; k < json_array_size(j); k++) {
-        char w[WHERE_MAX], q[96];
+        char w[WHERE_MAX];
         wfmt(w, "fused[%zu]", k);
         json_t *f = json_array_get(j, k);
         if (!json_is_string(f)) return wrong_type(L, w, "a variant name", f);
         const char *name = json_string_value(f);
         if (strcmp(name, "eager") == 0) return fail(L, w, "'eager' always runs; list only fused variants");
-        const fb_variant *v = fb_variant_find(name);
-        if (!v) {
-            const char *names[256];
-            int n = fb_variant_names(names, 256);
-            char sg[96];
-            return fail(L, w, "unknown variant '%s'%s", clean(name, q, sizeof q), fb_suggest("", name, names, n, sg, sizeof sg));
-        }
+        fb_status s = known_variant(L, w, name);
+        if (s) return s;
         for (int i = 0; i < c->n_fused; i++)
             if (strcmp(c->fused[i], name) == 0) return fail(L, w, "'%s' is listed twice (also fused[%d])", name, i);
-        for (int i = 0; i < c->n_dtypes; i++)
-            if (!(v->dtypes & FB_DTYPE_BIT(c->dtypes[i])))
-                return fail(L, w, "variant '%s' does not support %s", name, fb_dtype_name(c->dtypes[i]));
         snprintf(c->fused[c->n_fused++], FB_NAME_MAX, "%s", name);
     }
+    return FB_OK;
+}
+
+/* "paired": "matmul.tuned": the plain op each fused variant is also timed against, sample by
+ * sample (bench.h's fb_timer_measure_paired): a registered variant that computes the program's
+ * first op alone, run on that op's inputs (case.h: fb_case_floor). */
+static fb_status parse_paired(const loader *L, json_t *j)
+{
+    fb_case *c = L->c;
+    if (!j) return FB_OK;
+    if (!json_is_string(j)) return wrong_type(L, "paired", "a variant name (the plain op's)", j);
+    const char *name = json_string_value(j);
+    if (strcmp(name, "eager") == 0) return fail(L, "paired", "name a registered variant of the program's first op, not eager");
+    fb_status s = known_variant(L, "paired", name);
+    if (s) return s;
+    if (c->n_nodes < 2) return fail(L, "paired", "the program has one op: its fused variants are that op, there is nothing to pair");
+    snprintf(c->paired, FB_NAME_MAX, "%s", name);
     return FB_OK;
 }
 
@@ -940,9 +967,9 @@ static fb_status check_grid_points(const loader *L)
 
 static fb_status parse_root(loader *L, json_t *root)
 {
-    static const char *const keys[] = {"name",   "summary", "inputs", "program", "outputs",
-                                       "fused",  "dtypes",  "grid",   "fixed",   "tolerance"};
-    static const bool required[] = {true, true, true, true, true, false, true, true, false, false};
+    static const char *const keys[] = {"name",   "summary", "inputs", "program", "outputs",   "fused",
+                                       "dtypes", "grid",    "fixed",  "tolerance", "paired"};
+    static const bool required[] = {true, true, true, true, true, false, true, true, false, false, false};
     enum { N_KEYS = sizeof keys / sizeof keys[0] };
     char d[96];
     if (!json_is_object(root)) return fail(L, NULL, "top level must be a JSON object, got %s", fb_json_describe(root, d, sizeof d));
@@ -964,6 +991,7 @@ static fb_status parse_root(loader *L, json_t *root)
     if ((s = parse_grid(L, m[7]))) return s;
     if ((s = parse_fixed(L, m[8]))) return s;
     if ((s = parse_tolerance(L, m[9]))) return s;
+    if ((s = parse_paired(L, m[10]))) return s;
     return check_grid_points(L);
 }
 

@@ -298,6 +298,129 @@ static void measure_sol(cell_state *st, json_t *cell, const char *where)
     fb_dfree(own_dst);
 }
 
+/* ---- the paired measurement ------------------------------------------------------ */
+/* The case's plain op (fb_case_floor: its first op alone, run by the case's "paired" variant on
+ * that op's inputs and a scratch output) timed in turn with a fused variant, sample by sample
+ * (bench.h's fb_timer_measure_paired), into the variant's "paired": the floor's check against
+ * its own float64 reference (a floor that fails it times nothing, and fails the run as a
+ * variant would), the pairs' ratios (t_variant / t_floor) and each side's times. Costs the
+ * variant only its "paired": what the variant measured alone stays. */
+typedef struct floor_run {
+    fb_case c;
+    int in_of[FB_MAX_OPERANDS];
+    fb_shape shapes[FB_MAX_VALUES];
+    fb_tensor in[FB_MAX_OPERANDS]; /* the cell's own input tensors (not owned) */
+    fb_tensor out;
+    fb_reference *ref;
+    void *workspace;
+    fused_job job;
+} floor_run;
+
+static fb_status floor_setup(cell_state *st, floor_run *f, json_t *pj, bool *failed, bool *go)
+{
+    const fb_cell_env *env = st->env;
+    const fb_case *c = st->c;
+    cudaStream_t stream = env->ctx->stream;
+    *go = false;
+    FB_TRY(fb_case_floor(c, &f->c, f->in_of));
+    for (int j = 0; j < f->c.n_inputs; j++) {
+        f->shapes[j] = st->shapes[f->in_of[j]];
+        f->in[j] = st->in[f->in_of[j]];
+    }
+    f->shapes[f->c.outputs[0]] = st->shapes[c->nodes[0].out];
+    const fb_variant *v = fb_variant_find(c->paired);
+    char why[256] = "";
+    if (!v || !(v->dtypes & FB_DTYPE_BIT(st->dt))) {
+        set_status(pj, "skipped", !v ? "no such variant" : "the floor does not support this dtype");
+        return FB_OK;
+    }
+    f->job.v = v;
+    f->job.call = (fb_call){f->in, f->c.n_inputs, &f->out, 1, NULL, 0, stream, env->ctx, &f->c};
+    if (v->supports && v->supports(&f->job.call, why, sizeof why) != 0) {
+        set_status(pj, "skipped", why[0] ? why : "shape not supported");
+        return FB_OK;
+    }
+    FB_TRY(alloc_tensor(&f->out, &f->shapes[f->c.outputs[0]], st->dt));
+    FB_TRY(fb_reference_create(&f->c, f->shapes, st->dt, f->in, env->full_limit, &f->ref));
+    const size_t ws = v->workspace ? v->workspace(&f->job.call) : 0;
+    if (ws) FB_TRY(fb_dmalloc(&f->workspace, ws));
+    f->job.call.workspace = f->workspace;
+    f->job.call.workspace_bytes = ws;
+    double prepare_ms = NAN;
+    FB_TRY((fb_status)fb_variant_prepare(v, &f->job.call, sync_stream, stream, &prepare_ms));
+    if (isfinite(prepare_ms)) json_object_set_new(pj, "prepare_ms", fb_json_real(prepare_ms));
+    /* the floor's checked run, as a variant's */
+    FB_CUDA(fb_poison(&f->out, stream));
+    FB_TRY((fb_status)v->run(&f->job.call));
+    FB_CUDA(cudaStreamSynchronize(stream));
+    fb_check_result chk;
+    const fb_tol tol = st->dt == FB_F32 && env->ctx->tf32 ? c->tol[FB_F16] : c->tol[st->dt];
+    FB_TRY(fb_check_outputs(f->ref, &f->out, tol, &chk));
+    json_object_set_new(pj, "check", check_json(&chk));
+    const char *note = v->note && f->job.call.state ? v->note(f->job.call.state) : NULL;
+    if (chk.mode != FB_CHECK_NONE && !chk.passed) {
+        *failed = true;
+        set_status(pj, "fail", chk.why);
+        return FB_OK;
+    }
+    if (note) json_object_set_new(pj, "floor_note", json_string(note));
+    *go = true;
+    return FB_OK;
+}
+
+static fb_status measure_paired(cell_state *st, const fb_runnable *fused, json_t *vj, bool *failed)
+{
+    json_t *pj = json_object();
+    json_object_set_new(vj, "paired", pj);
+    json_object_set_new(pj, "floor", json_string(st->c->paired));
+    floor_run *f = calloc(1, sizeof *f);
+    if (!f) {
+        set_status(pj, "oom", "out of host memory for the paired floor");
+        return FB_OK;
+    }
+    bool go = false;
+    const double t0 = fb_now_s();
+    fb_status s = floor_setup(st, f, pj, failed, &go);
+    if (s == FB_OK && go) {
+        const fb_runnable floor = {run_fused, &f->job, f->job.v->launches};
+        const int cap = fb_timer_sample_cap(st->env->timer);
+        double *x = malloc(sizeof *x * (size_t)cap);
+        fb_paired pr;
+        if (!x) {
+            fb_error("out of host memory for %d paired samples", cap);
+            s = FB_E_NOMEM;
+        }
+        if (s == FB_OK) s = fb_timer_measure_paired(st->env->timer, &floor, fused, &pr, x, cap);
+        if (s == FB_OK) {
+            set_status(pj, "ok", NULL);
+            json_object_set_new(pj, "n", json_integer(pr.n));
+            /* the pairs' ratios: the headline, the median */
+            json_object_set_new(pj, "ratio", fb_stats_to_json(&pr.ratio));
+            const double step = fb_samples_step(x, pr.n < cap ? pr.n : cap);
+            if (isfinite(step)) json_object_set_new(pj, "ratio_step_pct", fb_json_real(step * 100.0));
+            json_object_set_new(pj, "floor_ms", fb_stats_to_json(&pr.floor));
+            json_object_set_new(pj, "time_ms", fb_stats_to_json(&pr.time));
+            const int timeouts = fb_timer_last_timeouts(st->env->timer);
+            if (timeouts) json_object_set_new(pj, "timer_timeouts", json_integer(timeouts));
+        }
+        free(x);
+    }
+    if (s != FB_OK) {
+        set_status(pj, s == FB_E_OOM ? "oom" : (s == FB_E_UNSUPPORTED ? "skipped" : "error"), fb_last_error());
+        /* the variant's own numbers stand; a CUDA error is still the cell's to stop on */
+        if (s == FB_E_OOM || s == FB_E_UNSUPPORTED || s == FB_E_NOMEM || s == FB_E_CASE) s = FB_OK;
+    }
+    json_t *wall = json_object();
+    set_wall(wall, "total", t0, fb_now_s());
+    json_object_set_new(pj, "wall_ms", wall);
+    if (f->job.v) fb_variant_release(f->job.v, &f->job.call);
+    fb_reference_destroy(f->ref);
+    fb_dfree(f->workspace);
+    free_tensors(&f->out, 1);
+    free(f);
+    return s;
+}
+
 /* ---- one variant ----------------------------------------------------------------- */
 /* Determinism (selftest): the outputs of a second run, from freshly poisoned buffers, must
  * be the same bits as the first's: a variant whose reductions depend on scheduling (atomics,
@@ -452,6 +575,9 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                     json_object_set_new(vj, "span_ms", fb_stats_to_json(&kl->span));
                 }
                 if (env->metrics) collect_metrics(env->metrics, &r, vj);
+                /* the fused variants of a case that names its plain op, timed in pairs with it */
+                if (env->paired && c->paired[0] && fj.v && strcmp(name, c->paired) != 0)
+                    s = measure_paired(st, &r, vj, failed);
             }
         }
         const double t_end = fb_now_s();

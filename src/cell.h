@@ -38,6 +38,9 @@ typedef struct fb_cell_env {
     /* run: the clock watch, whose probe reads the SM clock while each measurement's batches run
      * (the variant's "sm_clock_mhz"); NULL: none */
     struct fb_clock_watch *clocks;
+    /* run: time each fused variant also in pairs with the case's "paired" plain op (the cell's
+     * variant "paired" object; bench.h's fb_timer_measure_paired; events timer only) */
+    bool paired;
 } fb_cell_env;
 
 #define FB_EAGER "eager"

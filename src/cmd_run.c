@@ -84,6 +84,7 @@ typedef struct run_opts {
     bool tf32;                             /* --tf32 */
     int64_t seed_arg;
     double settle_ms; /* --settle: the longest a measurement waits for a slowed SM clock */
+    bool no_pair;     /* --no-pair: no paired measurement (cell.h's fb_cell_env.paired) */
 } run_opts;
 
 /* ---- argument parsing ------------------------------------------------------ */
@@ -145,6 +146,10 @@ static int run_table(run_opts *o, fb_opt *t)
                               "below the highest the run has read (the work before it slowed the GPU;\n"
                               "default 1000, 0 to 10000; 0: never wait); the wait is each cell's\n"
                               "clocks.settle_ms"};
+    t[n++] = (fb_opt){.name = "no-pair", .kind = FB_OPT_FLAG, .dst = &o->no_pair,
+                      .help = "do not also time each fused variant in turn with the case's plain op (a\n"
+                              "case file's \"paired\": the matmul epilogue cases' matmul.tuned); paired\n"
+                              "timing needs the events timer, and doubles those variants' time"};
     t[n++] = (fb_opt){.name = "seed", .kind = FB_OPT_I64, .dst = &o->seed_arg, .arg = "N", .ilo = 1,
                       .ihi = INT64_MAX, .help = "input seed (default 1): each seed draws different inputs"};
     t[n++] = (fb_opt){.name = "out", .kind = FB_OPT_STRING, .dst = &o->out, .arg = "FILE",
@@ -821,6 +826,15 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     cenv.before_timing = settle_clock;
     cenv.before_timing_arg = &clocks;
     cenv.clocks = &clocks;
+    cenv.paired = !o.no_pair && o.timer.mode == FB_TIMER_EVENTS;
+    for (int i = 0; i < n_plans && !o.no_pair && !cenv.paired; i++)
+        if (plans[i].c.paired[0]) {
+            fprintf(stderr,
+                    "fusionbench: note: case %s names its plain op for paired timing (%s), which needs the events "
+                    "timer: under --timer %s its variants are timed alone only\n",
+                    plans[i].c.name, plans[i].c.paired, fb_timer_mode_name(o.timer.mode));
+            break;
+        }
 
     for (int ci = 0; ci < n_plans && s == FB_OK && !stop_signal; ci++) {
         case_plan *p = &plans[ci];
@@ -904,9 +918,15 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
     if (o.table) print_tables(root, out, plans, n_plans, o.speedup_vs);
     for (int ci = 0; ci < n_plans && !o.table; ci++) {
         case_plan *p = &plans[ci];
-        for (int di = 0; di < p->n_dtypes; di++)
+        for (int di = 0; di < p->n_dtypes; di++) {
             fb_report_case(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants, p->n_variants,
                            p->baseline, o.show);
+            /* and what the paired timing measured: each fused variant against the plain op, pair by pair */
+            for (int v = 0; v < p->n_variants && cenv.paired && p->c.paired[0] && o.show != FB_SHOW_PAIRED; v++)
+                if (strcmp(p->variants[v], FB_EAGER) != 0 && strcmp(p->variants[v], p->c.paired) != 0)
+                    fb_report_grid(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants[v], NULL,
+                                   FB_SHOW_PAIRED);
+        }
     }
     fflush(stdout);
     fprintf(stderr, "fusionbench: %d cells in %.1f s; results in %s\n", done, fb_now_s() - t0, out);

@@ -59,7 +59,7 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         }
         if (sh->rank == 0) snprintf(c->shape, sizeof c->shape, "scalar");
     }
-    fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}, NAN, NAN, NAN, NAN};
+    fb_show_input in = {NAN, NAN, NAN, NAN, NAN, NAN, {0}, NAN, NAN, NAN, NAN, NAN};
     for (int i = 0; i < FB_NMETRICS; i++) in.metrics[i] = NAN;
     if (c->v) {
         const fb_rs_cell *cell = c->cell;
@@ -70,7 +70,8 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
                              .kernels = v->kernels >= 0 ? v->kernels : NAN,
                              .launched = v->kernels_launched >= 0 ? v->kernels_launched : NAN,
                              .launched_min = v->kernels_launched_min >= 0 ? v->kernels_launched_min : NAN,
-                             .launched_max = v->kernels_launched_max >= 0 ? v->kernels_launched_max : NAN};
+                             .launched_max = v->kernels_launched_max >= 0 ? v->kernels_launched_max : NAN,
+                             .paired_ratio = v->paired_ratio};
         memcpy(in.metrics, v->metrics, sizeof in.metrics);
     }
     for (int s = 0; s < FB_NSHOW; s++) {

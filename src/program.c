@@ -102,6 +102,48 @@ static fb_status node_shape(const fb_case *c, int i, const fb_shape shapes[FB_MA
     return s;
 }
 
+fb_status fb_case_floor(const fb_case *c, fb_case *floor, int in_of[FB_MAX_OPERANDS])
+{
+    if (c->n_nodes < 1) {
+        fb_error("case '%s': no op to take as the floor", c->name);
+        return FB_E_CASE;
+    }
+    const fb_node *first = &c->nodes[0];
+    *floor = *c;
+    snprintf(floor->name, sizeof floor->name, "%.*s.floor", (int)sizeof floor->name - 7, c->name);
+    floor->n_values = floor->n_inputs = 0;
+    fb_node *n = &floor->nodes[0];
+    *n = *first;
+    for (int j = 0; j < first->n_in; j++) {
+        if (first->in[j].literal) continue;
+        const int v = first->in[j].value;
+        for (int k = 0; k < floor->n_inputs; k++)
+            if (in_of[k] == v) {
+                fb_error("case '%s': its first op reads '%s' twice; a floor needs distinct inputs", c->name,
+                         c->values[v].name);
+                return FB_E_CASE;
+            }
+        in_of[floor->n_inputs] = v;
+        n->in[j].value = floor->n_inputs;
+        floor->values[floor->n_values++] = c->values[v];
+        floor->n_inputs++;
+    }
+    if (floor->n_inputs == 0) {
+        fb_error("case '%s': its first op reads no input", c->name);
+        return FB_E_CASE;
+    }
+    floor->values[floor->n_values] = c->values[first->out];
+    floor->values[floor->n_values].producer = 0;
+    n->out = floor->n_values++;
+    floor->n_nodes = 1;
+    floor->n_outputs = 1;
+    floor->outputs[0] = n->out;
+    floor->n_fused = c->paired[0] ? 1 : 0;
+    if (c->paired[0]) snprintf(floor->fused[0], FB_NAME_MAX, "%s", c->paired);
+    floor->paired[0] = 0;
+    return FB_OK;
+}
+
 fb_status fb_program_shapes(const fb_case *c, const fb_point *p, fb_shape shapes[FB_MAX_VALUES])
 {
     for (int v = 0; v < c->n_values; v++) shapes[v] = scalar_shape;

@@ -69,6 +69,8 @@ static double v_inst(const fb_show_input *in) { return in->metrics[FB_METRIC_INS
 /* Kernels per run as --timer cupti measured them: the count, or "lo-hi" when
  * runs differed; else the count the variant declares, in parentheses. */
 static double v_kernels(const fb_show_input *in) { return in->launched; }
+/* as speedup reads: 100% the floor's time, less slower than it */
+static double v_paired(const fb_show_input *in) { return 1.0 / in->paired_ratio; }
 
 static void t_kernels(const fb_show_input *in, char *buf, size_t n)
 {
@@ -154,12 +156,17 @@ const fb_show_mode fb_show_modes[FB_NSHOW] = {
     [FB_SHOW_KERNELS] = {"kernels", "kernels", "kernels", "%1 kernels per run (measured by CUPTI; (N): declared, not measured)",
                          "kernels per run (measured by CUPTI)", FB_SCALE_FROM_ZERO, false, false, v_kernels, f_whole,
                          t_kernels, kernel_names},
+    [FB_SHOW_PAIRED] = {"paired", "vs floor", "vs floor",
+                        "%1 vs the plain op, timed in pairs with it (t_floor / t_%1, median of the pairs; 100%: "
+                        "the fusion is free)",
+                        "t_floor / t_variant, timed in pairs", FB_SCALE_SPEEDUP, false, false, v_paired,
+                        f_percent_of_ratio},
 };
 
 const fb_opt_choice fb_show_choices[FB_NSHOW] = {
     {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME},
     {"gbps", FB_SHOW_GBPS},       {"dram", FB_SHOW_DRAM}, {"inst", FB_SHOW_INST},
-    {"kernels", FB_SHOW_KERNELS},
+    {"kernels", FB_SHOW_KERNELS}, {"paired", FB_SHOW_PAIRED},
 };
 
 int fb_show_from_name(const char *s, fb_show *out)
@@ -293,6 +300,9 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
     in.launched = fb_json_number(kl, "count");
     in.launched_min = fb_json_number(kl, "count_min");
     in.launched_max = fb_json_number(kl, "count_max");
+    json_t *pj = json_object_get(v, "paired");
+    const char *pst = json_string_value(json_object_get(pj, "status"));
+    in.paired_ratio = pst && strcmp(pst, "ok") == 0 ? fb_json_number(json_object_get(pj, "ratio"), "median") : NAN;
     *throttled = fb_show_text(show, &in, fb_cell_json_throttled(cell), out, ENTRY_MAX);
 }
 

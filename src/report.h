@@ -24,6 +24,7 @@ typedef enum fb_show {
      * switch offer. Those from here on are the terminal grid's only (run --show). */
     FB_NSHOW_VIEWS,
     FB_SHOW_KERNELS = FB_NSHOW_VIEWS, /* kernels per run and their names (--timer cupti) */
+    FB_SHOW_PAIRED,  /* t_floor / t_variant, timed in pairs with the case's plain op, percent */
     FB_NSHOW
 } fb_show;
 
@@ -45,6 +46,7 @@ typedef struct fb_show_input {
     double kernels;     /* the kernel count the variant declares */
     double launched, launched_min, launched_max; /* --timer cupti's kernels per run: the most
                                                   * frequent count, the fewest, the most */
+    double paired_ratio; /* the median of t_variant / t_floor over the pairs (cell.c's "paired") */
 } fb_show_input;
 
 /* How a heatmap colours a mode (heatmap.c). */

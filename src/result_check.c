@@ -408,6 +408,32 @@ static fb_status check_wall(const char *path, const json_t *obj, const char *whe
     return FB_OK;
 }
 
+/* "paired", when present (run on a case that names its plain op: cell.c's measure_paired): the
+ * floor variant's name, a status as a variant's, the floor's check, and when ok the pairs'
+ * count, their ratios (t_variant / t_floor) and each side's times as stats. */
+static fb_status check_paired(const char *path, const json_t *m, const char *where)
+{
+    static const char *const stats[] = {"ratio", "floor_ms", "time_ms"};
+    json_t *pj, *st;
+    TRY(field(path, m, where, "paired", K_OBJECT, false, &pj));
+    if (!pj) return FB_OK;
+    char w[WHERE_MAX];
+    at_key(w, where, "paired");
+    TRY(field(path, pj, w, "floor", K_NAME, true, NULL));
+    TRY(field(path, pj, w, "status", K_NAME, true, &st));
+    TRY(field(path, pj, w, "reason", K_STRING, false, NULL));
+    const bool ok = strcmp(json_string_value(st), "ok") == 0;
+    TRY(field(path, pj, w, "n", K_COUNT, ok, NULL));
+    for (size_t i = 0; i < sizeof stats / sizeof stats[0]; i++) {
+        TRY(field(path, pj, w, stats[i], K_OBJECT, ok, NULL));
+        TRY(check_stats(path, pj, w, stats[i]));
+    }
+    TRY(field(path, pj, w, "ratio_step_pct", K_NUMBER, false, NULL));
+    TRY(field(path, pj, w, "prepare_ms", K_NUMBER, false, NULL));
+    TRY(check_wall(path, pj, w));
+    return check_check(path, pj, w);
+}
+
 /* A variant's entry in a cell, or the cell's "sol" (the speed-of-light copy). */
 static fb_status check_measurement(const char *path, const char *where, const json_t *m)
 {
@@ -435,6 +461,7 @@ static fb_status check_measurement(const char *path, const char *where, const js
     TRY(check_metrics(path, m, where));
     TRY(check_sm_clock(path, m, where));
     TRY(check_wall(path, m, where));
+    TRY(check_paired(path, m, where));
     return check_check(path, m, where);
 }
 

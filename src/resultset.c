@@ -161,6 +161,11 @@ static fb_status read_clock(const char *path, const json_t *m, fb_rs_variant *v)
     v->sm_clock_min_mhz = num_at(ck, "min");
     v->sm_clock_mean_mhz = num_at(ck, "mean");
     v->power_limited = fb_clock_power_limited(ck);
+    const json_t *pj = json_object_get(m, "paired");
+    const char *pst = json_string_value(json_object_get(pj, "status"));
+    const bool paired = pst && strcmp(pst, "ok") == 0;
+    v->paired_floor = paired ? json_string_value(json_object_get(pj, "floor")) : NULL;
+    v->paired_ratio = paired ? num_at(json_object_get(pj, "ratio"), "median") : NAN;
     return join_strings(path, json_object_get(ck, "limited_by"), &v->limited_by_text);
 }
 

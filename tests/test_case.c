@@ -180,8 +180,8 @@ static void test_keys_and_types(void)
 {
     EXPECT_ERR(edit("'summary'", "'summery'"), ": unknown key 'summery' (did you mean 'summary'?)");
     EXPECT_ERR(edit("'summary': 'softmax',", "'summary': 'softmax', 'flavour': 1,"),
-               ": unknown key 'flavour' (expected name, summary, inputs, program, outputs, fused, dtypes, grid, fixed "
-               "or tolerance)");
+               ": unknown key 'flavour' (expected name, summary, inputs, program, outputs, fused, dtypes, grid, fixed, "
+               "tolerance or paired)");
     EXPECT_ERR(edit("'shape'", "'shpe'"), ": inputs.x: unknown key 'shpe' (did you mean 'shape'?)");
     EXPECT_ERR(edit("'dim': -1, 'out': 'm'", "'dim': -1, 'axis': 1, 'out': 'm'"),
                ": program[0]: unknown key 'axis' (expected op, in, out, dim or keepdim)");
@@ -268,7 +268,7 @@ static void test_program(void)
     EXPECT_ERR(edit("'in': ['e', 's'], 'out': 'y'}]", "'in': ['e', 's'], 'out': 'y'}, {'op': 'neg', 'in': ['e'], 'out': 'n'}]"),
                ": program[5].out: 'n' is never used (not an operand of a later op, not an output)");
     EXPECT_ERR(edit("'program': [", "'program': [] ,'x': ["), ": unknown key 'x' (expected name, summary, inputs, "
-                                                              "program, outputs, fused, dtypes, grid, fixed or tolerance)");
+                                                              "program, outputs, fused, dtypes, grid, fixed, tolerance or paired)");
     EXPECT_ERR(doc("{'name': 'a', 'summary': 'b', 'inputs': {'x': {'shape': [1]}}, 'program': [], 'outputs': ['x'],"
                    " 'dtypes': ['float32'], 'grid': {}}"),
                ": program: must not be empty");
@@ -352,6 +352,26 @@ static void test_dtypes_and_fused(void)
                ": fused[1]: 'softmax.fused' is listed twice (also fused[0])");
     EXPECT_ERR(edit("'float16'", "'float64'"), ": fused[0]: variant 'softmax.fused' does not support float64");
     EXPECT_OK(edit("'fused': ['softmax.fused']", "'fused': []"));
+}
+
+/* "paired": the plain op's variant (cell.c's paired measurement), checked as a fused name is */
+static void test_paired(void)
+{
+    const char *ok = edit("'fused': ['softmax.fused']", "'fused': ['softmax.fused'], 'paired': 'softmax.fused'");
+    EXPECT_OK(ok);
+    CHECK_STR(g_c.paired, "softmax.fused");
+    EXPECT_OK(doc(BASE));
+    CHECK_STR(g_c.paired, "");
+    EXPECT_ERR(edit("'fused': [", "'paired': 1, 'fused': ["), ": paired: expected a variant name (the plain op's), got 1");
+    EXPECT_ERR(edit("'fused': [", "'paired': 'softmax.fsed', 'fused': ["),
+               ": paired: unknown variant 'softmax.fsed' (did you mean 'softmax.fused'?)");
+    EXPECT_ERR(edit("'fused': [", "'paired': 'eager', 'fused': ["),
+               ": paired: name a registered variant of the program's first op, not eager");
+    EXPECT_ERR(edit("'float16'", "'float64'"), ": fused[0]: variant 'softmax.fused' does not support float64");
+    EXPECT_ERR(doc("{'name': 'a', 'summary': 'b', 'inputs': {'x': {'shape': ['n']}}, 'program': [{'op': 'exp', 'in': "
+                   "['x'], 'out': 'y'}], 'outputs': ['y'], 'dtypes': ['float32'], 'grid': {'n': [4]}, 'paired': "
+                   "'softmax.fused'}"),
+               ": paired: the program has one op: its fused variants are that op, there is nothing to pair");
 }
 
 static void test_grid(void)
@@ -708,6 +728,7 @@ int main(void)
     test_op_attributes();
     test_outputs();
     test_dtypes_and_fused();
+    test_paired();
     test_grid();
     test_fixed();
     test_tolerance();

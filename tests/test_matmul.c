@@ -379,6 +379,54 @@ static void test_sample_by_flops(void)
     free(plan);
 }
 
+/* fb_case_floor: the first op alone, on its own inputs (the paired measurement's plain op) */
+static void test_floor(void)
+{
+    static fb_case c, f;
+    int in_of[FB_MAX_OPERANDS];
+    fb_shape s[FB_MAX_VALUES];
+    CHECK(fb_case_load("cases/matmul_bias.json", &c) == FB_OK);
+    snprintf(c.paired, sizeof c.paired, "matmul.tuned");
+    CHECK(fb_case_floor(&c, &f, in_of) == FB_OK);
+    CHECK_STR(f.name, "matmul_bias.floor");
+    CHECK(f.n_inputs == 2 && f.n_nodes == 1 && f.n_outputs == 1 && f.n_values == 3);
+    CHECK(in_of[0] == value(&c, "A") && in_of[1] == value(&c, "B"));
+    CHECK_STR(f.values[0].name, "A");
+    CHECK_STR(f.values[1].name, "B");
+    CHECK_STR(f.values[f.outputs[0]].name, "C");
+    CHECK(f.n_fused == 1);
+    CHECK_STR(f.fused[0], "matmul.tuned");
+    CHECK_STR(f.paired, "");
+    fb_point p;
+    fb_case_point(&f, 0, &p); /* M = 128, N = 128, K = 64, as the case's first point */
+    CHECK(fb_program_shapes(&f, &p, s) == FB_OK);
+    CHECK_STR(t_shape_str(&s[f.outputs[0]]), "[128, 128]");
+    fb_costs cost;
+    CHECK(fb_program_costs(&f, s, FB_F32, &cost) == FB_OK);
+    CHECK(cost.flops == 2.0 * 128 * 128 * 64);
+    CHECK(cost.eager_kernels == 1);
+    /* the floor's reference is the case's intermediate: C = A·B at a small point */
+    double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, -1, 2, 0.5, 3}, out[4];
+    fb_shape fs[FB_MAX_VALUES];
+    fs[0] = (fb_shape){.rank = 2, .dim = {2, 3}};
+    fs[1] = (fb_shape){.rank = 2, .dim = {3, 2}};
+    fs[2] = (fb_shape){.rank = 2, .dim = {2, 2}};
+    const double *ins[2] = {a, b};
+    double *outs[1] = {out};
+    CHECK(fb_reference_eval(&f, fs, ins, outs) == FB_OK);
+    CHECK(out[0] == 1 * 1 + 2 * -1 + 3 * 0.5 && out[1] == 0 + 2 * 2 + 3 * 3);
+    CHECK(out[2] == 4 - 5 + 6 * 0.5 && out[3] == 0 + 10 + 18);
+    /* a first op that reads one input twice has no floor of distinct tensors */
+    const char *twice = "{\"name\": \"sq\", \"summary\": \"x*x then exp\", \"inputs\": {\"x\": {\"shape\": [\"n\"]}},"
+                        " \"program\": [{\"op\": \"mul\", \"in\": [\"x\", \"x\"], \"out\": \"s\"},"
+                        " {\"op\": \"exp\", \"in\": [\"s\"], \"out\": \"y\"}], \"outputs\": [\"y\"],"
+                        " \"dtypes\": [\"float32\"], \"grid\": {\"n\": [4]}}";
+    CHECK(fb_case_parse(twice, "sq.json", &c) == FB_OK);
+    fb_clear_error();
+    CHECK(fb_case_floor(&c, &f, in_of) == FB_E_CASE);
+    CHECK_STR(fb_last_error(), "case 'sq': its first op reads 'x' twice; a floor needs distinct inputs");
+}
+
 int main(void)
 {
     test_kind();
@@ -389,5 +437,6 @@ int main(void)
     test_sample_by_flops();
     test_rowplan();
     test_rowref();
+    test_floor();
     return fb_t_report("test_matmul");
 }

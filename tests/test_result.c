@@ -189,6 +189,17 @@ static void test_validation(void)
          "cases[0].dtypes[0].cells[0].variants.eager.sm_clock_mhz.mean: expected a clock in MHz (a number > 0), got 0"},
         {"cases/0/dtypes/0/cells/0/variants/eager/sm_clock_mhz", "{\"min\": 1605, \"max\": 1980, \"mean\": 1800, \"n\": 0}",
          "cases[0].dtypes[0].cells[0].variants.eager.sm_clock_mhz.n: expected a count of readings (an integer >= 1), got 0"},
+        /* a variant's paired measurement (cell.c's measure_paired) */
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/paired", "1",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].paired: expected an object, got 1"},
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/paired", "{\"status\": \"ok\"}",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].paired: missing key 'floor'"},
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/paired", "{\"floor\": \"matmul.tuned\", \"status\": \"ok\", \"n\": 3}",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].paired: missing key 'ratio'"},
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/paired",
+         "{\"floor\": \"matmul.tuned\", \"status\": \"ok\", \"n\": 3, \"ratio\": {\"median\": \"1\"}, "
+         "\"floor_ms\": {}, \"time_ms\": {}}",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].paired.ratio.median: expected a number (or null), got the string '1'"},
         /* the inputs' shapes at a cell (optional) */
         {"cases/0/dtypes/0/cells/0/shapes", "[128, 64]", "cases[0].dtypes[0].cells[0].shapes: expected an object, got an array"},
         {"cases/0/dtypes/0/cells/0/shapes", "{\"x\": 128}", "cases[0].dtypes[0].cells[0].shapes.x: expected an array, got 128"},
@@ -288,6 +299,12 @@ static void test_validation(void)
              "{\"dram_read_bytes\": 393216, \"dram_write_bytes\": 131072, \"inst_executed\": 52000, \"l2_bytes\": 1.5}",
              NULL},
             {"cases/0/dtypes/0/cells/0/variants/softmax.fused/metrics_error", "\"cuptiRangeProfilerStart: ...\"", NULL},
+            {"cases/0/dtypes/0/cells/0/variants/softmax.fused/paired",
+             "{\"floor\": \"matmul.tuned\", \"status\": \"ok\", \"n\": 3, \"ratio\": {\"median\": 1.01}, "
+             "\"floor_ms\": {\"median\": 0.2}, \"time_ms\": {\"median\": 0.202}, \"check\": {\"mode\": \"sampled\", "
+             "\"passed\": true}}", NULL},
+            {"cases/0/dtypes/0/cells/0/variants/eager/paired", "{\"floor\": \"matmul.tuned\", \"status\": \"skipped\"}",
+             NULL},
         };
         for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) apply(good, &ok[i]);
         fb_status st = fb_result_check(good, "base.json");
