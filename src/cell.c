@@ -313,9 +313,52 @@ typedef struct floor_run {
     fb_tensor out;
     fb_reference *ref;
     void *workspace;
-    fused_job job;
+    fused_job job;     /* a registered variant as the floor ...                  */
+    eager_job ej;      /* ... or "eager": the first op's own kernel (conv's cuDNN call) */
+    fb_runnable floor; /* whichever it is */
 } floor_run;
 
+/* The floor's variant, or eager, set up and prepared into f->floor; FB_OK with *go false and pj's
+ * status said when it cannot run here. */
+static fb_status floor_prepare(cell_state *st, floor_run *f, json_t *pj, bool *go)
+{
+    const fb_cell_env *env = st->env;
+    cudaStream_t stream = env->ctx->stream;
+    double prepare_ms = NAN;
+    if (strcmp(st->c->paired, FB_EAGER) == 0) {
+        FB_TRY(fb_eager_create(&f->c, f->shapes, st->dt, env->ctx, &f->ej.e));
+        f->ej = (eager_job){f->ej.e, f->in, &f->out, stream};
+        f->floor = (fb_runnable){run_eager, &f->ej, fb_eager_launches(f->ej.e)};
+        FB_TRY((fb_status)fb_prepare_twice(eager_prepare_step, &f->ej, sync_stream, stream, &prepare_ms));
+    } else {
+        const fb_variant *v = fb_variant_find(st->c->paired);
+        char why[256] = "";
+        if (!v || !(v->dtypes & FB_DTYPE_BIT(st->dt))) {
+            set_status(pj, "skipped", !v ? "no such variant" : "the floor does not support this dtype");
+            return FB_OK;
+        }
+        f->job.v = v;
+        f->job.call = (fb_call){f->in, f->c.n_inputs, &f->out, 1, NULL, 0, stream, env->ctx, &f->c};
+        if (v->supports && v->supports(&f->job.call, why, sizeof why) != 0) {
+            set_status(pj, "skipped", why[0] ? why : "shape not supported");
+            return FB_OK;
+        }
+        const size_t ws = v->workspace ? v->workspace(&f->job.call) : 0;
+        if (ws) FB_TRY(fb_dmalloc(&f->workspace, ws));
+        f->job.call.workspace = f->workspace;
+        f->job.call.workspace_bytes = ws;
+        f->floor = (fb_runnable){run_fused, &f->job, v->launches};
+        FB_TRY((fb_status)fb_variant_prepare(v, &f->job.call, sync_stream, stream, &prepare_ms));
+        const char *note = v->note && f->job.call.state ? v->note(f->job.call.state) : NULL;
+        if (note) json_object_set_new(pj, "floor_note", json_string(note));
+    }
+    if (isfinite(prepare_ms)) json_object_set_new(pj, "prepare_ms", fb_json_real(prepare_ms));
+    *go = true;
+    return FB_OK;
+}
+
+/* The floor set up on the cell's inputs and checked against its own reference; *go is true when
+ * it passed and can be timed. */
 static fb_status floor_setup(cell_state *st, floor_run *f, json_t *pj, bool *failed, bool *go)
 {
     const fb_cell_env *env = st->env;
@@ -328,42 +371,25 @@ static fb_status floor_setup(cell_state *st, floor_run *f, json_t *pj, bool *fai
         f->in[j] = st->in[f->in_of[j]];
     }
     f->shapes[f->c.outputs[0]] = st->shapes[c->nodes[0].out];
-    const fb_variant *v = fb_variant_find(c->paired);
-    char why[256] = "";
-    if (!v || !(v->dtypes & FB_DTYPE_BIT(st->dt))) {
-        set_status(pj, "skipped", !v ? "no such variant" : "the floor does not support this dtype");
-        return FB_OK;
-    }
-    f->job.v = v;
-    f->job.call = (fb_call){f->in, f->c.n_inputs, &f->out, 1, NULL, 0, stream, env->ctx, &f->c};
-    if (v->supports && v->supports(&f->job.call, why, sizeof why) != 0) {
-        set_status(pj, "skipped", why[0] ? why : "shape not supported");
-        return FB_OK;
-    }
+    /* the output first: a variant's supports() reads its shape */
     FB_TRY(alloc_tensor(&f->out, &f->shapes[f->c.outputs[0]], st->dt));
+    FB_TRY(floor_prepare(st, f, pj, go));
+    if (!*go) return FB_OK;
+    *go = false;
     FB_TRY(fb_reference_create(&f->c, f->shapes, st->dt, f->in, env->full_limit, &f->ref));
-    const size_t ws = v->workspace ? v->workspace(&f->job.call) : 0;
-    if (ws) FB_TRY(fb_dmalloc(&f->workspace, ws));
-    f->job.call.workspace = f->workspace;
-    f->job.call.workspace_bytes = ws;
-    double prepare_ms = NAN;
-    FB_TRY((fb_status)fb_variant_prepare(v, &f->job.call, sync_stream, stream, &prepare_ms));
-    if (isfinite(prepare_ms)) json_object_set_new(pj, "prepare_ms", fb_json_real(prepare_ms));
     /* the floor's checked run, as a variant's */
     FB_CUDA(fb_poison(&f->out, stream));
-    FB_TRY((fb_status)v->run(&f->job.call));
+    FB_TRY(f->floor.run(f->floor.self, stream));
     FB_CUDA(cudaStreamSynchronize(stream));
     fb_check_result chk;
     const fb_tol tol = st->dt == FB_F32 && env->ctx->tf32 ? c->tol[FB_F16] : c->tol[st->dt];
     FB_TRY(fb_check_outputs(f->ref, &f->out, tol, &chk));
     json_object_set_new(pj, "check", check_json(&chk));
-    const char *note = v->note && f->job.call.state ? v->note(f->job.call.state) : NULL;
     if (chk.mode != FB_CHECK_NONE && !chk.passed) {
         *failed = true;
         set_status(pj, "fail", chk.why);
         return FB_OK;
     }
-    if (note) json_object_set_new(pj, "floor_note", json_string(note));
     *go = true;
     return FB_OK;
 }
@@ -382,7 +408,6 @@ static fb_status measure_paired(cell_state *st, const fb_runnable *fused, json_t
     const double t0 = fb_now_s();
     fb_status s = floor_setup(st, f, pj, failed, &go);
     if (s == FB_OK && go) {
-        const fb_runnable floor = {run_fused, &f->job, f->job.v->launches};
         const int cap = fb_timer_sample_cap(st->env->timer);
         double *x = malloc(sizeof *x * (size_t)cap);
         fb_paired pr;
@@ -390,7 +415,7 @@ static fb_status measure_paired(cell_state *st, const fb_runnable *fused, json_t
             fb_error("out of host memory for %d paired samples", cap);
             s = FB_E_NOMEM;
         }
-        if (s == FB_OK) s = fb_timer_measure_paired(st->env->timer, &floor, fused, &pr, x, cap);
+        if (s == FB_OK) s = fb_timer_measure_paired(st->env->timer, &f->floor, fused, &pr, x, cap);
         if (s == FB_OK) {
             set_status(pj, "ok", NULL);
             json_object_set_new(pj, "n", json_integer(pr.n));
@@ -414,6 +439,7 @@ static fb_status measure_paired(cell_state *st, const fb_runnable *fused, json_t
     set_wall(wall, "total", t0, fb_now_s());
     json_object_set_new(pj, "wall_ms", wall);
     if (f->job.v) fb_variant_release(f->job.v, &f->job.call);
+    if (f->ej.e) fb_eager_destroy(f->ej.e);
     fb_reference_destroy(f->ref);
     fb_dfree(f->workspace);
     free_tensors(&f->out, 1);
@@ -575,8 +601,9 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                     json_object_set_new(vj, "span_ms", fb_stats_to_json(&kl->span));
                 }
                 if (env->metrics) collect_metrics(env->metrics, &r, vj);
-                /* the fused variants of a case that names its plain op, timed in pairs with it */
-                if (env->paired && c->paired[0] && fj.v && strcmp(name, c->paired) != 0)
+                /* every variant of a case that names its plain op, timed in pairs with it (eager's
+                 * pairs: eager's extra cost) */
+                if (env->paired && c->paired[0] && strcmp(name, c->paired) != 0)
                     s = measure_paired(st, &r, vj, failed);
             }
         }

@@ -138,8 +138,9 @@ fb_status fb_case_floor(const fb_case *c, fb_case *floor, int in_of[FB_MAX_OPERA
     floor->n_nodes = 1;
     floor->n_outputs = 1;
     floor->outputs[0] = n->out;
-    floor->n_fused = c->paired[0] ? 1 : 0;
-    if (c->paired[0]) snprintf(floor->fused[0], FB_NAME_MAX, "%s", c->paired);
+    const bool variant = c->paired[0] && strcmp(c->paired, "eager") != 0;
+    floor->n_fused = variant ? 1 : 0;
+    if (variant) snprintf(floor->fused[0], FB_NAME_MAX, "%s", c->paired);
     floor->paired[0] = 0;
     return FB_OK;
 }

@@ -99,8 +99,9 @@ typedef struct fb_case {
     int n_fused;
     char fused[FB_MAX_FUSED][FB_NAME_MAX];
     /* The case file's "paired": the registered variant that computes the program's first op
-     * alone (matmul.tuned), which each fused variant is also timed against sample by sample
-     * (bench.h: fb_timer_measure_paired); "" when the case names none. */
+     * alone (matmul.tuned), or "eager" (that op's own kernel: conv's cuDNN call), which each
+     * fused variant is also timed against sample by sample (bench.h: fb_timer_measure_paired);
+     * "" when the case names none. */
     char paired[FB_NAME_MAX];
 
     int n_dtypes;
@@ -145,7 +146,7 @@ fb_status fb_program_shapes(const fb_case *c, const fb_point *p, fb_shape shapes
 /* The program's first op as a program of its own (the "floor" a paired measurement runs: the
  * case's plain op): its value operands as inputs, in operand order, each with its init and
  * symbolic shape, and its output as the only output; the case's symbols, grid, dtypes and
- * tolerances, and `paired` as its one fused variant. in_of[j] receives the index, among the
+ * tolerances, and `paired` as its one fused variant (none when it is "eager"). in_of[j] receives the index, among the
  * case's inputs, of the floor's input j. FB_E_CASE when the first op reads a literal only, or
  * reads one input twice (a floor must be callable on distinct tensors). */
 fb_status fb_case_floor(const fb_case *c, fb_case *floor, int in_of[FB_MAX_OPERANDS]);

@@ -365,8 +365,8 @@ static void test_paired(void)
     EXPECT_ERR(edit("'fused': [", "'paired': 1, 'fused': ["), ": paired: expected a variant name (the plain op's), got 1");
     EXPECT_ERR(edit("'fused': [", "'paired': 'softmax.fsed', 'fused': ["),
                ": paired: unknown variant 'softmax.fsed' (did you mean 'softmax.fused'?)");
-    EXPECT_ERR(edit("'fused': [", "'paired': 'eager', 'fused': ["),
-               ": paired: name a registered variant of the program's first op, not eager");
+    EXPECT_OK(edit("'fused': [", "'paired': 'eager', 'fused': ["));
+    CHECK_STR(g_c.paired, "eager");
     EXPECT_ERR(edit("'float16'", "'float64'"), ": fused[0]: variant 'softmax.fused' does not support float64");
     EXPECT_ERR(doc("{'name': 'a', 'summary': 'b', 'inputs': {'x': {'shape': ['n']}}, 'program': [{'op': 'exp', 'in': "
                    "['x'], 'out': 'y'}], 'outputs': ['y'], 'dtypes': ['float32'], 'grid': {'n': [4]}, 'paired': "
