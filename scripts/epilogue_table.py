@@ -11,6 +11,12 @@ apart: the last columns give the geomean and the count within 3% over the pairs 
 side's cell is marked. On the H200 a GEMM's clock steps inside one measurement (kernels/NOTES.md,
 "Stop 42"), so a marked pair's ratio says little.
 
+A run of fusionbench since stop 43 also times each variant of these cases in pairs with the
+case's plain op (the case file's "paired": matmul.tuned, or the conv's eager), sample by sample,
+so both sides see one power state; the first table gives those ratios (t_variant / t_floor, the
+median of the pairs) per case, dtype, variant and fixed size. It is the one to read on a
+power-capped card; the second (separately timed cells) is kept for result files without pairs.
+
 usage: epilogue_table.py RESULT.json [RESULT.json ...]
 """
 import json
@@ -48,6 +54,38 @@ def load(paths):
     return times, throttled
 
 
+def load_paired(paths):
+    """{(case, dtype, variant, fixed): [(ratio, point)]} from each variant's "paired" (status ok)."""
+    out = {}
+    for path in paths:
+        doc = json.load(open(path))
+        for case in doc["cases"]:
+            axes = {case.get("rows"), case.get("cols")}
+            for dt in case["dtypes"]:
+                for cell in dt["cells"]:
+                    fixed = tuple(sorted((k, v) for k, v in cell["point"].items() if k not in axes))
+                    for name, v in cell["variants"].items():
+                        p = v.get("paired") or {}
+                        if p.get("status") == "ok":
+                            out.setdefault((case["name"], dt["dtype"], name, fixed), []).append(
+                                (p["ratio"]["median"], cell["point"]))
+    return out
+
+
+def print_paired(paired):
+    print("timed in pairs with the plain op: t_variant / t_floor, the median of each cell's pairs")
+    print("case             dtype     variant                  fixed    cells  geomean  within 3%  > 10%  best   worst (cell)")
+    for (case, dtype, name, fixed), xs in sorted(paired.items()):
+        ratios = [x for x, _ in xs]
+        worst = max(xs, key=lambda t: t[0])
+        cell = "x".join(str(worst[1][k]) for k in sorted(worst[1]) if (k, worst[1][k]) not in fixed)
+        fx = ",".join(f"{k}={v}" for k, v in fixed)
+        print(f"{case:16s} {dtype:9s} {name:24s} {fx:8s} {len(ratios):5d}  {geomean(ratios):7.3f}  "
+              f"{sum(x <= 1.03 for x in ratios):9d}  {sum(x > 1.10 for x in ratios):5d}  {min(ratios):.3f}  "
+              f"{worst[0]:.3f} ({cell})")
+    print()
+
+
 def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
@@ -56,6 +94,9 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
+    paired = load_paired(argv[1:])
+    if paired:
+        print_paired(paired)
     times, throttled = load(argv[1:])
     print("case             dtype     vs plain       cells  fused/plain geomean  within 3%  > 10%  worst (cell)"
           "                 eager/plain-eager geomean  max   unmarked: cells geomean within 3%")

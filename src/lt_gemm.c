@@ -92,20 +92,28 @@ static cublasStatus_t launch(const fb_gemm_plan *p, const fb_gemm_operands *o, c
                           p->lc, algo, workspace, p->workspace_bytes, stream);
 }
 
-/* Time one algorithm as the timer's default does: each sample starts from an L2
- * swept clean (kernels/l2_sweep.cu over a buffer of twice the L2), so the
- * candidates are ranked on cold operands, not on back-to-back launches that
- * find them in the L2 (which ranked small GEMMs' algorithms differently: the
- * tuned plan measured 0.975x the heuristic's first under the timer). A warm-up
- * launch, then up to TUNE_SAMPLES samples; their median in ms, or a negative
- * number when a launch fails.
+/* Candidates are timed as the timer's default does: each sample starts from an L2
+ * swept clean (kernels/l2_sweep.cu over a buffer of twice the L2), so they are
+ * ranked on cold operands, not on back-to-back launches that find them in the L2
+ * (which ranked small GEMMs' algorithms differently: the tuned plan measured
+ * 0.975x the heuristic's first under the timer). One warm-up launch each, then
+ * TUNE_SAMPLES rounds of one sample of every candidate still in the race, and
+ * each one's median.
+ *
+ * Round by round, not candidate by candidate: on a power-capped card a GEMM's
+ * clock falls over the first hundreds of ms of sustained load (kernels/NOTES.md,
+ * "Stop 42"), so candidates timed one after another were ranked by when they ran.
+ * Stop 43's call 2 saw it: matmul_bias.fused at 2048 x 16384 x 1024 kept the
+ * heuristic's first in one run (1.081x the plain GEMM, timed in pairs) and its
+ * candidate 6 in the other (1.010x). In rounds, every candidate's samples are
+ * spread over the same stretch of the power state.
  *
  * What tuning costs is prepare's (the result's prepare_ms), and at 85 ms a
  * float32 8192 x 16384 x 8192 GEMM, eight candidates x six launches were 4 s a
- * prepare. So a candidate whose first sample is TUNE_CUTOFF x the best median
- * so far is not sampled further (it cannot win: launch noise on a cold L2 is a
- * few percent), and a GEMM of TUNE_LONG_MS or more is sampled TUNE_SAMPLES_LONG
- * times (its median is steady to well under 1%). */
+ * prepare. So a candidate whose first sample is TUNE_CUTOFF x the best first
+ * sample is not sampled further (it cannot win: launch noise on a cold L2 is a
+ * few percent), and GEMMs of TUNE_LONG_MS or more get TUNE_SAMPLES_LONG rounds
+ * (their medians are steady to well under 1%). */
 #define TUNE_SAMPLES 5
 #define TUNE_SAMPLES_LONG 3
 #define TUNE_LONG_MS 2.0
@@ -132,30 +140,58 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double time_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
-                        const cublasLtMatmulAlgo_t *algo, const tune_scratch *sc, double best)
+/* One cold sample of `algo` in ms (timed = false: the warm-up launch, 0), or a negative number
+ * when a launch fails. */
+static float sample_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
+                         const cublasLtMatmulAlgo_t *algo, const tune_scratch *sc, bool timed)
 {
-    float ms[TUNE_SAMPLES];
-    int n = TUNE_SAMPLES;
-    for (int i = -1; i < n; i++) {
-        if (fb_launch_l2_sweep(sc->sweep, sc->sweep_bytes, sc->sink, t->stream) != cudaSuccess ||
-            cudaEventRecord(sc->e0, t->stream) != cudaSuccess)
-            return -1;
-        if (launch(p, o, algo, t->workspace, t->stream) != CUBLAS_STATUS_SUCCESS) return -1;
-        if (cudaEventRecord(sc->e1, t->stream) != cudaSuccess || cudaEventSynchronize(sc->e1) != cudaSuccess)
-            return -1;
-        if (i < 0) continue;
-        if (cudaEventElapsedTime(&ms[i], sc->e0, sc->e1) != cudaSuccess) return -1;
-        if (i == 0) {
-            if (best > 0 && ms[0] > TUNE_CUTOFF * best) return ms[0]; /* clearly slower: no more samples */
-            if (ms[0] >= TUNE_LONG_MS) n = TUNE_SAMPLES_LONG;
-        }
-    }
-    qsort(ms, (size_t)n, sizeof ms[0], cmp_float);
-    return ms[n / 2];
+    float ms = 0;
+    if (fb_launch_l2_sweep(sc->sweep, sc->sweep_bytes, sc->sink, t->stream) != cudaSuccess ||
+        cudaEventRecord(sc->e0, t->stream) != cudaSuccess)
+        return -1;
+    if (launch(p, o, algo, t->workspace, t->stream) != CUBLAS_STATUS_SUCCESS) return -1;
+    if (cudaEventRecord(sc->e1, t->stream) != cudaSuccess || cudaEventSynchronize(sc->e1) != cudaSuccess) return -1;
+    if (timed && cudaEventElapsedTime(&ms, sc->e0, sc->e1) != cudaSuccess) return -1;
+    return ms;
 }
 
-/* Run each candidate and keep the fastest in p->algo. A candidate that fails to
+/* Every candidate's median over the rounds into med[i] (negative: it failed to launch, or was
+ * cut after its first sample, whose time med[i] then holds as a positive number past the cut). */
+static void time_rounds(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
+                        const cublasLtMatmulHeuristicResult_t *res, int n, const tune_scratch *sc, float (*ms)[TUNE_SAMPLES],
+                        bool *alive, double *med)
+{
+    for (int i = 0; i < n; i++) {
+        alive[i] = sample_algo(p, o, t, &res[i].algo, sc, false) >= 0;
+        if (!alive[i]) cudaGetLastError(); /* a candidate's launch failure is not sticky: pass it over */
+        med[i] = -1;
+    }
+    int rounds = TUNE_SAMPLES;
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < n; i++) {
+            if (!alive[i]) continue;
+            ms[i][r] = sample_algo(p, o, t, &res[i].algo, sc, true);
+            if (ms[i][r] < 0) {
+                cudaGetLastError();
+                alive[i] = false;
+            }
+        }
+        if (r > 0) continue;
+        float best = -1;
+        for (int i = 0; i < n; i++)
+            if (alive[i] && (best < 0 || ms[i][0] < best)) best = ms[i][0];
+        for (int i = 0; i < n; i++)
+            if (alive[i] && ms[i][0] > TUNE_CUTOFF * best) alive[i] = false; /* clearly slower: out of the race */
+        if (best >= TUNE_LONG_MS) rounds = TUNE_SAMPLES_LONG;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!alive[i]) continue;
+        qsort(ms[i], (size_t)rounds, sizeof ms[i][0], cmp_float);
+        med[i] = ms[i][rounds / 2];
+    }
+}
+
+/* Time the candidates (time_rounds) and keep the fastest in p->algo. A candidate that fails to
  * launch is passed over; none launching is an error. */
 static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
                            const cublasLtMatmulHeuristicResult_t *res, int n, const char *what)
@@ -183,35 +219,43 @@ static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_opera
     tune_scratch sc = {0};
     sc.sweep_bytes = (2 * (ctx->dev.l2_bytes ? ctx->dev.l2_bytes : ((size_t)50 << 20)) + FB_L2_SWEEP_LINE - 1) /
                      FB_L2_SWEEP_LINE * FB_L2_SWEEP_LINE;
-    fb_status s = fb_cuda_status(cudaEventCreate(&sc.e0), what, __FILE__, __LINE__);
+    float(*ms)[TUNE_SAMPLES] = malloc(sizeof *ms * (size_t)(n > 0 ? n : 1));
+    bool *alive = malloc(sizeof *alive * (size_t)(n > 0 ? n : 1));
+    double *med = malloc(sizeof *med * (size_t)(n > 0 ? n : 1));
+    fb_status s = FB_OK;
+    if (!ms || !alive || !med) {
+        fb_error("%s: out of host memory for tuning", what);
+        s = FB_E_NOMEM;
+    }
+    if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&sc.e0), what, __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&sc.e1), what, __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaMalloc(&sc.sweep, sc.sweep_bytes), what, __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaMalloc((void **)&sc.sink, sizeof *sc.sink), what, __FILE__, __LINE__);
     if (s == FB_OK)
         s = fb_cuda_status(cudaMemsetAsync(sc.sweep, 0, sc.sweep_bytes, t->stream), what, __FILE__, __LINE__);
-    double best = -1, first = -1;
-    for (int i = 0; i < n && s == FB_OK; i++) {
-        double ms = time_algo(p, o, t, &res[i].algo, &sc, best);
-        if (ms < 0) {
-            cudaGetLastError(); /* a candidate's launch failure is not sticky: pass it over */
-            continue;
+    double best = -1;
+    if (s == FB_OK) {
+        time_rounds(p, o, t, res, n, &sc, ms, alive, med);
+        for (int i = 0; i < n; i++)
+            if (med[i] > 0 && (best < 0 || med[i] < best)) {
+                best = med[i];
+                p->algo = res[i].algo;
+                p->rank = i;
+            }
+        const double first = med[0];
+        if (p->rank > 0 && first > 0 && first <= best * (1 + TUNE_MARGIN)) { /* within the margin: the first */
+            p->algo = res[0].algo;
+            p->rank = 0;
         }
-        if (i == 0) first = ms;
-        if (best < 0 || ms < best) {
-            best = ms;
-            p->algo = res[i].algo;
-            p->rank = i;
-        }
-    }
-    if (p->rank > 0 && first > 0 && first <= best * (1 + TUNE_MARGIN)) { /* within the margin: the first */
-        p->algo = res[0].algo;
-        p->rank = 0;
     }
     if (sc.e0) cudaEventDestroy(sc.e0);
     if (sc.e1) cudaEventDestroy(sc.e1);
     if (sc.sweep || sc.sink) cudaStreamSynchronize(t->stream);
     if (sc.sweep) cudaFree(sc.sweep);
     if (sc.sink) cudaFree(sc.sink);
+    free(ms);
+    free(alive);
+    free(med);
     if (s == FB_OK && best < 0) {
         fb_error("%s: none of cuBLASLt's %d candidate algorithms ran", what, n);
         s = FB_E_UNSUPPORTED;
