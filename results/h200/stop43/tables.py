@@ -149,6 +149,22 @@ def main():
                   f"{p['floor_ms']['median'] * 1e3:.1f} us, fused {p['time_ms']['median'] * 1e3:.1f} us")
 
 
+    print("  by the floor's time: cells within 3% / cells, floor < 30 us and >= 30 us (bfloat16 grid, call 3;"
+          " float16 grid, call 4)")
+    for label, path in (("bfloat16", os.path.join(r3, "grid-bf16.json")), ("float16", os.path.join(r4, "grid-f16.json"))):
+        split = collections.defaultdict(lambda: [0, 0, 0, 0])
+        for case, _, c in cells(path):
+            for name, v in c["variants"].items():
+                p = v.get("paired") or {}
+                if name == "eager" or p.get("status") != "ok":
+                    continue
+                big = p["floor_ms"]["median"] * 1e3 >= 30
+                x = split[name]
+                x[2 * big] += p["ratio"]["median"] <= 1.03
+                x[2 * big + 1] += 1
+        for name, x in sorted(split.items()):
+            print(f"    {label:9s} {name:24s} < 30 us: {x[0]:2d} / {x[1]:2d}   >= 30 us: {x[2]:2d} / {x[3]:2d}")
+
     print("\n== 4. call 4: tuning in rounds (e798695): float16 matmul and conv grids, float32 matmul --quick")
     steps(r4, [])
     paired_table(os.path.join(r4, "grid-f16.json"), os.path.join(r4, "conv-f16.json"), os.path.join(r4, "grid-f32.json"))
