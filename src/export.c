@@ -410,6 +410,7 @@ const char *const fb_field_names[FB_N_FIELDS] = {
     "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz",
     "temp_before_c", "temp_after_c", "power_before_w", "power_after_w", "throttled",
     "step_pct", "sm_clock_min_mhz", "sm_clock_mean_mhz", "limited_by",
+    "paired_floor", "paired_ratio",
     "device", "commit",
 };
 
@@ -475,6 +476,9 @@ void fb_export_record(const fb_export_grid *g, const fb_export_cell *c, fb_field
     f[i++] = number(v->sm_clock_min_mhz);
     f[i++] = number(v->sm_clock_mean_mhz);
     f[i++] = text(v->limited_by_text);
+    /* run's paired timing (cell.c): the plain op, and the median of t_variant / t_floor over the pairs */
+    f[i++] = text(v->paired_floor);
+    f[i++] = number(v->paired_ratio);
     f[i++] = text(g->doc->device_name);
     f[i++] = text(g->doc->git);
 }

@@ -195,7 +195,7 @@ typedef struct fb_field {
     double number;    /* FB_FIELD_NUMBER: NaN when absent */
     int boolean;      /* FB_FIELD_BOOL: 1, 0, or -1 when absent */
 } fb_field;
-#define FB_N_FIELDS 57
+#define FB_N_FIELDS 59
 extern const char *const fb_field_names[FB_N_FIELDS];
 /* The record of a measured cell (c->v != NULL) into f[FB_N_FIELDS]; strings point
  * into the doc. */

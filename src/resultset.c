@@ -161,12 +161,18 @@ static fb_status read_clock(const char *path, const json_t *m, fb_rs_variant *v)
     v->sm_clock_min_mhz = num_at(ck, "min");
     v->sm_clock_mean_mhz = num_at(ck, "mean");
     v->power_limited = fb_clock_power_limited(ck);
-    const json_t *pj = json_object_get(m, "paired");
-    const char *pst = json_string_value(json_object_get(pj, "status"));
-    const bool paired = pst && strcmp(pst, "ok") == 0;
-    v->paired_floor = paired ? json_string_value(json_object_get(pj, "floor")) : NULL;
-    v->paired_ratio = paired ? num_at(json_object_get(pj, "ratio"), "median") : NAN;
     return join_strings(path, json_object_get(ck, "limited_by"), &v->limited_by_text);
+}
+
+/* "paired" (cell.c's paired timing), when its status is ok: the floor's name and the pairs'
+ * median ratio. */
+static void read_paired(const json_t *m, fb_rs_variant *v)
+{
+    const json_t *pj = json_object_get(m, "paired");
+    const char *st = json_string_value(json_object_get(pj, "status"));
+    const bool ok = st && strcmp(st, "ok") == 0;
+    v->paired_floor = ok ? json_string_value(json_object_get(pj, "floor")) : NULL;
+    v->paired_ratio = ok ? num_at(json_object_get(pj, "ratio"), "median") : NAN;
 }
 
 static fb_status read_measurement(const char *path, const char *where, const char *name, const json_t *m,
@@ -199,6 +205,7 @@ static fb_status read_measurement(const char *path, const char *where, const cha
     const json_t *mj = json_object_get(m, "metrics");
     for (int i = 0; i < FB_NMETRICS; i++) v->metrics[i] = num_at(mj, fb_metric_table[i].key);
     v->metrics_error = str_at(m, "metrics_error");
+    read_paired(m, v);
     fb_status s = read_kernels(path, m, v);
     if (s == FB_OK) s = read_clock(path, m, v);
     if (s != FB_OK) return s;

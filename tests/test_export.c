@@ -308,8 +308,9 @@ static void test_records(const fb_rs_doc *d)
           NULL);
     /* the failed check: its time kept, no speedup, the check columns say why */
     CHECK(strstr(csv, "toy.fused,eager,fail,17 of 32768 elements outside atol 1e-06 + rtol 1e-05,9,") != NULL);
-    /* (no clocks in this file: the nine clock columns and the four of the measurement's clock empty) */
-    CHECK(strstr(csv, ",full,false,0.75,0.5,,,,,,,,,,,,,,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
+    /* (no clocks in this file: the nine clock columns and the four of the measurement's clock empty;
+     * no pairs: paired_floor and paired_ratio empty) */
+    CHECK(strstr(csv, ",full,false,0.75,0.5,,,,,,,,,,,,,,,,,,,\"Test GPU <rev \"\"A\"\"> & co\",0123abcdef\n") != NULL);
     /* the unchecked variant: a number, and the reason it is not checked */
     CHECK(strstr(csv, ",none,,,,,,no float64 reference for this op,") != NULL);
     /* --timer cupti: kernels launched, their names and the span after the declared
@@ -382,13 +383,15 @@ static void test_clocks(void)
     CHECK(strstr(md, "!: throttled (the SM clock fell more than 10%") != NULL);
     CHECK(strstr(csv, ",unchecked,sm_clock_before_mhz,sm_clock_after_mhz,mem_clock_before_mhz,mem_clock_after_mhz,"
                       "temp_before_c,temp_after_c,power_before_w,power_after_w,throttled,step_pct,sm_clock_min_mhz,"
-                      "sm_clock_mean_mhz,limited_by,device,commit\n") != NULL);
-    CHECK(strstr(csv, ",1980,1650,2619,2619,50,86,420,700,true,,,,,Test GPU,") != NULL);
+                      "sm_clock_mean_mhz,limited_by,paired_floor,paired_ratio,device,commit\n") != NULL);
+    CHECK(strstr(csv, ",1980,1650,2619,2619,50,86,420,700,true,,,,,,,Test GPU,") != NULL);
     /* the steady cell's eager: its own step (under 5%: not a mark) and the clock read while it ran */
     CHECK(strstr(csv, ",eager,eager,ok,,16,") != NULL &&
-          strstr(csv, ",1980,1980,2619,2619,45,60,310.5,650.25,false,1.25,1965,1972.5,sw_power_cap,Test GPU,") != NULL);
-    CHECK(strstr(csv, ",1980,1980,2619,2619,45,60,310.5,650.25,false,,,,,Test GPU,") != NULL);
-    CHECK(strstr(csv, ",1980,,,,48,70,,,false,,,,,Test GPU,") != NULL);
+          strstr(csv, ",1980,1980,2619,2619,45,60,310.5,650.25,false,1.25,1965,1972.5,sw_power_cap,,,Test GPU,") != NULL);
+    /* the same cell's toy.fused, timed in pairs with its plain op: the floor and the pairs' median ratio */
+    CHECK(strstr(csv, ",1980,1980,2619,2619,45,60,310.5,650.25,false,,,,,toy.floor,1.02,Test GPU,") != NULL);
+    CHECK(strstr(json, "\"paired_floor\":\"toy.floor\",\"paired_ratio\":1.02,") != NULL);
+    CHECK(strstr(csv, ",1980,,,,48,70,,,false,,,,,,,Test GPU,") != NULL);
     CHECK(strstr(json, "\"step_pct\":1.25,\"sm_clock_min_mhz\":1965,\"sm_clock_mean_mhz\":1972.5,\"limited_by\":\"sw_power_cap\"") != NULL);
     CHECK(strstr(json, "\"sm_clock_after_mhz\":1650,") != NULL && strstr(json, "\"throttled\":true") != NULL);
     CHECK(strstr(svg, ">250.0%!</text>") != NULL && strstr(svg, "! throttled: SM clock fell &gt; 10%") != NULL);

@@ -145,7 +145,7 @@ NUMERIC = ["row", "median_us", "min_us", "p20_us", "p80_us", "max_us", "mean_us"
            "max_abs", "max_rel", "rows_checked", "rows_total", "dram_read_bytes", "dram_write_bytes", "inst_executed",
            "sm_clock_before_mhz", "sm_clock_after_mhz", "mem_clock_before_mhz", "mem_clock_after_mhz", "temp_before_c",
            "temp_after_c", "power_before_w", "power_after_w", "step_pct", "sm_clock_min_mhz", "sm_clock_mean_mhz"]
-NCOLS = 57  # export.h's FB_N_FIELDS
+NCOLS = 59  # export.h's FB_N_FIELDS
 try:
     import pandas as pd
 except ImportError:

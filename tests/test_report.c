@@ -98,6 +98,7 @@ static void test_show_names(void)
     CHECK(fb_show_from_name("dram", &s) == 0 && s == FB_SHOW_DRAM);
     CHECK(fb_show_from_name("inst", &s) == 0 && s == FB_SHOW_INST);
     CHECK(fb_show_from_name("kernels", &s) == 0 && s == FB_SHOW_KERNELS);
+    CHECK(fb_show_from_name("paired", &s) == 0 && s == FB_SHOW_PAIRED);
     CHECK(fb_show_from_name("fast", &s) == -1);
     /* the table and the option choices agree, entry for entry */
     for (int i = 0; i < FB_NSHOW; i++) {
@@ -620,6 +621,42 @@ static void test_throttled(json_t *root)
     json_decref(r);
 }
 
+/* The paired grid (run's paired timing, cell.c): t_floor / t_variant from the variant's
+ * "paired" ratio median, "-" where the pairing did not run or its floor failed, and no
+ * throttle mark (a pair's ratio holds while the clock moves). */
+static void test_paired_grid(json_t *root)
+{
+    json_t *r = json_deep_copy(root);
+    json_t *dt = fb_result_dtype(fb_result_case(r, "softmax"), "float32");
+    json_t *a = fb_result_cell(dt, 128, 256), *b = fb_result_cell(dt, 128, 128);
+    CHECK(a && b);
+    if (!a || !b) {
+        json_decref(r);
+        return;
+    }
+    json_t *va = json_object_get(json_object_get(a, "variants"), "softmax.fused");
+    json_t *vb = json_object_get(json_object_get(b, "variants"), "softmax.fused");
+    json_object_set_new(va, "paired", json_pack("{s:s, s:s, s:i, s:{s:f}}", "floor", "softmax.floor", "status", "ok",
+                                                "n", 40, "ratio", "median", 1.25));
+    json_object_set_new(vb, "paired", json_pack("{s:s, s:s, s:s, s:{s:f}}", "floor", "softmax.floor", "status",
+                                                "fail", "reason", "floor wrong", "ratio", "median", 1.0));
+    /* a throttled cell: the speedup grid marks it, the paired grid does not */
+    json_object_set_new(a, "clocks", json_pack("{s:{s:i}, s:{s:i}}", "before", "sm_clock_mhz", 1980, "after",
+                                               "sm_clock_mhz", 1500));
+    fb_status st;
+    char *g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_PAIRED, &st);
+    CHECK(st == FB_OK);
+    CHECK(g && strstr(g, "softmax.fused vs the plain op, timed in pairs with it (t_floor / t_softmax.fused") != NULL);
+    CHECK(g && strstr(g, "\n128             -   80.0%") != NULL);
+    CHECK(g && strstr(g, "!") == NULL && strstr(g, FB_THROTTLE_NOTE) == NULL);
+    if (g && !strstr(g, "\n128             -   80.0%")) fprintf(stderr, "paired grid:\n%s", g);
+    free(g);
+    g = grid(r, "softmax", "float32", "softmax.fused", NULL, FB_SHOW_SPEEDUP, &st);
+    CHECK(g && strstr(g, "!") != NULL);
+    free(g);
+    json_decref(r);
+}
+
 /* A case with a fixed symbol (K in {1024, 4096}): one grid per K, headed by it,
  * each of its own cells; results/export/fixed.json is hand-made (K=4096 lacks
  * the cell M=256 N=128, and its mm.fused is half as fast against eager). */
@@ -670,6 +707,7 @@ int main(void)
         test_grid_errors(root);
         test_unchecked(root);
         test_throttled(root);
+        test_paired_grid(root);
         test_metrics_grids(root);
         json_decref(root);
     }
