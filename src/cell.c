@@ -299,8 +299,8 @@ static void measure_sol(cell_state *st, json_t *cell, const char *where)
 }
 
 /* ---- the paired measurement ------------------------------------------------------ */
-/* The case's plain op (fb_case_floor: its first op alone, run by the case's "paired" variant on
- * that op's inputs and a scratch output) timed in turn with a fused variant, sample by sample
+/* The case's plain op (fb_case_floor: its first op alone, run by the case's "paired" variant, or
+ * eager, on that op's inputs and a scratch output) timed in turn with a fused variant, sample by sample
  * (bench.h's fb_timer_measure_paired), into the variant's "paired": the floor's check against
  * its own float64 reference (a floor that fails it times nothing, and fails the run as a
  * variant would), the pairs' ratios (t_variant / t_floor) and each side's times. Costs the
@@ -601,9 +601,9 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                     json_object_set_new(vj, "span_ms", fb_stats_to_json(&kl->span));
                 }
                 if (env->metrics) collect_metrics(env->metrics, &r, vj);
-                /* every variant of a case that names its plain op, timed in pairs with it (eager's
-                 * pairs: eager's extra cost) */
-                if (env->paired && c->paired[0] && strcmp(name, c->paired) != 0)
+                /* the fused variants of a case that names its plain op, timed in pairs with it
+                 * (eager's extra cost is tens of percent: its own cells say it) */
+                if (env->paired && c->paired[0] && fj.v && strcmp(name, c->paired) != 0)
                     s = measure_paired(st, &r, vj, failed);
             }
         }

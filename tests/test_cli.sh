@@ -230,6 +230,8 @@ run run --all --table --speedup-vs softmax.fused
 expect "run --all --speedup-vs a variant of one case" 2 "of case 'bias_dropout_add'"
 run run --case rmsnorm --speedup-vs eager
 expect "run --speedup-vs without --table" 2 "--speedup-vs picks the table's speedup reference: add --table"
+run run --case matmul_relu --pair --no-pair
+expect "run --pair with --no-pair" 2 "--pair and --no-pair contradict each other: give one"
 run run --case rmsnorm --table --show time
 expect "run --table with --show" 2 "leave out --show"
 run run --help
