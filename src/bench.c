@@ -357,28 +357,44 @@ static void probe_while_running(fb_timer *t)
  * the next cells' variants are likely the same kind) and takes those samples
  * again in smaller batches. A batch of one sample is kept as it is (a variant
  * that synchronises inside run() times out whatever the batch), with the warning. */
-static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out)
+/* The blocking kernel on the stream, its flags reset: what is queued behind it waits until
+ * release_and_wait. */
+static fb_status hold_stream(fb_timer *t)
 {
     __atomic_store_n((int32_t *)&t->h_sync[1], 0, __ATOMIC_SEQ_CST);
     __atomic_store_n((int32_t *)&t->h_sync[0], 0, __ATOMIC_SEQ_CST);
     fb_status s = fb_cuda_status(fb_launch_block_stream(t->d_sync, t->d_sync + 1, BLOCK_TIMEOUT_NS, t->stream),
                                  "fb_launch_block_stream", __FILE__, __LINE__);
-    if (s != FB_OK) {
-        release_flag(t);
-        return s;
-    }
-    if (t->opts.mode == FB_TIMER_CUPTI) fb_cupti_batch_begin(t->cupti, n);
-    for (int i = 0; i < n && s == FB_OK; i++) s = enqueue_sample(t, r, i, false);
-    /* Always release, also on error: the GPU must never be left spinning. */
+    if (s != FB_OK) release_flag(t);
+    return s;
+}
+
+/* Releases what hold_stream held, always, also after a failed enqueue (`queued`: the GPU must
+ * never be left spinning), then waits for it with the probe reading the clock meanwhile (the
+ * batch is running: what the probe reads is the samples' clock). A failed enqueue is drained and
+ * returned (the first error is the one to report). *timed_out: the blocking kernel gave up. */
+static fb_status release_and_wait(fb_timer *t, fb_status queued, bool *timed_out)
+{
     release_flag(t);
-    if (s != FB_OK) {
-        (void)cudaStreamSynchronize(t->stream); /* drain; the first error is the one to report */
-        return s;
+    *timed_out = false;
+    if (queued != FB_OK) {
+        (void)cudaStreamSynchronize(t->stream);
+        return queued;
     }
-    /* the batch is running now: what the probe reads (the SM clock) is the samples' */
     probe_while_running(t);
     FB_CUDA(cudaStreamSynchronize(t->stream));
-    const bool timed_out = __atomic_load_n((int32_t *)&t->h_sync[1], __ATOMIC_SEQ_CST) != 0;
+    *timed_out = __atomic_load_n((int32_t *)&t->h_sync[1], __ATOMIC_SEQ_CST) != 0;
+    return FB_OK;
+}
+
+static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out)
+{
+    fb_status s = hold_stream(t);
+    if (s != FB_OK) return s;
+    if (t->opts.mode == FB_TIMER_CUPTI) fb_cupti_batch_begin(t->cupti, n);
+    for (int i = 0; i < n && s == FB_OK; i++) s = enqueue_sample(t, r, i, false);
+    bool timed_out;
+    FB_TRY(release_and_wait(t, s, &timed_out));
     s = t->opts.mode == FB_TIMER_CUPTI ? fb_cupti_batch_end(t->cupti, n, out) : read_pairs(t, n, out);
     if (!timed_out || s != FB_OK) return s;
     t->timeouts++;
@@ -647,27 +663,16 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
 static fb_status run_pair_batch(fb_timer *t, const fb_runnable *floor, const fb_runnable *r, int n, double *xf,
                                 double *xr)
 {
-    __atomic_store_n((int32_t *)&t->h_sync[1], 0, __ATOMIC_SEQ_CST);
-    __atomic_store_n((int32_t *)&t->h_sync[0], 0, __ATOMIC_SEQ_CST);
-    fb_status s = fb_cuda_status(fb_launch_block_stream(t->d_sync, t->d_sync + 1, BLOCK_TIMEOUT_NS, t->stream),
-                                 "fb_launch_block_stream", __FILE__, __LINE__);
-    if (s != FB_OK) {
-        release_flag(t);
-        return s;
-    }
+    fb_status s = hold_stream(t);
+    if (s != FB_OK) return s;
     for (int i = 0; i < n && s == FB_OK; i++) {
         const bool floor_first = (i & 1) == 0;
         s = enqueue_sample(t, floor_first ? floor : r, 2 * i, false);
         if (s == FB_OK) s = enqueue_sample(t, floor_first ? r : floor, 2 * i + 1, false);
     }
-    release_flag(t);
-    if (s != FB_OK) {
-        (void)cudaStreamSynchronize(t->stream);
-        return s;
-    }
-    probe_while_running(t);
-    FB_CUDA(cudaStreamSynchronize(t->stream));
-    if (__atomic_load_n((int32_t *)&t->h_sync[1], __ATOMIC_SEQ_CST) != 0) t->timeouts++;
+    bool timed_out;
+    FB_TRY(release_and_wait(t, s, &timed_out));
+    if (timed_out) t->timeouts++;
     double both[EV_PAIRS];
     FB_TRY(read_pairs(t, 2 * n, both));
     for (int i = 0; i < n; i++) {
