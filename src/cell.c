@@ -425,6 +425,9 @@ static fb_status measure_paired(cell_state *st, const fb_runnable *fused, json_t
             if (isfinite(step)) json_object_set_new(pj, "ratio_step_pct", fb_json_real(step * 100.0));
             json_object_set_new(pj, "floor_ms", fb_stats_to_json(&pr.floor));
             json_object_set_new(pj, "time_ms", fb_stats_to_json(&pr.time));
+            /* every pair's ratio, for compare --paired's interval */
+            json_t *rs = fb_ratios_to_json(x, pr.n < cap ? pr.n : cap);
+            if (rs) json_object_set_new(pj, "ratio_samples", rs);
             const int timeouts = fb_timer_last_timeouts(st->env->timer);
             if (timeouts) json_object_set_new(pj, "timer_timeouts", json_integer(timeouts));
         }

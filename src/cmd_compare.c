@@ -22,6 +22,7 @@ typedef struct compare_args {
     double threshold_pct;
     int format;
     bool allow_mismatch;
+    bool paired;
     const char *out;
 } compare_args;
 
@@ -48,6 +49,10 @@ static int compare_table(compare_args *a, fb_opt *t)
                               "bench-json (github-action-benchmark's customSmallerIsBetter)"};
     t[n++] = (fb_opt){.name = "allow-device-mismatch", .kind = FB_OPT_FLAG, .dst = &a->allow_mismatch,
                       .help = "compare runs from different devices (refused by default)"};
+    t[n++] = (fb_opt){.name = "paired", .kind = FB_OPT_FLAG, .dst = &a->paired,
+                      .help = "hold each variant's paired timing against the other side's: the pairs'\n"
+                              "ratios t_variant / t_floor (run times a case's fused variants in turn with\n"
+                              "its plain op), not the times, which a power-capped card moves run to run"};
     t[n++] = (fb_opt){.name = "out", .kind = FB_OPT_STRING, .dst = &a->out, .arg = "FILE",
                       .help = "write the report to FILE (also -o FILE) instead of stdout"};
     return n;
@@ -56,7 +61,7 @@ static int compare_table(compare_args *a, fb_opt *t)
 static void compare_usage(FILE *f)
 {
     compare_args dummy = {0};
-    fb_opt t[8];
+    fb_opt t[9];
     int n = compare_table(&dummy, t);
     fputs("usage: fusionbench compare BASE.json NEW.json [options]\n"
           "       fusionbench compare RUN.json --variants A,B [options]\n"
@@ -190,8 +195,8 @@ static fb_status run_compare(const compare_args *a, int n_files, const char *con
     if (s == FB_OK && n_files == 2 && !a->allow_mismatch) s = fb_compare_check_devices(&base, &new_);
     if (s == FB_OK) warn_conditions(&base, &new_, n_files);
     if (s == FB_OK) {
-        if (n_files == 2) s = fb_compare_files(&base, &new_, &f, &o, &r);
-        else s = fb_compare_variants(&base, a->variants.item[0], a->variants.item[1], &f, &o, &r);
+        if (n_files == 2) s = fb_compare_files(&base, &new_, &f, &o, a->paired, &r);
+        else s = fb_compare_variants(&base, a->variants.item[0], a->variants.item[1], &f, &o, a->paired, &r);
     }
     if (s == FB_OK) s = write_report(a, &r);
     if (s == FB_OK && r.n_items == 0) {
@@ -201,6 +206,11 @@ static fb_status run_compare(const compare_args *a, int n_files, const char *con
                      fb_qpath(new_.path), fb_qpath(base.path));
         else fb_error("nothing to compare: no cell of %s holds both %s and %s", fb_qpath(base.path), r.variant_a,
                       r.variant_b);
+        s = FB_E_USAGE;
+    } else if (s == FB_OK && r.paired && r.n_items == r.n_untimed) {
+        /* --paired on files without pairs: every item untimed; a gate must not pass on that */
+        fb_error("nothing to compare in pairs: no variant was timed in pairs on both sides (run times a case's fused "
+                 "variants in pairs when its case file names its plain op, \"paired\", under the events timer)");
         s = FB_E_USAGE;
     } else if (s == FB_OK && fb_cmp_report_regressed(&r)) {
         int slow = r.verdicts[FB_VERDICT_SLOWER];
@@ -225,7 +235,7 @@ fb_status fb_cmd_compare(int argc, char **argv)
         return FB_OK;
     }
     compare_args a = {.threshold_pct = 5.0, .format = FB_CMP_TABLE};
-    fb_opt t[8];
+    fb_opt t[9];
     fb_cmdline cl = {.cmd = "compare", .opts = t, .n_opts = compare_table(&a, t), .allow_operands = true};
     char **v = with_long_out(argc, argv);
     if (!v) {
@@ -244,6 +254,10 @@ fb_status fb_cmd_compare(int argc, char **argv)
                      a.variants.n);
         else fb_error("one file compares two of its variants: give --variants A,B (B held against A), "
                       "or give a second file");
+        s = FB_E_USAGE;
+    }
+    if (s == FB_OK && a.paired && a.format == FB_CMP_BENCH_JSON) {
+        fb_error("--format bench-json charts NEW's times; --paired compares ratios: give one");
         s = FB_E_USAGE;
     }
     if (s == FB_OK) s = run_compare(&a, cl.n_operands, cl.operands);

@@ -191,6 +191,35 @@ static int failed_check(const fb_rs_variant *v)
     return (v->status && strcmp(v->status, "fail") == 0) || v->check_passed == 0;
 }
 
+/* compare --paired: the pairs' ratios t_variant / t_floor of each side, as compare_pair holds
+ * times (the bootstrap over every pair's ratio, the p20/p80 rule without them). */
+static fb_status compare_paired(fb_cmp_report *r, fb_cmp_item *it)
+{
+    const fb_rs_variant *b = it->base, *n = it->new_;
+    fb_compare_result *c = &it->r;
+    c->base_median = b->paired_ratio, c->n_base = b->paired_stats.n;
+    c->new_median = n->paired_ratio, c->n_new = n->paired_stats.n;
+    c->ratio = c->base_median > 0 && c->new_median > 0 ? c->new_median / c->base_median : NAN;
+    if (!b->paired_floor || !n->paired_floor) {
+        it->kind = FB_CMP_UNTIMED;
+        it->note = "not timed in pairs on both sides";
+        r->n_untimed++;
+        return FB_OK;
+    }
+    if (strcmp(b->paired_floor, n->paired_floor) != 0) it->note = "the two sides were paired with different floors";
+    it->kind = FB_CMP_COMPARED;
+    if (b->n_paired_samples > 0 && n->n_paired_samples > 0) {
+        TRY(fb_compare_samples(b->paired_samples, b->n_paired_samples, n->paired_samples, n->n_paired_samples,
+                               &r->opts, c));
+    } else {
+        fb_compare_quantiles(&b->paired_stats, &n->paired_stats, r->opts.threshold, c);
+    }
+    if (c->method == FB_CI_QUANTILES) r->n_quantile_rule++;
+    if (c->method == FB_CI_NONE) r->n_no_interval++;
+    r->verdicts[c->verdict]++;
+    return FB_OK;
+}
+
 static fb_status compare_pair(fb_cmp_report *r, fb_cmp_item *it)
 {
     const fb_rs_variant *b = it->base, *n = it->new_;
@@ -206,6 +235,7 @@ static fb_status compare_pair(fb_cmp_report *r, fb_cmp_item *it)
         r->n_failed++;
         return FB_OK;
     }
+    if (r->paired) return compare_paired(r, it);
     if (!fb_rs_is_timed(b) || !fb_rs_is_timed(n)) {
         it->kind = FB_CMP_UNTIMED;
         r->n_untimed++;
@@ -321,12 +351,14 @@ static fb_status only_side(fb_cmp_report *r, const fb_rs_doc *have, const fb_rs_
     return FB_OK;
 }
 
-static void report_init(fb_cmp_report *out, const fb_rs_doc *base, const fb_rs_doc *new_, const fb_compare_opts *o)
+static void report_init(fb_cmp_report *out, const fb_rs_doc *base, const fb_rs_doc *new_, const fb_compare_opts *o,
+                        int paired)
 {
     memset(out, 0, sizeof *out);
     out->base = base;
     out->new_ = new_;
     out->opts = *o;
+    out->paired = paired;
     out->sol_ratio = NAN;
 }
 
@@ -338,9 +370,9 @@ int fb_cmp_selected(const fb_cmp_report *r, const char *case_name, const char *d
 }
 
 fb_status fb_compare_files(const fb_rs_doc *base, const fb_rs_doc *new_, const fb_cmp_filter *f,
-                           const fb_compare_opts *o, fb_cmp_report *out)
+                           const fb_compare_opts *o, int paired, fb_cmp_report *out)
 {
-    report_init(out, base, new_, o);
+    report_init(out, base, new_, o, paired);
     out->filter = *f;
     const fb_rs_doc *docs[2] = {base, new_};
     TRY(check_filter(f, docs, 2, 1));
@@ -408,9 +440,9 @@ fb_status fb_compare_files(const fb_rs_doc *base, const fb_rs_doc *new_, const f
 /* ---- two variants of one run ------------------------------------------------------------ */
 
 fb_status fb_compare_variants(const fb_rs_doc *run, const char *a, const char *b, const fb_cmp_filter *f,
-                              const fb_compare_opts *o, fb_cmp_report *out)
+                              const fb_compare_opts *o, int paired, fb_cmp_report *out)
 {
-    report_init(out, run, run, o);
+    report_init(out, run, run, o, paired);
     out->variants_mode = 1;
     out->variant_a = a;
     out->variant_b = b;

@@ -70,6 +70,12 @@ typedef struct fb_cmp_filter {
 
 typedef struct fb_cmp_report {
     const fb_rs_doc *base, *new_; /* the same doc in two-variant mode */
+    /* compare --paired: what is held against what is each variant's paired timing, the pairs'
+     * ratios t_variant / t_floor (run's "paired": the variant timed in turn with its case's
+     * plain op), not its time: the question "is the fusion still free" asked of two runs,
+     * which the card's power state does not move as it moves times (kernels/NOTES.md, stop
+     * 43). A variant without pairs on a side is UNTIMED. The medians are then ratios. */
+    int paired;
     int variants_mode;
     const char *variant_a, *variant_b; /* two-variant mode */
     int device_mismatch;          /* the devices differ (allowed by the caller) */
@@ -93,13 +99,14 @@ typedef struct fb_cmp_report {
  * fb_error's message, with status FB_E_USAGE. */
 fb_status fb_compare_check_devices(const fb_rs_doc *base, const fb_rs_doc *new_);
 
-/* Two files. FB_E_USAGE for a filter naming a case, dtype or variant neither file has. */
+/* Two files. FB_E_USAGE for a filter naming a case, dtype or variant neither file has.
+ * `paired`: compare the pairs' ratios (fb_cmp_report.paired). */
 fb_status fb_compare_files(const fb_rs_doc *base, const fb_rs_doc *new_, const fb_cmp_filter *f,
-                           const fb_compare_opts *o, fb_cmp_report *out);
+                           const fb_compare_opts *o, int paired, fb_cmp_report *out);
 /* Variant b against variant a (the base) in every cell of one run; f->variants is
  * ignored. FB_E_USAGE when the run has no variant a or b (with a "did you mean"). */
 fb_status fb_compare_variants(const fb_rs_doc *run, const char *a, const char *b, const fb_cmp_filter *f,
-                              const fb_compare_opts *o, fb_cmp_report *out);
+                              const fb_compare_opts *o, int paired, fb_cmp_report *out);
 void fb_cmp_report_free(fb_cmp_report *r);
 
 /* Does the report's selection hold this case, dtype and variant? (The filters, and in

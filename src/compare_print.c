@@ -207,9 +207,10 @@ enum { C_VERDICT, C_CASE, C_DTYPE, C_FIXED, C_POINT, C_VARIANT, C_BASE, C_NEW, C
 static void items_table(table *t, const fb_cmp_report *r, const int *order, int from, int to, int md)
 {
     t->n_cols = N_COLS;
-    char ci_head[32], base_head[16], new_head[16];
+    char ci_head[32], base_head[24], new_head[24];
     {
-        const char *us = md ? "µs" : "us";
+        /* --paired: the medians are the pairs' ratios t_variant / t_floor */
+        const char *us = r->paired ? "t/floor" : md ? "µs" : "us";
         const char *h[N_COLS] = {"verdict", "case", "dtype", any_fixed(r) ? "fixed" : "", "point", r->variants_mode ? "" : "variant",
                                  fmt(base_head, sizeof base_head, "%s %s", side_name(r, 0), us),
                                  fmt(new_head, sizeof new_head, "%s %s", side_name(r, 1), us), "ratio",
@@ -225,8 +226,9 @@ static void items_table(table *t, const fb_cmp_report *r, const int *order, int 
                                    grid_text(grid, sizeof grid, it->kase, it->grid),
                                    point(pt, sizeof pt, it->kase->rows, it->kase->cols, it->row, it->col),
                                    r->variants_mode ? "" : it->new_variant,
-                                   num(b, sizeof b, "%.2f", it->r.base_median),
-                                   num(n, sizeof n, "%.2f", it->r.new_median), num(ratio, sizeof ratio, "%.3f", it->r.ratio),
+                                   num(b, sizeof b, r->paired ? "%.4f" : "%.2f", it->r.base_median),
+                                   num(n, sizeof n, r->paired ? "%.4f" : "%.2f", it->r.new_median),
+                                   num(ratio, sizeof ratio, "%.3f", it->r.ratio),
                                    ci, item_note(note, sizeof note, r, it)};
         table_row(t, row);
     }
@@ -258,6 +260,10 @@ static void doc_line(char *buf, size_t n, const fb_rs_doc *d)
 static void legend(FILE *f, const fb_cmp_report *r, int md)
 {
     double t = r->opts.threshold;
+    if (r->paired)
+        fprintf(f, "paired: each variant's pairs' ratio t_variant / t_floor (run timed it in turn with its case's "
+                   "plain op) is held against the other side's, not its time.%s",
+                md ? " " : "\n");
     fprintf(f,
             "ratio = %s median / %s median, with a %g%% bootstrap interval (%d resamples, seed %llu);%s"
             "%s when the whole interval is above %.3f, %s below %.3f, SAME inside [%.3f, %.3f] "
@@ -456,8 +462,9 @@ static json_t *item_json(const fb_cmp_report *r, const fb_cmp_item *it)
     bad |= json_object_set_new(o, "hi", fb_json_real(it->r.hi));
     bad |= json_object_set_new(o, "method", json_string(fb_ci_method_name(it->r.method)));
     bad |= json_object_set_new(o, "p", fb_json_real(it->r.p));
-    bad |= json_object_set_new(o, "base_median_us", fb_json_real(it->r.base_median));
-    bad |= json_object_set_new(o, "new_median_us", fb_json_real(it->r.new_median));
+    /* --paired: the medians are the pairs' ratios, not times */
+    bad |= json_object_set_new(o, r->paired ? "base_paired_ratio" : "base_median_us", fb_json_real(it->r.base_median));
+    bad |= json_object_set_new(o, r->paired ? "new_paired_ratio" : "new_median_us", fb_json_real(it->r.new_median));
     bad |= json_object_set_new(o, "n_base", json_integer(it->r.n_base));
     bad |= json_object_set_new(o, "n_new", json_integer(it->r.n_new));
     bad |= json_object_set_new(o, "base_status", str_or_null(it->base->status));
@@ -511,6 +518,7 @@ static fb_status print_json(FILE *f, const fb_cmp_report *r, const int *order)
     for (int i = 0; ok && i < r->n_only; i++) ok = json_array_append_new(only, only_json(r, &r->only[i])) == 0;
     if (ok) {
         json_object_set_new(root, "mode", json_string(r->variants_mode ? "variants" : "files"));
+        json_object_set_new(root, "measure", json_string(r->paired ? "paired_ratio" : "time"));
         if (r->variants_mode) {
             json_object_set_new(root, "run", doc_json(r->base));
             json_object_set_new(root, "variant_a", json_string(r->variant_a));

@@ -307,20 +307,27 @@ double fb_json_number(const json_t *obj, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-json_t *fb_samples_to_json(const double *ms, int n)
+/* x[i] * scale rounded to 1 / quanta, as a JSON array; NULL when there are none or one is not
+ * finite and non-negative (the schema has no spelling for it: none kept). */
+static json_t *reals_json(const double *x, int n, double scale, double quanta)
 {
-    if (!ms || n <= 0) return NULL;
+    if (!x || n <= 0) return NULL;
     for (int i = 0; i < n; i++)
-        if (!isfinite(ms[i]) || ms[i] < 0) return NULL; /* the schema has no spelling for it: none kept */
+        if (!isfinite(x[i]) || x[i] < 0) return NULL;
     json_t *a = json_array();
-    /* 1 ns steps: finer than any event timer resolves, and short to print */
     for (int i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_real(round(ms[i] * 1e6) / 1e3)) != 0) {
+        if (json_array_append_new(a, json_real(round(x[i] * scale * quanta) / quanta)) != 0) {
             json_decref(a);
             a = NULL;
         }
     return a;
 }
+
+/* 1 ns steps: finer than any event timer resolves, and short to print */
+json_t *fb_samples_to_json(const double *ms, int n) { return reals_json(ms, n, 1e3, 1e3); }
+
+/* 1e-5: a hundred times finer than the pairs' ratios move (kernels/NOTES.md, stop 43) */
+json_t *fb_ratios_to_json(const double *ratios, int n) { return reals_json(ratios, n, 1.0, 1e5); }
 
 json_t *fb_kernels_launched_json(const fb_timer_kernels *k)
 {

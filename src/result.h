@@ -155,6 +155,9 @@ void fb_result_sync_dir(const char *path);
  * microseconds rounded to 1 ns. NULL when there are none, or when one is not a
  * finite non-negative time (the schema has no spelling for it). */
 json_t *fb_samples_to_json(const double *ms, int n);
+/* The paired timing's "ratio_samples" (t_variant / t_floor pair by pair, in the order taken),
+ * rounded to 1e-5; NULL as fb_samples_to_json. */
+json_t *fb_ratios_to_json(const double *ratios, int n);
 /* The "kernels_launched" object of a CUPTI measurement (KERNELS above). */
 struct fb_timer_kernels;
 json_t *fb_kernels_launched_json(const struct fb_timer_kernels *k);

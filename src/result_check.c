@@ -280,34 +280,39 @@ static fb_status check_check(const char *path, const json_t *obj, const char *wh
     return field(path, ck, w, "why", K_STRING, false, NULL);
 }
 
-/* "samples_us", when present (files written before it have none): every sample
- * of time_ms, so an array of time_ms.n finite non-negative numbers (a JSON
- * number is always finite; null, NaN's spelling, is refused: a sample is never
- * unknown). */
-static fb_status check_samples(const char *path, const json_t *m, const char *where)
+/* An array of every sample behind a stats object, when present: "samples_us" of time_ms (files
+ * written before it have none), the paired timing's "ratio_samples" of ratio. So an array of
+ * stats.n finite non-negative numbers (a JSON number is always finite; null, NaN's spelling, is
+ * refused: a sample is never unknown). `what` names one sample in messages. */
+static fb_status check_sample_array(const char *path, const json_t *m, const char *where, const char *key,
+                                    const char *stats_key, const char *what)
 {
     json_t *arr;
-    TRY(field(path, m, where, "samples_us", K_ARRAY, false, &arr));
+    TRY(field(path, m, where, key, K_ARRAY, false, &arr));
     if (!arr) return FB_OK;
     char w[WHERE_MAX], wi[WHERE_MAX], d[96];
-    at_key(w, where, "samples_us");
+    at_key(w, where, key);
     size_t i;
     json_t *x;
     json_array_foreach(arr, i, x) {
         if (json_is_number(x) && json_number_value(x) >= 0) continue;
         at_index(wi, w, i);
-        return fail(path, wi, "expected a non-negative number (a time in microseconds), got %s",
-                    fb_json_describe(x, d, sizeof d));
+        return fail(path, wi, "expected a non-negative number (%s), got %s", what, fb_json_describe(x, d, sizeof d));
     }
     size_t len = json_array_size(arr);
-    json_t *n = json_object_get(json_object_get(m, "time_ms"), "n");
+    json_t *n = json_object_get(json_object_get(m, stats_key), "n");
     if (!json_is_integer(n))
-        return fail(path, w, "%zu sample%s, but no time_ms.n to hold %s against", len, len == 1 ? "" : "s",
+        return fail(path, w, "%zu sample%s, but no %s.n to hold %s against", len, len == 1 ? "" : "s", stats_key,
                     len == 1 ? "it" : "them");
     if ((json_int_t)len != json_integer_value(n))
-        return fail(path, w, "%zu sample%s, but time_ms.n is %lld", len, len == 1 ? "" : "s",
+        return fail(path, w, "%zu sample%s, but %s.n is %lld", len, len == 1 ? "" : "s", stats_key,
                     (long long)json_integer_value(n));
     return FB_OK;
+}
+
+static fb_status check_samples(const char *path, const json_t *m, const char *where)
+{
+    return check_sample_array(path, m, where, "samples_us", "time_ms", "a time in microseconds");
 }
 
 /* "metrics", when present (run --metrics; files without it stay valid): an
@@ -428,6 +433,7 @@ static fb_status check_paired(const char *path, const json_t *m, const char *whe
         TRY(field(path, pj, w, stats[i], K_OBJECT, ok, NULL));
         TRY(check_stats(path, pj, w, stats[i]));
     }
+    TRY(check_sample_array(path, pj, w, "ratio_samples", "ratio", "a ratio of two times"));
     TRY(field(path, pj, w, "ratio_step_pct", K_NUMBER, false, NULL));
     TRY(field(path, pj, w, "prepare_ms", K_NUMBER, false, NULL));
     TRY(check_wall(path, pj, w));

@@ -77,36 +77,47 @@ static fb_status no_memory(const char *path)
 /* ---- measurements --------------------------------------------------------------- */
 
 /* `where` names the entry in messages: cases[0].dtypes[0].cells[3].variants["softmax.fused"] */
-static fb_status read_samples(const char *path, const char *where, const json_t *arr, fb_rs_variant *v)
+/* An array of finite non-negative numbers (`key` under `where`, for messages) into a malloc'ed
+ * *out of *n; none when arr is NULL or empty. */
+static fb_status read_reals(const char *path, const char *where, const char *key, const json_t *arr, double **out,
+                            int *n_out)
 {
+    *out = NULL;
+    *n_out = 0;
     if (!arr) return FB_OK;
     if (!json_is_array(arr)) {
         char d[96];
-        fb_error("%s: %s.samples_us: expected an array, got %s", fb_qpath(path), where,
-                 fb_json_describe(arr, d, sizeof d));
+        fb_error("%s: %s.%s: expected an array, got %s", fb_qpath(path), where, key, fb_json_describe(arr, d, sizeof d));
         return FB_E_CASE;
     }
     size_t n = json_array_size(arr), i;
     if (n == 0) return FB_OK;
     if (n > (size_t)INT32_MAX) {
-        fb_error("%s: %s.samples_us: too many samples (%zu)", fb_qpath(path), where, n);
+        fb_error("%s: %s.%s: too many samples (%zu)", fb_qpath(path), where, key, n);
         return FB_E_CASE;
     }
-    v->samples_us = malloc(n * sizeof *v->samples_us);
-    if (!v->samples_us) return no_memory(path);
+    double *x = malloc(n * sizeof *x);
+    if (!x) return no_memory(path);
     json_t *it;
     json_array_foreach(arr, i, it) {
-        double x = json_is_number(it) ? json_number_value(it) : NAN;
-        if (!isfinite(x) || x < 0) {
+        double y = json_is_number(it) ? json_number_value(it) : NAN;
+        if (!isfinite(y) || y < 0) {
             char d[96];
-            fb_error("%s: %s.samples_us[%zu]: expected a finite number >= 0, got %s", fb_qpath(path), where, i,
+            fb_error("%s: %s.%s[%zu]: expected a finite number >= 0, got %s", fb_qpath(path), where, key, i,
                      fb_json_describe(it, d, sizeof d));
+            free(x);
             return FB_E_CASE;
         }
-        v->samples_us[i] = x;
+        x[i] = y;
     }
-    v->n_samples = (int)n;
+    *out = x;
+    *n_out = (int)n;
     return FB_OK;
+}
+
+static fb_status read_samples(const char *path, const char *where, const json_t *arr, fb_rs_variant *v)
+{
+    return read_reals(path, where, "samples_us", arr, &v->samples_us, &v->n_samples);
 }
 
 /* The strings of a JSON array joined with "; " into a new string (*out; NULL for an empty
@@ -164,15 +175,21 @@ static fb_status read_clock(const char *path, const json_t *m, fb_rs_variant *v)
     return join_strings(path, json_object_get(ck, "limited_by"), &v->limited_by_text);
 }
 
-/* "paired" (cell.c's paired timing), when its status is ok: the floor's name and the pairs'
- * median ratio. */
-static void read_paired(const json_t *m, fb_rs_variant *v)
+/* "paired" (cell.c's paired timing), when its status is ok: the floor's name, the pairs' ratio
+ * stats (and their median apart) and every pair's ratio. */
+static fb_status read_paired(const char *path, const char *where, const json_t *m, fb_rs_variant *v)
 {
     const json_t *pj = json_object_get(m, "paired");
     const char *st = json_string_value(json_object_get(pj, "status"));
     const bool ok = st && strcmp(st, "ok") == 0;
+    fb_stats_from_json(ok ? json_object_get(pj, "ratio") : NULL, &v->paired_stats);
     v->paired_floor = ok ? json_string_value(json_object_get(pj, "floor")) : NULL;
-    v->paired_ratio = ok ? num_at(json_object_get(pj, "ratio"), "median") : NAN;
+    v->paired_ratio = ok ? v->paired_stats.median : NAN;
+    if (!ok) return FB_OK;
+    char w[512];
+    snprintf(w, sizeof w, "%s.paired", where);
+    return read_reals(path, w, "ratio_samples", json_object_get(pj, "ratio_samples"), &v->paired_samples,
+                      &v->n_paired_samples);
 }
 
 static fb_status read_measurement(const char *path, const char *where, const char *name, const json_t *m,
@@ -205,8 +222,8 @@ static fb_status read_measurement(const char *path, const char *where, const cha
     const json_t *mj = json_object_get(m, "metrics");
     for (int i = 0; i < FB_NMETRICS; i++) v->metrics[i] = num_at(mj, fb_metric_table[i].key);
     v->metrics_error = str_at(m, "metrics_error");
-    read_paired(m, v);
-    fb_status s = read_kernels(path, m, v);
+    fb_status s = read_paired(path, where, m, v);
+    if (s == FB_OK) s = read_kernels(path, m, v);
     if (s == FB_OK) s = read_clock(path, m, v);
     if (s != FB_OK) return s;
     return read_samples(path, where, json_object_get(m, "samples_us"), v);
@@ -215,6 +232,7 @@ static fb_status read_measurement(const char *path, const char *where, const cha
 static void free_measurement(fb_rs_variant *v)
 {
     free(v->samples_us);
+    free(v->paired_samples);
     free(v->kernel_names);
     free((char *)v->kernel_names_text);
     free((char *)v->limited_by_text);

@@ -72,9 +72,13 @@ typedef struct fb_rs_variant { /* one variant in one cell */
     const char *limited_by_text; /* NVML's clock-limit reasons joined with "; ", NULL when none */
     int power_limited;           /* one of them a power or thermal limit (fb_clock_power_limited) */
     /* timed in pairs with the case's plain op (cell.c's "paired", when its status is ok): the floor
-     * variant's name, the median of t_variant / t_floor over the pairs; NULL and NaN when absent */
+     * variant's name, the median of t_variant / t_floor over the pairs, their stats and every
+     * pair's ratio in the order taken; NULL, NaN (all NaN stats) and NULL / 0 when absent */
     const char *paired_floor;
     double paired_ratio;
+    fb_stats paired_stats;
+    double *paired_samples;
+    int n_paired_samples;
 } fb_rs_variant;
 
 typedef struct fb_rs_shape { /* one program input's shape at a cell */

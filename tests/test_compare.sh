@@ -339,5 +339,38 @@ count_lines "fixed: variants, K=1024's own ratio" "^FASTER +mm +float32 +K=1024 
 run compare "$R/base.json" "$R/slower.json"
 lacks "no fixed column" "fixed"
 
+# ---- --paired: the pairs' ratios t_variant / t_floor, not the times (make_fixtures.py's paired_*)
+for f in paired_base paired_slowcard paired_costlier; do
+    run compare "$R/$f.json" "$R/$f.json" --format json
+    expect "$f.json is valid" 0
+done
+# the card 12% slower everywhere: every time SLOWER, the pairs' ratios SAME
+run compare "$R/paired_base.json" "$R/paired_slowcard.json"
+expect "slow card, by time" 1
+count_lines "slow card, by time: all SLOWER" '^SLOWER +softmax ' 4
+run compare "$R/paired_base.json" "$R/paired_slowcard.json" --paired
+expect "slow card, paired" 0
+count_lines "slow card, paired: the fused variant SAME" '^SAME +softmax +float32 .* softmax\.fused ' 2
+count_lines "slow card, paired: eager not timed in pairs" '^UNTIMED .*not timed in pairs on both sides' 2
+has "slow card, paired: the legend says what is held" "paired: each variant's pairs' ratio t_variant / t_floor"
+has "slow card, paired: the columns are ratios" "BASE t/floor  NEW t/floor"
+# the fusion no longer free: its pairs' ratios 7% higher
+run compare "$R/paired_base.json" "$R/paired_costlier.json" --paired
+expect "costlier fusion, paired" 1
+count_lines "costlier fusion, paired: SLOWER" '^SLOWER +softmax .* softmax\.fused +1\.01[0-9]+ +1\.08[0-9]+ +1\.07' 2
+run compare "$R/paired_base.json" "$R/paired_slowcard.json" --paired --format json
+json_check "paired json" '
+assert d["measure"] == "paired_ratio", d["measure"]
+c = [x for x in d["comparisons"] if x["kind"] == "compared"]
+assert len(c) == 2 and all(x["method"] == "bootstrap" and "base_paired_ratio" in x and "base_median_us" not in x for x in c), c
+'
+run compare "$R/base.json" "$R/slower.json" --format json
+json_check "times json says its measure" 'assert d["measure"] == "time"'
+# files without pairs: nothing compared is not a pass
+run compare "$R/base.json" "$R/same.json" --paired
+expect "paired, no pairs" 2 "nothing to compare in pairs: no variant was timed in pairs on both sides"
+run compare "$R/paired_base.json" "$R/paired_slowcard.json" --paired --format bench-json
+expect "paired bench-json" 2 "--format bench-json charts NEW's times; --paired compares ratios: give one"
+
 echo "compare: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

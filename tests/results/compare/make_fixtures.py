@@ -24,6 +24,12 @@ microseconds, in the order taken, length time_ms.n) and time_ms computed from th
   fixed_slower.json  fixed_base.json with mm.fused 25% slower at K=4096 M=128 N=64 only,
                  and a cell M=256 N=128 at K=4096 (which fixed_base.json lacks)
                  -> SLOWER at K=4096 alone (the same M, N at K=1024 is SAME), only in NEW
+  paired_base.json  base.json's cells with softmax.fused also timed in pairs with a plain op
+                 (run's "paired": the pairs' ratios t_variant / t_floor around 1.01, 0.3% sigma)
+  paired_slowcard.json  every time 12% slower (the card's power state) and the pairs' ratios
+                 as before                       -> SLOWER by time, SAME with --paired
+  paired_costlier.json  softmax.fused 7% slower and its pairs' ratios 7% higher (the fusion
+                 no longer free)                 -> SLOWER both ways
   bad.json       not a result file (cases is an object)                        -> exit 3
 """
 import copy
@@ -156,6 +162,29 @@ def fixed_slower():
     return doc
 
 
+def with_pairs(doc, seed, ratio, time_scale=1.0, fused_scale=1.0, n=40):
+    """doc with every time scaled by time_scale (softmax.fused's also by fused_scale) and
+    softmax.fused carrying a paired timing whose pairs' ratios sit around `ratio`."""
+    rng = random.Random(seed)
+    for cell in doc["cases"][0]["dtypes"][0]["cells"]:
+        for name, v in list(cell["variants"].items()) + [("sol", cell["sol"])]:
+            k = time_scale * (fused_scale if name == "softmax.fused" else 1.0)
+            v["samples_us"] = [round(x * k, 3) for x in v["samples_us"]]
+            for key in ("min", "p20", "median", "p80", "max", "mean", "stdev"):
+                v["time_ms"][key] = round(v["time_ms"][key] * k, 9)
+        f = cell["variants"]["softmax.fused"]
+        ratios = [round(ratio * (1 + 0.003 * rng.gauss(0, 1)), 5) for _ in range(n)]
+        s = sorted(ratios)
+        t_ms = f["time_ms"]["median"]
+        f["paired"] = {"floor": "softmax.floor", "status": "ok", "n": n,
+                       "ratio": {"min": s[0], "p20": quantile(s, 0.2), "median": quantile(s, 0.5),
+                                 "p80": quantile(s, 0.8), "max": s[-1], "n": n},
+                       "floor_ms": {"median": round(t_ms / ratio, 9), "n": n},
+                       "time_ms": {"median": t_ms, "n": n},
+                       "check": {"mode": "full", "passed": True}, "ratio_samples": ratios}
+    return doc
+
+
 def write(name, doc):
     text = json.dumps(doc, indent=1)
     # arrays of numbers (samples_us, grid values) on one line, as fusionbench writes them
@@ -182,6 +211,9 @@ def main():
     write("rows_b.json", run(6, cells=rows, one_axis=True, fused_scale=1.10))
     write("fixed_base.json", fixed_base())
     write("fixed_slower.json", fixed_slower())
+    write("paired_base.json", with_pairs(run(1), 7, 1.01))
+    write("paired_slowcard.json", with_pairs(run(2), 8, 1.01, time_scale=1.12))
+    write("paired_costlier.json", with_pairs(run(2), 9, 1.01 * 1.07, fused_scale=1.07))
     bad = run(1)
     bad["cases"] = {"softmax": bad["cases"][0]}
     write("bad.json", bad)
