@@ -200,6 +200,15 @@ static void test_validation(void)
          "{\"floor\": \"matmul.tuned\", \"status\": \"ok\", \"n\": 3, \"ratio\": {\"median\": \"1\"}, "
          "\"floor_ms\": {}, \"time_ms\": {}}",
          "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].paired.ratio.median: expected a number (or null), got the string '1'"},
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/paired",
+         "{\"floor\": \"m\", \"status\": \"ok\", \"n\": 3, \"ratio\": {\"median\": 1.0, \"n\": 3}, \"floor_ms\": {}, "
+         "\"time_ms\": {}, \"ratio_samples\": [1.0, 1.01]}",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].paired.ratio_samples: 2 samples, but ratio.n is 3"},
+        {"cases/0/dtypes/0/cells/0/variants/softmax.fused/paired",
+         "{\"floor\": \"m\", \"status\": \"ok\", \"n\": 2, \"ratio\": {\"median\": 1.0, \"n\": 2}, \"floor_ms\": {}, "
+         "\"time_ms\": {}, \"ratio_samples\": [1.0, -1]}",
+         "cases[0].dtypes[0].cells[0].variants[\"softmax.fused\"].paired.ratio_samples[1]: expected a non-negative number (a "
+         "ratio of two times), got -1"},
         /* the inputs' shapes at a cell (optional) */
         {"cases/0/dtypes/0/cells/0/shapes", "[128, 64]", "cases[0].dtypes[0].cells[0].shapes: expected an object, got an array"},
         {"cases/0/dtypes/0/cells/0/shapes", "{\"x\": 128}", "cases[0].dtypes[0].cells[0].shapes.x: expected an array, got 128"},
