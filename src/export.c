@@ -89,8 +89,8 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
 unsigned fb_export_views(const fb_rs_doc *doc, fb_show first)
 {
     unsigned views = 1u << FB_SHOW_SPEEDUP | 1u << FB_SHOW_SOL | 1u << FB_SHOW_TIME | 1u << FB_SHOW_GBPS | 1u << first;
-    bool dram = false, inst = false;
-    for (int i = 0; i < doc->n_cases && !(dram && inst); i++)
+    bool dram = false, inst = false, paired = false;
+    for (int i = 0; i < doc->n_cases && !(dram && inst && paired); i++)
         for (int d = 0; d < doc->cases[i].n_dtypes; d++)
             for (int k = 0; k < doc->cases[i].dtypes[d].n_cells; k++) {
                 const fb_rs_cell *c = &doc->cases[i].dtypes[d].cells[k];
@@ -98,9 +98,11 @@ unsigned fb_export_views(const fb_rs_doc *doc, fb_show first)
                     const double *m = c->variants[v].metrics;
                     dram |= isfinite(m[FB_METRIC_DRAM_READ]) && isfinite(m[FB_METRIC_DRAM_WRITE]);
                     inst |= isfinite(m[FB_METRIC_INST]);
+                    paired |= isfinite(c->variants[v].paired_ratio);
                 }
             }
-    return views | (dram ? 1u << FB_SHOW_DRAM : 0) | (inst ? 1u << FB_SHOW_INST : 0);
+    return views | (dram ? 1u << FB_SHOW_DRAM : 0) | (inst ? 1u << FB_SHOW_INST : 0) |
+           (paired ? 1u << FB_SHOW_PAIRED : 0);
 }
 
 /* ---- choosing what to walk --------------------------------------------------------- */

@@ -153,20 +153,20 @@ const fb_show_mode fb_show_modes[FB_NSHOW] = {
                       FB_SCALE_LOG, false, false, v_dram, f_times},
     [FB_SHOW_INST] = {"inst", "inst", "instructions", "%1 warp instructions executed (measured)",
                       "warp instructions executed, log scale", FB_SCALE_LOG, false, false, v_inst, fb_format_count},
-    [FB_SHOW_KERNELS] = {"kernels", "kernels", "kernels", "%1 kernels per run (measured by CUPTI; (N): declared, not measured)",
-                         "kernels per run (measured by CUPTI)", FB_SCALE_FROM_ZERO, false, false, v_kernels, f_whole,
-                         t_kernels, kernel_names},
     [FB_SHOW_PAIRED] = {"paired", "vs floor", "vs floor",
                         "%1 vs the plain op, timed in pairs with it (t_floor / t_%1, median of the pairs; 100%: "
                         "the fusion is free)",
                         "t_floor / t_variant, timed in pairs", FB_SCALE_SPEEDUP, false, false, v_paired,
                         f_percent_of_ratio},
+    [FB_SHOW_KERNELS] = {"kernels", "kernels", "kernels", "%1 kernels per run (measured by CUPTI; (N): declared, not measured)",
+                         "kernels per run (measured by CUPTI)", FB_SCALE_FROM_ZERO, false, false, v_kernels, f_whole,
+                         t_kernels, kernel_names},
 };
 
 const fb_opt_choice fb_show_choices[FB_NSHOW] = {
     {"speedup", FB_SHOW_SPEEDUP}, {"sol", FB_SHOW_SOL}, {"time", FB_SHOW_TIME},
     {"gbps", FB_SHOW_GBPS},       {"dram", FB_SHOW_DRAM}, {"inst", FB_SHOW_INST},
-    {"kernels", FB_SHOW_KERNELS}, {"paired", FB_SHOW_PAIRED},
+    {"paired", FB_SHOW_PAIRED},   {"kernels", FB_SHOW_KERNELS},
 };
 
 int fb_show_from_name(const char *s, fb_show *out)
@@ -193,6 +193,8 @@ bool fb_show_text(fb_show show, const fb_show_input *in, bool throttled, char *b
     else if (isfinite(value)) mode->format(value, buf, n);
     else snprintf(buf, n, "-");
     size_t len = strlen(buf);
+    /* a paired ratio holds still while the clock moves (bench.h): the cell's mark is not its */
+    if (show == FB_SHOW_PAIRED) throttled = false;
     if (!throttled || strcmp(buf, "-") == 0 || len + sizeof FB_THROTTLE_MARK > n) return false;
     memcpy(buf + len, FB_THROTTLE_MARK, sizeof FB_THROTTLE_MARK);
     return true;
@@ -303,8 +305,7 @@ static void format_cell(char *out, json_t *cell, const char *variant, const char
     json_t *pj = json_object_get(v, "paired");
     const char *pst = json_string_value(json_object_get(pj, "status"));
     in.paired_ratio = pst && strcmp(pst, "ok") == 0 ? fb_json_number(json_object_get(pj, "ratio"), "median") : NAN;
-    /* a paired ratio holds still while the clock moves (bench.h): the cell's mark is not its */
-    *throttled = fb_show_text(show, &in, show != FB_SHOW_PAIRED && fb_cell_json_throttled(cell), out, ENTRY_MAX);
+    *throttled = fb_show_text(show, &in, fb_cell_json_throttled(cell), out, ENTRY_MAX);
 }
 
 /* ---- the grid ------------------------------------------------------------- */

@@ -20,11 +20,11 @@ typedef enum fb_show {
     FB_SHOW_GBPS,    /* achieved GB/s of ideal bytes                        */
     FB_SHOW_DRAM,    /* measured DRAM bytes / ideal bytes (run --metrics)   */
     FB_SHOW_INST,    /* warp instructions executed (run --metrics)          */
+    FB_SHOW_PAIRED,  /* t_floor / t_variant, timed in pairs with the case's plain op, percent */
     /* The modes above are views: what export --show, the heatmaps and the html
      * switch offer. Those from here on are the terminal grid's only (run --show). */
     FB_NSHOW_VIEWS,
     FB_SHOW_KERNELS = FB_NSHOW_VIEWS, /* kernels per run and their names (--timer cupti) */
-    FB_SHOW_PAIRED,  /* t_floor / t_variant, timed in pairs with the case's plain op, percent */
     FB_NSHOW
 } fb_show;
 

@@ -40,7 +40,7 @@ run export "$SMALL" --format csv --show fast
 expect "bad --show" 2 "fast"
 # kernels is run's grid only (the md and html exports list what was launched instead)
 run export "$SMALL" --format md --show kernels
-expect "--show kernels is not an export view" 2 "--show: unknown value 'kernels' (expected speedup, sol, time, gbps, dram or inst)"
+expect "--show kernels is not an export view" 2 "--show: unknown value 'kernels' (expected speedup, sol, time, gbps, dram, inst or paired)"
 run export "$SMALL" "$SMALL" --format csv
 expect "two files" 2 "one result file at a time"
 run export no/such.json --format csv
