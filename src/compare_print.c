@@ -296,10 +296,11 @@ static void notes(FILE *f, const fb_cmp_report *r, const char *bullet)
         else fprintf(f, "%sthe speed-of-light copies are not compared (they time the device, not the code)\n", bullet);
     }
     if (r->n_quantile_rule)
-        fprintf(f, "%s%d comparisons had no timing samples on a side (a file written before samples were kept): "
+        fprintf(f, "%s%d comparisons had no %s on a side (a file written before %s): "
                    "their interval is [p20 NEW / p80 BASE, p80 NEW / p20 BASE], wider than a bootstrap interval, "
                    "so they err toward NOISY\n",
-                bullet, r->n_quantile_rule);
+                bullet, r->n_quantile_rule, r->paired ? "per-pair ratios" : "timing samples",
+                r->paired ? "run kept them, ratio_samples" : "samples were kept");
     if (r->n_no_interval)
         fprintf(f, "%s%d comparisons had no interval at all (too few samples): NOISY\n", bullet, r->n_no_interval);
     if (r->device_mismatch) {

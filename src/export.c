@@ -81,8 +81,9 @@ static void fill_cell(const fb_export_grid *g, fb_export_cell *c)
         c->value[s] = mark ? NAN : fb_show_value((fb_show)s, &in);
         if (!mark && isnan(c->value[s])) mark = "-";
         c->mark[s] = mark;
+        c->marked[s] = false;
         if (mark) snprintf(c->text[s], FB_EXPORT_TEXT, "%s", mark);
-        else fb_show_text((fb_show)s, &in, c->throttled, c->text[s], FB_EXPORT_TEXT);
+        else c->marked[s] = fb_show_text((fb_show)s, &in, c->throttled, c->text[s], FB_EXPORT_TEXT);
     }
 }
 

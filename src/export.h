@@ -108,6 +108,7 @@ typedef struct fb_export_cell {
     char text[FB_NSHOW][FB_EXPORT_TEXT]; /* the mark, or the value as the grid prints it
                                             (with FB_THROTTLE_MARK after it when throttled) */
     bool throttled;            /* the cell's SM clock fell more than 10% while it ran */
+    bool marked[FB_NSHOW];     /* text[s] carries the throttle mark (fb_show_text: never the paired view's) */
     char shape[64];            /* the case's first input's shape here, "4x128x1027"; "" when the
                                   file has no shapes (result.h's SHAPES) */
 } fb_export_cell;

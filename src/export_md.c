@@ -88,7 +88,7 @@ static fb_status cell(fb_export *x, const fb_export_grid *g, const fb_export_cel
     snprintf(st->text[(size_t)c->r * (size_t)g->n_cols + (size_t)c->c], FB_EXPORT_TEXT, "%s", t);
     for (size_t i = 0; c->mark[g->show] && i < sizeof mark_legend / sizeof mark_legend[0]; i++)
         if (strcmp(c->mark[g->show], mark_legend[i].mark) == 0) st->seen[i] = true;
-    if (c->throttled && !c->mark[g->show]) st->throttled = true;
+    if (c->marked[g->show]) st->throttled = true;
     return FB_OK;
 }
 

@@ -340,7 +340,7 @@ void fb_heatmap_panel(FILE *f, const fb_export_grid *g, const fb_export_cell *ce
         sc[v] = make_scale(cells, n, (fb_show)v);
         for (int i = 0; i < n; i++) {
             if (cells[i].mark[v]) present[v][mark_index(cells[i].mark[v])] = true;
-            else if (cells[i].throttled) throttled[v] = true;
+            else if (cells[i].marked[v]) throttled[v] = true;
         }
     }
     double cw = cell_w(g), ch = cell_h(g), x0 = MARGIN + LABEL_W, gy = y + TOP;
