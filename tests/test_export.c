@@ -381,6 +381,17 @@ static void test_clocks(void)
     CHECK(strstr(md, "FAIL!") == NULL);        /* a mark is not a number */
     CHECK(strstr(md, "|  250.0% |") != NULL);  /* 256 x 128: no after reading of the SM clock: not flagged */
     CHECK(strstr(md, "!: throttled (the SM clock fell more than 10%") != NULL);
+    {
+        /* the paired view: toy.fused's pairs at 128 x 64 (t_floor / t_variant = 1 / 1.02), "-" where
+         * no pairs were timed, and no throttle mark or its note, though 128 x 128 is throttled */
+        fb_status pst;
+        char *pmd = export_text(&d, "md", (fb_export_opts){FB_SHOW_PAIRED}, &pst);
+        CHECK(pst == FB_OK && pmd);
+        CHECK(pmd && strstr(pmd, "toy.fused vs the plain op, timed in pairs with it") != NULL);
+        CHECK(pmd && strstr(pmd, "| 98.0% |") != NULL);
+        CHECK(pmd && strstr(pmd, "!") == NULL);
+        free(pmd);
+    }
     CHECK(strstr(csv, ",unchecked,sm_clock_before_mhz,sm_clock_after_mhz,mem_clock_before_mhz,mem_clock_after_mhz,"
                       "temp_before_c,temp_after_c,power_before_w,power_after_w,throttled,step_pct,sm_clock_min_mhz,"
                       "sm_clock_mean_mhz,limited_by,paired_floor,paired_ratio,device,commit\n") != NULL);
