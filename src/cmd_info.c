@@ -209,6 +209,8 @@ static void print_case_text(const fb_case *c, const char *path)
         const fb_variant *v = fb_variant_find(c->fused[f]);
         printf("            %-*s  %s\n", width, c->fused[f], v && v->about ? v->about : "");
     }
+    if (c->paired[0]) /* run's paired timing (cell.c): what each fused variant is timed in turn with */
+        printf("  paired    %s, the first op alone: each fused variant is also timed in turn with it\n", c->paired);
 }
 
 static json_t *dtypes_json(unsigned bits, const fb_dtype *list, int n)
@@ -285,6 +287,7 @@ static json_t *case_json(const fb_case *c, const char *path)
                                                   dtypes_json(v ? v->dtypes : 0, NULL, 0)));
     }
     json_object_set_new(o, "fused", variants);
+    if (c->paired[0]) json_object_set_new(o, "paired", json_string(c->paired));
     return o;
 }
 

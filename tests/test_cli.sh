@@ -137,6 +137,7 @@ assert [a["symbol"] for a in s["grid"]] == ["dim0", "dim1"]
 assert s["grid"][0]["values"][0] == 128 and s["grid"][1]["values"][-1] == 65536
 assert s["fused"][0]["name"] == "softmax.fused" and s["fused"][0]["about"]
 assert s["ops"] == ["amax", "sub", "exp", "sum", "div"]
+assert "paired" not in s and cases["matmul_relu"]["paired"] == "matmul.tuned" and cases["conv_add"]["paired"] == "eager"
 ' && ok || bad "list --json: contents"
 else
     echo "cli: python3 not found; list --json checked for exit status only"
@@ -144,6 +145,9 @@ fi
 
 run list softmax
 expect "list NAME" 0
+run list matmul_bias
+expect "list NAME names its paired plain op" 0
+[[ "$out" == *"paired    matmul.tuned, the first op alone"* ]] && ok || bad "list matmul_bias: no paired line: $out"
 
 run list --bogus
 expect "list --bogus" 2 "unknown option '--bogus'"
