@@ -170,8 +170,9 @@ static int run_table(run_opts *o, fb_opt *t)
                       .choices = fb_show_choices, .n_choices = FB_NSHOW,
                       .help = "speedup (default), sol (% of speed of light), time (us), gbps,\n"
                               "dram (measured DRAM bytes / ideal bytes, e.g. 1.02x), inst (warp\n"
-                              "instructions executed); dram and inst need --metrics; kernels\n"
-                              "(kernels per run and their names, measured with --timer cupti)"};
+                              "instructions executed); dram and inst need --metrics; paired\n"
+                              "(t_floor / t_variant, timed in pairs with the case's plain op);\n"
+                              "kernels (kernels per run and their names, measured with --timer cupti)"};
     t[n++] = (fb_opt){.name = "table", .kind = FB_OPT_FLAG, .dst = &o->table,
                       .help = "print the benchmark table instead of the grids: one per case x dtype, a\n"
                               "row per cell (its input's shape and grid values), the median time (us)\n"
@@ -192,13 +193,16 @@ static void run_usage(FILE *f)
           "                       [--baseline V] [--AXIS LIST] [--quick] [--timer events|graph|cupti]\n"
           "                       [--flush write|clean|none] [--warmup MS] [--rep MS] [--max-noise PCT]\n"
           "                       [--max-time S] [--settle MS] [--seed N] [--out FILE] [--resume FILE]\n"
-          "                       [--metrics dram,inst|all] [--show speedup|sol|time|gbps|dram|inst|kernels]\n"
-          "                       [--table [--speedup-vs X]] [--tf32]\n"
+          "                       [--metrics dram,inst|all]\n"
+          "                       [--show speedup|sol|time|gbps|dram|inst|paired|kernels]\n"
+          "                       [--table [--speedup-vs X]] [--tf32] [--no-pair|--pair]\n"
           "\n"
           "Runs each case's eager form and its fused variants over its shape grid, checks every\n"
           "result against the float64 reference, times them with the L2 flushed before every\n"
           "sample (--flush), and prints one grid per dtype and variant: t_baseline / t_variant\n"
-          "(--table: one table per dtype, a row per cell, a column per variant's time).\n"
+          "(--table: one table per dtype, a row per cell, a column per variant's time). A case\n"
+          "that names its plain op (\"paired\") also has each fused variant timed in turn with\n"
+          "it, and a grid of t_floor / t_variant (100%: the fusion is free).\n"
           "\n",
           f);
     static const char *const axis_help[] = {
