@@ -45,8 +45,8 @@ static int export_table(export_args *a, fb_opt *t)
                       .choices = fb_show_choices, .n_choices = FB_NSHOW_VIEWS,
                       .help = "md, svg: speedup (default), sol (% of speed of light), time (us),\n"
                               "gbps, dram (measured DRAM bytes / ideal bytes), inst (instructions;\n"
-                              "dram and inst from run --metrics); html: the first view (csv and\n"
-                              "json carry every value)"};
+                              "dram and inst from run --metrics), paired (t_floor / t_variant, timed\n"
+                              "in pairs by run); html: the first view (csv and json carry every value)"};
     t[n++] = (fb_opt){.name = "case", .kind = FB_OPT_STRING, .dst = &a->case_name, .arg = "NAME",
                       .help = "only this case"};
     t[n++] = (fb_opt){.name = "dtype", .kind = FB_OPT_STRING, .dst = &a->dtype, .arg = "T", .help = "only this dtype"};
@@ -70,7 +70,7 @@ static void usage(FILE *f)
     int n = export_table(&dummy, t);
     fprintf(f,
             "usage: fusionbench export RESULT.json --format csv|md|svg|html|json [-o FILE]\n"
-            "                          [--show speedup|sol|time|gbps|dram|inst] [--case NAME] [--dtype T]\n"
+            "                          [--show speedup|sol|time|gbps|dram|inst|paired] [--case NAME] [--dtype T]\n"
             "                          [--variant V] [--table [--speedup-vs X]]\n"
             "\n"
             "Print a result file for people and tools. The grids (md, svg, html) are those\n"
