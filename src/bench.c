@@ -346,17 +346,6 @@ static void probe_while_running(fb_timer *t)
     }
 }
 
-/* Events mode: n samples queued behind the blocking kernel, then released.
- *
- * A variant that enqueues more than it declares (a library call that launches
- * several kernels: cuDNN's fused convolutions transpose around the GEMM at small
- * channel counts, five kernels where one is declared) can fill the stream's queue
- * while the GPU is held: the host then blocks in a launch until the blocking
- * kernel gives up (2 s), and the batch's samples may hold launch gaps. Such a
- * batch is not kept: the timer halves its queue budget (for the rest of the run:
- * the next cells' variants are likely the same kind) and takes those samples
- * again in smaller batches. A batch of one sample is kept as it is (a variant
- * that synchronises inside run() times out whatever the batch), with the warning. */
 /* The blocking kernel on the stream, its flags reset: what is queued behind it waits until
  * release_and_wait. */
 static fb_status hold_stream(fb_timer *t)
@@ -387,6 +376,17 @@ static fb_status release_and_wait(fb_timer *t, fb_status queued, bool *timed_out
     return FB_OK;
 }
 
+/* Events mode: n samples queued behind the blocking kernel, then released.
+ *
+ * A variant that enqueues more than it declares (a library call that launches
+ * several kernels: cuDNN's fused convolutions transpose around the GEMM at small
+ * channel counts, five kernels where one is declared) can fill the stream's queue
+ * while the GPU is held: the host then blocks in a launch until the blocking
+ * kernel gives up (2 s), and the batch's samples may hold launch gaps. Such a
+ * batch is not kept: the timer halves its queue budget (for the rest of the run:
+ * the next cells' variants are likely the same kind) and takes those samples
+ * again in smaller batches. A batch of one sample is kept as it is (a variant
+ * that synchronises inside run() times out whatever the batch), with the warning. */
 static fb_status run_batch(fb_timer *t, const fb_runnable *r, int n, double *out)
 {
     fb_status s = hold_stream(t);
@@ -431,6 +431,26 @@ static int clamp_count(double want, int lo, int hi)
     return n < lo ? lo : n > hi ? hi : n;
 }
 
+/* A measurement's sampling state: its start, and room for as many samples as t's options allow. */
+static fb_status sampling_begin(const fb_timer *t, sampling *S)
+{
+    *S = (sampling){.t0 = fb_now_s(), .cap = fb_timer_sample_cap(t)};
+    S->x = malloc((size_t)S->cap * sizeof *S->x);
+    S->scratch = malloc((size_t)S->cap * sizeof *S->scratch);
+    if (S->x && S->scratch) return FB_OK;
+    free(S->x);
+    free(S->scratch);
+    S->x = S->scratch = NULL;
+    fb_error("timer: out of host memory");
+    return FB_E_NOMEM;
+}
+
+static void sampling_end(sampling *S)
+{
+    free(S->x);
+    free(S->scratch);
+}
+
 static bool should_stop(const fb_timer *t, sampling *S)
 {
     if (S->n >= S->n_rep) return true;
@@ -444,13 +464,19 @@ static bool should_stop(const fb_timer *t, sampling *S)
     return false;
 }
 
+/* Units (a sample, or a pair of them) that fit in one batch: at most `most`, within the queue
+ * budget at `ops` queued operations a unit and within BATCH_GPU_MS at `gpu_ms` a unit. */
+static int batch_units(const fb_timer *t, int ops, double gpu_ms, int remaining, int most)
+{
+    int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : most;
+    int b = imin(imin(remaining, most), imin(t->queue_budget / ops, by_time));
+    return b < 1 ? 1 : b;
+}
+
 /* Samples that fit in one batch or graph. */
 static int batch_size(const fb_timer *t, const fb_runnable *r, double est_ms, int remaining)
 {
-    double gpu_ms = est_ms + t->flush_ms[t->opts.flush];
-    int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : EV_PAIRS;
-    int b = imin(imin(remaining, EV_PAIRS), imin(t->queue_budget / ops_per_sample(t, r), by_time));
-    return b < 1 ? 1 : b;
+    return batch_units(t, ops_per_sample(t, r), est_ms + t->flush_ms[t->opts.flush], remaining, EV_PAIRS);
 }
 
 static double median_of(double *x, int n)
@@ -608,17 +634,8 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
     FB_TRY(check_opts(&t->opts));
     bool cupti = t->opts.mode == FB_TIMER_CUPTI;
     if (cupti && !t->cupti) FB_TRY(fb_cupti_timer_create(&t->cupti));
-    sampling S = {0};
-    S.t0 = fb_now_s();
-    S.cap = fb_timer_sample_cap(t);
-    S.x = malloc((size_t)S.cap * sizeof *S.x);
-    S.scratch = malloc((size_t)S.cap * sizeof *S.scratch);
-    if (!S.x || !S.scratch) {
-        free(S.x);
-        free(S.scratch);
-        fb_error("timer: out of host memory");
-        return FB_E_NOMEM;
-    }
+    sampling S;
+    FB_TRY(sampling_begin(t, &S));
 
     /* CUPTI mode: the events procedure, each run tagged with its sample (timer_cupti.h) */
     fb_runnable tagged;
@@ -648,8 +665,7 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
             memcpy(samples_out, S.x, (size_t)imin(S.n, samples_cap) * sizeof *S.x);
         fb_stats_compute(S.x, S.n, out);
     }
-    free(S.x);
-    free(S.scratch);
+    sampling_end(&S);
     return s;
 }
 
@@ -705,9 +721,7 @@ static fb_status measure_paired_events(fb_timer *t, const fb_runnable *floor, co
     const double gpu_ms = e + 2 * t->flush_ms[t->opts.flush];
     t->probing = true; /* fb_timer_measure_paired ends it */
     while (!should_stop(t, S)) {
-        const int by_time = gpu_ms > 0 ? (int)(BATCH_GPU_MS / gpu_ms) : EV_PAIRS / 2;
-        int b = imin(imin(S->n_rep - S->n, EV_PAIRS / 2), imin(t->queue_budget / ops, by_time));
-        if (b < 1) b = 1;
+        const int b = batch_units(t, ops, gpu_ms, S->n_rep - S->n, EV_PAIRS / 2); /* two event pairs a pair */
         FB_TRY(run_pair_batch(t, floor, r, b, xf + S->n, xr + S->n));
         for (int i = S->n; i < S->n + b; i++) S->x[i] = xr[i] / xf[i];
         S->n += b;
@@ -729,14 +743,11 @@ fb_status fb_timer_measure_paired(fb_timer *t, const fb_runnable *floor, const f
         fb_error("paired timing runs under the events timer only (this run's is %s)", fb_timer_mode_name(t->opts.mode));
         return FB_E_UNSUPPORTED;
     }
-    sampling S = {0};
-    S.t0 = fb_now_s();
-    S.cap = fb_timer_sample_cap(t);
-    S.x = malloc((size_t)S.cap * sizeof *S.x);
-    S.scratch = malloc((size_t)S.cap * sizeof *S.scratch);
+    sampling S;
+    FB_TRY(sampling_begin(t, &S));
     double *xf = malloc((size_t)S.cap * sizeof *xf), *xr = malloc((size_t)S.cap * sizeof *xr);
     fb_status s = FB_OK;
-    if (!S.x || !S.scratch || !xf || !xr) {
+    if (!xf || !xr) {
         fb_error("timer: out of host memory");
         s = FB_E_NOMEM;
     }
@@ -754,8 +765,7 @@ fb_status fb_timer_measure_paired(fb_timer *t, const fb_runnable *floor, const f
         fb_stats_compute(xf, S.n, &out->floor);
         fb_stats_compute(xr, S.n, &out->time);
     }
-    free(S.x);
-    free(S.scratch);
+    sampling_end(&S);
     free(xf);
     free(xr);
     return s;
