@@ -298,6 +298,67 @@ static void measure_sol(cell_state *st, json_t *cell, const char *where)
     fb_dfree(own_dst);
 }
 
+/* ---- setting a variant up, and its checked run ------------------------------------ */
+/* Eager's plans for program c on in/out, prepared twice, the second timed (variant.h's
+ * fb_prepare_twice) into *prepare_ms. */
+static fb_status eager_setup(const fb_case *c, const fb_shape shapes[FB_MAX_VALUES], fb_dtype dt, fb_context *ctx,
+                             const fb_tensor *in, fb_tensor *out, eager_job *j, double *prepare_ms)
+{
+    FB_TRY(fb_eager_create(c, shapes, dt, ctx, &j->e));
+    *j = (eager_job){j->e, in, out, ctx->stream};
+    return (fb_status)fb_prepare_twice(eager_prepare_step, j, sync_stream, ctx->stream, prepare_ms);
+}
+
+/* Registered variant `name` set up on `call`: where it cannot run here (unknown, not this dtype,
+ * not this shape) vj's status says so and *ready stays false; else its workspace (into
+ * *workspace, the caller's to free) and its prepare step, twice, the second timed as eager's
+ * (fb_variant_prepare). From *ready on, j->call.state is the caller's to release. */
+static fb_status fused_setup(const char *name, fb_dtype dt, fb_call call, fused_job *j, void **workspace, json_t *vj,
+                             double *prepare_ms, bool *ready)
+{
+    *ready = false;
+    const fb_variant *v = fb_variant_find(name);
+    if (!v) {
+        set_status(vj, "skipped", "no such variant");
+        return FB_OK;
+    }
+    if (!(v->dtypes & FB_DTYPE_BIT(dt))) {
+        char why[128];
+        snprintf(why, sizeof why, "%s does not support %s", name, fb_dtype_name(dt));
+        set_status(vj, "skipped", why);
+        return FB_OK;
+    }
+    j->v = v;
+    j->call = call;
+    char why[256] = "";
+    if (v->supports && v->supports(&j->call, why, sizeof why) != 0) {
+        set_status(vj, "skipped", why[0] ? why : "shape not supported");
+        return FB_OK;
+    }
+    *ready = true;
+    size_t ws = v->workspace ? v->workspace(&j->call) : 0;
+    fb_status s = ws ? fb_dmalloc(workspace, ws) : FB_OK;
+    j->call.workspace = *workspace;
+    j->call.workspace_bytes = ws;
+    if (s == FB_OK) s = (fb_status)fb_variant_prepare(v, &j->call, sync_stream, call.stream, prepare_ms);
+    return s;
+}
+
+/* The checked run: outputs poisoned first, so anything left unwritten fails. */
+static fb_status checked_run(const fb_runnable *r, fb_tensor *out, int n_out, cudaStream_t stream)
+{
+    for (int k = 0; k < n_out; k++) FB_CUDA(fb_poison(&out[k], stream));
+    FB_TRY(r->run(r->self, stream));
+    return fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (checked run)", __FILE__, __LINE__);
+}
+
+/* --tf32: float32 products carry TF32's 10-bit mantissa, float16's, so float32 is held to the
+ * case's float16 tolerance (which also covers storing in half) */
+static fb_tol check_tol(const cell_state *st)
+{
+    return st->dt == FB_F32 && st->env->ctx->tf32 ? st->c->tol[FB_F16] : st->c->tol[st->dt];
+}
+
 /* ---- the paired measurement ------------------------------------------------------ */
 /* The case's plain op (fb_case_floor: its first op alone, run by the case's "paired" variant, or
  * eager, on that op's inputs and a scratch output) timed in turn with a fused variant, sample by sample
@@ -323,33 +384,18 @@ typedef struct floor_run {
 static fb_status floor_prepare(cell_state *st, floor_run *f, json_t *pj, bool *go)
 {
     const fb_cell_env *env = st->env;
-    cudaStream_t stream = env->ctx->stream;
     double prepare_ms = NAN;
     if (strcmp(st->c->paired, FB_EAGER) == 0) {
-        FB_TRY(fb_eager_create(&f->c, f->shapes, st->dt, env->ctx, &f->ej.e));
-        f->ej = (eager_job){f->ej.e, f->in, &f->out, stream};
+        FB_TRY(eager_setup(&f->c, f->shapes, st->dt, env->ctx, f->in, &f->out, &f->ej, &prepare_ms));
         f->floor = (fb_runnable){run_eager, &f->ej, fb_eager_launches(f->ej.e)};
-        FB_TRY((fb_status)fb_prepare_twice(eager_prepare_step, &f->ej, sync_stream, stream, &prepare_ms));
     } else {
-        const fb_variant *v = fb_variant_find(st->c->paired);
-        char why[256] = "";
-        if (!v || !(v->dtypes & FB_DTYPE_BIT(st->dt))) {
-            set_status(pj, "skipped", !v ? "no such variant" : "the floor does not support this dtype");
-            return FB_OK;
-        }
-        f->job.v = v;
-        f->job.call = (fb_call){f->in, f->c.n_inputs, &f->out, 1, NULL, 0, stream, env->ctx, &f->c};
-        if (v->supports && v->supports(&f->job.call, why, sizeof why) != 0) {
-            set_status(pj, "skipped", why[0] ? why : "shape not supported");
-            return FB_OK;
-        }
-        const size_t ws = v->workspace ? v->workspace(&f->job.call) : 0;
-        if (ws) FB_TRY(fb_dmalloc(&f->workspace, ws));
-        f->job.call.workspace = f->workspace;
-        f->job.call.workspace_bytes = ws;
-        f->floor = (fb_runnable){run_fused, &f->job, v->launches};
-        FB_TRY((fb_status)fb_variant_prepare(v, &f->job.call, sync_stream, stream, &prepare_ms));
-        const char *note = v->note && f->job.call.state ? v->note(f->job.call.state) : NULL;
+        const fb_call call = {f->in, f->c.n_inputs, &f->out, 1, NULL, 0, env->ctx->stream, env->ctx, &f->c};
+        bool ready;
+        fb_status s = fused_setup(st->c->paired, st->dt, call, &f->job, &f->workspace, pj, &prepare_ms, &ready);
+        if (!ready) return s;
+        FB_TRY(s);
+        f->floor = (fb_runnable){run_fused, &f->job, f->job.v->launches};
+        const char *note = f->job.v->note && f->job.call.state ? f->job.v->note(f->job.call.state) : NULL;
         if (note) json_object_set_new(pj, "floor_note", json_string(note));
     }
     if (isfinite(prepare_ms)) json_object_set_new(pj, "prepare_ms", fb_json_real(prepare_ms));
@@ -363,7 +409,6 @@ static fb_status floor_setup(cell_state *st, floor_run *f, json_t *pj, bool *fai
 {
     const fb_cell_env *env = st->env;
     const fb_case *c = st->c;
-    cudaStream_t stream = env->ctx->stream;
     *go = false;
     FB_TRY(fb_case_floor(c, &f->c, f->in_of));
     for (int j = 0; j < f->c.n_inputs; j++) {
@@ -377,13 +422,9 @@ static fb_status floor_setup(cell_state *st, floor_run *f, json_t *pj, bool *fai
     if (!*go) return FB_OK;
     *go = false;
     FB_TRY(fb_reference_create(&f->c, f->shapes, st->dt, f->in, env->full_limit, &f->ref));
-    /* the floor's checked run, as a variant's */
-    FB_CUDA(fb_poison(&f->out, stream));
-    FB_TRY(f->floor.run(f->floor.self, stream));
-    FB_CUDA(cudaStreamSynchronize(stream));
+    FB_TRY(checked_run(&f->floor, &f->out, 1, env->ctx->stream)); /* as a variant's */
     fb_check_result chk;
-    const fb_tol tol = st->dt == FB_F32 && env->ctx->tf32 ? c->tol[FB_F16] : c->tol[st->dt];
-    FB_TRY(fb_check_outputs(f->ref, &f->out, tol, &chk));
+    FB_TRY(fb_check_outputs(f->ref, &f->out, check_tol(st), &chk));
     json_object_set_new(pj, "check", check_json(&chk));
     if (chk.mode != FB_CHECK_NONE && !chk.passed) {
         *failed = true;
@@ -513,60 +554,25 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
             set_status(vj, "skipped", reason);
             return FB_OK;
         }
-        s = fb_eager_create(c, st->shapes, st->dt, env->ctx, &ej.e);
-        if (s == FB_OK) {
-            ej.in = st->in;
-            ej.out = st->out;
-            r = (fb_runnable){run_eager, &ej, fb_eager_launches(ej.e)};
+        s = eager_setup(c, st->shapes, st->dt, env->ctx, st->in, st->out, &ej, &prepare_ms);
+        if (ej.e) {
             kernels = fb_eager_launches(ej.e);
-            /* twice, the second timed (variant.h's fb_prepare_twice) */
-            ej.stream = stream;
-            s = (fb_status)fb_prepare_twice(eager_prepare_step, &ej, sync_stream, stream, &prepare_ms);
+            r = (fb_runnable){run_eager, &ej, kernels};
         }
     } else {
-        const fb_variant *v = fb_variant_find(name);
-        if (!v) {
-            set_status(vj, "skipped", "no such variant");
-            return FB_OK;
-        }
-        if (!(v->dtypes & FB_DTYPE_BIT(st->dt))) {
-            char why[128];
-            snprintf(why, sizeof why, "%s does not support %s", name, fb_dtype_name(st->dt));
-            set_status(vj, "skipped", why);
-            return FB_OK;
-        }
-        fj.v = v;
-        fj.call = (fb_call){st->in, c->n_inputs, st->out, c->n_outputs, NULL, 0, stream, env->ctx, c};
-        char why[256] = "";
-        if (v->supports && v->supports(&fj.call, why, sizeof why) != 0) {
-            set_status(vj, "skipped", why[0] ? why : "shape not supported");
-            return FB_OK;
-        }
-        size_t ws = v->workspace ? v->workspace(&fj.call) : 0;
-        if (ws) s = fb_dmalloc(&workspace, ws);
-        fj.call.workspace = workspace;
-        fj.call.workspace_bytes = ws;
-        kernels = v->launches > 0 ? v->launches : 1;
+        const fb_call call = {st->in, c->n_inputs, st->out, c->n_outputs, NULL, 0, stream, env->ctx, c};
+        bool ready;
+        s = fused_setup(name, st->dt, call, &fj, &workspace, vj, &prepare_ms, &ready);
+        if (!ready) return s;
+        kernels = fj.v->launches > 0 ? fj.v->launches : 1;
         r = (fb_runnable){run_fused, &fj, kernels};
-        /* twice, the second timed, as eager's above */
-        if (s == FB_OK) s = (fb_status)fb_variant_prepare(v, &fj.call, sync_stream, stream, &prepare_ms);
     }
 
     const double t_prepared = fb_now_s();
-    if (s == FB_OK) {
-        /* the checked run: poisoned outputs, so anything left unwritten fails */
-        for (int k = 0; k < c->n_outputs && s == FB_OK; k++)
-            s = fb_cuda_status(fb_poison(&st->out[k], stream), "fb_poison", __FILE__, __LINE__);
-        if (s == FB_OK) s = r.run(r.self, stream);
-        if (s == FB_OK) s = fb_cuda_status(cudaStreamSynchronize(stream), "cudaStreamSynchronize (checked run)",
-                                           __FILE__, __LINE__);
-    }
+    if (s == FB_OK) s = checked_run(&r, st->out, c->n_outputs, stream);
     size_t footprint = fb_dmem_current() - st->base_bytes;
     fb_check_result chk;
-    /* --tf32: float32 products carry TF32's 10-bit mantissa, float16's, so float32
-     * is held to the case's float16 tolerance (which also covers storing in half) */
-    const fb_tol tol = st->dt == FB_F32 && env->ctx->tf32 ? c->tol[FB_F16] : c->tol[st->dt];
-    if (s == FB_OK) s = fb_check_outputs(st->ref, st->out, tol, &chk);
+    if (s == FB_OK) s = fb_check_outputs(st->ref, st->out, check_tol(st), &chk);
     char differs[160] = "";
     if (s == FB_OK && env->repeat && chk.passed) s = same_bits_again(st, &r, differs, sizeof differs);
     const double t_checked = fb_now_s();
@@ -604,9 +610,8 @@ static fb_status run_variant(cell_state *st, const char *name, json_t *vj, bool 
                     json_object_set_new(vj, "span_ms", fb_stats_to_json(&kl->span));
                 }
                 if (env->metrics) collect_metrics(env->metrics, &r, vj);
-                /* the fused variants of a case that names its plain op, timed in pairs with it
-                 * (eager's extra cost is tens of percent: its own cells say it) */
-                if (env->paired && c->paired[0] && fj.v && strcmp(name, c->paired) != 0)
+                /* the fused variants of a case that names its plain op, timed in pairs with it */
+                if (env->paired && fb_case_pairs(c, name))
                     s = measure_paired(st, &r, vj, failed);
             }
         }
