@@ -191,6 +191,22 @@ static int failed_check(const fb_rs_variant *v)
     return (v->status && strcmp(v->status, "fail") == 0) || v->check_passed == 0;
 }
 
+/* A compared item: the bootstrap over both sides' samples where both have them, else the p20/p80
+ * rule on their recorded stats; counted in the report. */
+static fb_status compare_measured(fb_cmp_report *r, fb_cmp_item *it, const double *base, int n_base,
+                                  const double *new_, int n_new, const fb_stats *base_stats,
+                                  const fb_stats *new_stats)
+{
+    fb_compare_result *c = &it->r;
+    it->kind = FB_CMP_COMPARED;
+    if (n_base > 0 && n_new > 0) TRY(fb_compare_samples(base, n_base, new_, n_new, &r->opts, c));
+    else fb_compare_quantiles(base_stats, new_stats, r->opts.threshold, c);
+    if (c->method == FB_CI_QUANTILES) r->n_quantile_rule++;
+    if (c->method == FB_CI_NONE) r->n_no_interval++;
+    r->verdicts[c->verdict]++;
+    return FB_OK;
+}
+
 /* compare --paired: the pairs' ratios t_variant / t_floor of each side, as compare_pair holds
  * times (the bootstrap over every pair's ratio, the p20/p80 rule without them). */
 static fb_status compare_paired(fb_cmp_report *r, fb_cmp_item *it)
@@ -207,17 +223,8 @@ static fb_status compare_paired(fb_cmp_report *r, fb_cmp_item *it)
         return FB_OK;
     }
     if (strcmp(b->paired_floor, n->paired_floor) != 0) it->note = "the two sides were paired with different floors";
-    it->kind = FB_CMP_COMPARED;
-    if (b->n_paired_samples > 0 && n->n_paired_samples > 0) {
-        TRY(fb_compare_samples(b->paired_samples, b->n_paired_samples, n->paired_samples, n->n_paired_samples,
-                               &r->opts, c));
-    } else {
-        fb_compare_quantiles(&b->paired_stats, &n->paired_stats, r->opts.threshold, c);
-    }
-    if (c->method == FB_CI_QUANTILES) r->n_quantile_rule++;
-    if (c->method == FB_CI_NONE) r->n_no_interval++;
-    r->verdicts[c->verdict]++;
-    return FB_OK;
+    return compare_measured(r, it, b->paired_samples, b->n_paired_samples, n->paired_samples, n->n_paired_samples,
+                            &b->paired_stats, &n->paired_stats);
 }
 
 static fb_status compare_pair(fb_cmp_report *r, fb_cmp_item *it)
@@ -241,17 +248,8 @@ static fb_status compare_pair(fb_cmp_report *r, fb_cmp_item *it)
         r->n_untimed++;
         return FB_OK;
     }
-    it->kind = FB_CMP_COMPARED;
-    if (b->n_samples > 0 && n->n_samples > 0) {
-        TRY(fb_compare_samples(b->samples_us, b->n_samples, n->samples_us, n->n_samples, &r->opts, c));
-    } else {
-        fb_stats sb = stats_us(&b->time_ms), sn = stats_us(&n->time_ms);
-        fb_compare_quantiles(&sb, &sn, r->opts.threshold, c);
-    }
-    if (c->method == FB_CI_QUANTILES) r->n_quantile_rule++;
-    if (c->method == FB_CI_NONE) r->n_no_interval++;
-    r->verdicts[c->verdict]++;
-    return FB_OK;
+    const fb_stats sb = stats_us(&b->time_ms), sn = stats_us(&n->time_ms);
+    return compare_measured(r, it, b->samples_us, b->n_samples, n->samples_us, n->n_samples, &sb, &sn);
 }
 
 static void item_at(fb_cmp_item *it, const fb_rs_case *k, const fb_rs_dtype *d, const fb_rs_cell *cell)
