@@ -945,8 +945,8 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
             fb_report_case(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants, p->n_variants,
                            p->baseline, o.show);
             /* and what the paired timing measured: each fused variant against the plain op, pair by pair */
-            for (int v = 0; v < p->n_variants && cenv.paired && p->c.paired[0] && o.show != FB_SHOW_PAIRED; v++)
-                if (strcmp(p->variants[v], FB_EAGER) != 0 && strcmp(p->variants[v], p->c.paired) != 0)
+            for (int v = 0; v < p->n_variants && cenv.paired && o.show != FB_SHOW_PAIRED; v++)
+                if (fb_case_pairs(&p->c, p->variants[v]))
                     fb_report_grid(stdout, root, p->c.name, fb_dtype_name(p->dtypes[di]), p->variants[v], NULL,
                                    FB_SHOW_PAIRED);
         }

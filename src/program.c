@@ -145,6 +145,11 @@ fb_status fb_case_floor(const fb_case *c, fb_case *floor, int in_of[FB_MAX_OPERA
     return FB_OK;
 }
 
+bool fb_case_pairs(const fb_case *c, const char *variant)
+{
+    return c->paired[0] && strcmp(variant, "eager") != 0 && strcmp(variant, c->paired) != 0;
+}
+
 fb_status fb_program_shapes(const fb_case *c, const fb_point *p, fb_shape shapes[FB_MAX_VALUES])
 {
     for (int v = 0; v < c->n_values; v++) shapes[v] = scalar_shape;

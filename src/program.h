@@ -150,6 +150,10 @@ fb_status fb_program_shapes(const fb_case *c, const fb_point *p, fb_shape shapes
  * case's inputs, of the floor's input j. FB_E_CASE when the first op reads a literal only, or
  * reads one input twice (a floor must be callable on distinct tensors). */
 fb_status fb_case_floor(const fb_case *c, fb_case *floor, int in_of[FB_MAX_OPERANDS]);
+/* Is `variant` of case c timed in pairs with its plain op? Its fused variants are, when the case
+ * names one, but not the plain op itself; eager is not (its extra cost is tens of percent, which
+ * its own cells say). run's cells and its grids ask this one question. */
+bool fb_case_pairs(const fb_case *c, const char *variant);
 
 /* Numpy broadcasting of two shapes (right-aligned). 0 ok, -1 incompatible. */
 int fb_broadcast(const fb_shape *a, const fb_shape *b, fb_shape *out);

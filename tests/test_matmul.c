@@ -386,7 +386,9 @@ static void test_floor(void)
     int in_of[FB_MAX_OPERANDS];
     fb_shape s[FB_MAX_VALUES];
     CHECK(fb_case_load("cases/matmul_bias.json", &c) == FB_OK);
+    CHECK(!fb_case_pairs(&c, "matmul_bias.fused")); /* the case names no plain op */
     snprintf(c.paired, sizeof c.paired, "matmul.tuned");
+    CHECK(fb_case_pairs(&c, "matmul_bias.fused") && !fb_case_pairs(&c, "eager") && !fb_case_pairs(&c, "matmul.tuned"));
     CHECK(fb_case_floor(&c, &f, in_of) == FB_OK);
     CHECK_STR(f.name, "matmul_bias.floor");
     CHECK(f.n_inputs == 2 && f.n_nodes == 1 && f.n_outputs == 1 && f.n_values == 3);
