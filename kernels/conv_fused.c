@@ -1,5 +1,6 @@
 /* conv_fused.c — a 2-d convolution and its epilogue in one cuDNN call: the fused forms
- * of the conv_relu, conv_add and conv_bn cases. Host C only: the kernels are cuDNN's
+ * of the conv_relu, conv_add and conv_bn cases, and conv.tuned, the plain convolution
+ * planned the same way, which they are timed in pairs with. Host C only: the kernels are cuDNN's
  * (the fold in conv_bn's prepare is kernels/conv_fold.cu).
  *
  * Layout NHWC throughout: x [N,H,W,C], w [K,R,S,C/groups] (KRSC), output [N,P,Q,K];
@@ -16,6 +17,12 @@
  *                    is per-weights work, done once, as a deployed model folds its batch
  *                    norm when it is exported; the timed run is the convolution alone,
  *                    with a bias epilogue.
+ *   conv.tuned       y = conv2d(x, w) alone, the same graph without an epilogue: the
+ *                    floor the three are held to (their case files' "paired"). Eager's
+ *                    convolution is the legacy cudnnConvolutionForward on the v7
+ *                    heuristic's first algorithm; timing the fused graph against it
+ *                    compared two engine choices as much as an epilogue (stop 43:
+ *                    conv_add 1.04-1.33x), so the floor is planned as the fused are.
  *
  * When they win: eager writes the convolution's output [N,P,Q,K] and reads it back for
  * each epilogue op (bias add and relu; the add; batch norm's normalisation), so a fused
@@ -24,9 +31,12 @@
  * little of a compute-bound 3x3 with many channels, where the epilogue is free either
  * way. conv_bn saves the most: its whole normalisation vanishes into the weights.
  *
- * Paths. prepare() builds the graph and takes the first engine of cuDNN's heuristics
- * (mode A, then FALLBACK) that computes what the reference means (cudnn_graph.h: no
- * TF32 unless asked, fp32 accumulation, deterministic), builds and fits the workspace.
+ * Paths. prepare() builds the graph and the first CONV_TUNE_CANDIDATES engine configs of
+ * cuDNN's heuristics (mode A; FALLBACK if A has none) that compute what the reference
+ * means (cudnn_graph.h: no TF32 unless asked, fp32 accumulation, deterministic), build
+ * and fit the workspace, then runs each on the cell's operands, cold, in rounds, and
+ * keeps the fastest (tune_rounds.h, as cuBLASLt's algorithms are chosen); the result's
+ * note names the engine and its rank.
  * If no engine does, it falls back to the legacy cudnnConvolutionBiasActivationForward
  * (relu, or identity with the add as its z input / the folded bias), and the cell's
  * result says so (the variant's note, written as the ok status's reason). If neither
@@ -50,11 +60,17 @@
  * takes the first engine whose need fits. */
 #define CONV_FUSED_WORKSPACE ((size_t)64 << 20)
 
-typedef enum epilogue { EPI_BIAS_RELU, EPI_ADD, EPI_BN } epilogue;
+/* EPI_NONE is conv.tuned: the plain convolution the others are held to (the case file's
+ * "paired"), planned and tuned as they are */
+typedef enum epilogue { EPI_BIAS_RELU, EPI_ADD, EPI_BN, EPI_NONE, EPI_COUNT } epilogue;
 
-static const char *const epi_name[] = {"conv_relu.fused", "conv_add.fused", "conv_bn.fused"};
-static const int epi_inputs[] = {3, 3, 6};
-static const char *const epi_operands[] = {"x, w, bias", "x, w, D", "x, w, mean, var, gamma, beta"};
+static const char *const epi_name[] = {"conv_relu.fused", "conv_add.fused", "conv_bn.fused", "conv.tuned"};
+static const int epi_inputs[] = {3, 3, 6, 2};
+static const char *const epi_operands[] = {"x, w, bias", "x, w, D", "x, w, mean, var, gamma, beta", "x, w"};
+
+/* How many of cuDNN's acceptable engine configs prepare builds and times (cudnn_graph.h's
+ * fb_cudnn_graph_tune), as matmul_epilogue.c's cuBLASLt candidates. */
+#define CONV_TUNE_CANDIDATES 8
 
 typedef struct conv_problem {
     epilogue epi;
@@ -172,6 +188,9 @@ static int problem_from(epilogue e, const fb_call *call, const fb_attrs *conv, c
                        (long long)p->p, (long long)p->q, (long long)p->k);
 
     switch (e) {
+    case EPI_NONE:
+    case EPI_COUNT:
+        break;
     case EPI_BIAS_RELU:
         if (!is_vector(&call->in[2], p->k)) return decline(why, n, "%s needs a bias of shape [K] = [%lld]", name,
                                                           (long long)p->k);
@@ -204,7 +223,7 @@ static int problem_from(epilogue e, const fb_call *call, const fb_attrs *conv, c
 int fb_conv_fused_supports_attrs(const char *variant, const fb_call *call, const struct fb_attrs *conv,
                                  const struct fb_attrs *bn, char *why, size_t n)
 {
-    for (int e = 0; e < 3; e++)
+    for (int e = 0; e < EPI_COUNT; e++)
         if (variant && strcmp(variant, epi_name[e]) == 0) {
             conv_problem p;
             return problem_from((epilogue)e, call, conv, bn, &p, why, n);
@@ -263,7 +282,7 @@ static const void *conv_weights(const conv_state *st, const fb_call *call)
 }
 static const void *epilogue_operand(const conv_state *st, const fb_call *call)
 {
-    return st->p.epi == EPI_BN ? st->b_fold : call->in[2].data;
+    return st->p.epi == EPI_BN ? st->b_fold : st->p.epi == EPI_NONE ? NULL : call->in[2].data;
 }
 
 static bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
@@ -329,7 +348,7 @@ static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, 
         return (fb_status)decline(why, n, "it needs %zu bytes of workspace, more than the %zu it has", ws,
                                   call->workspace_bytes);
     l->workspace = ws;
-    if (p->epi == EPI_ADD) {
+    if (p->epi == EPI_ADD || p->epi == EPI_NONE) {
         /* the legacy call always adds a bias: a zero one */
         FB_TRY(fb_dmalloc(&st->zero_bias, (size_t)p->k * fb_dtype_size(p->dt)));
         FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, (size_t)p->k * fb_dtype_size(p->dt), call->stream));
@@ -345,7 +364,7 @@ static fb_status legacy_run(conv_state *st, const fb_call *call)
     /* z = D with alpha2 = 1 (conv_add), else y itself scaled by 0: a tensor of y's shape
      * the call requires but does not use */
     const void *z = add ? call->in[2].data : call->out[0].data;
-    const void *bias = add ? st->zero_bias : epilogue_operand(st, call);
+    const void *bias = st->zero_bias ? st->zero_bias : epilogue_operand(st, call);
     DNN(cudnnSetStream(st->handle, call->stream));
     DNN(cudnnConvolutionBiasActivationForward(st->handle, &one, l->x, call->in[0].data, l->w, conv_weights(st, call),
                                               l->conv, l->algo, call->workspace, call->workspace_bytes,
@@ -357,7 +376,7 @@ static fb_status legacy_run(conv_state *st, const fb_call *call)
 /* ---- the graph path ---------------------------------------------------------------- */
 
 /* The graph's tensors and operations into g (no plan yet). ptr: x, w (or w'), the
- * epilogue operand, y — only their alignment is read here. */
+ * epilogue operand, y (conv.tuned: x, w, y) — only their alignment is read here. */
 static fb_status graph_ops(const conv_problem *p, const void *const ptr[4], fb_cudnn_graph *g)
 {
     const cudnnDataType_t t = fb_cudnn_dtype(p->dt), acc_t = CUDNN_DATA_FLOAT;
@@ -365,6 +384,10 @@ static fb_status graph_ops(const conv_problem *p, const void *const ptr[4], fb_c
     /* the variant pack's slots, in this order: x, w, the epilogue operand, y */
     FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->c, p->h, p->w, false, fb_cudnn_alignment(ptr[0]), &x));
     FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->k, p->cg, p->r, p->s, false, fb_cudnn_alignment(ptr[1]), &wd));
+    if (p->epi == EPI_NONE) { /* the convolution alone, written in the data's type */
+        FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->k, p->p, p->q, false, fb_cudnn_alignment(ptr[2]), &y));
+        return fb_cudnn_conv_fwd(g, x, wd, y, &p->geom, acc_t);
+    }
     if (p->epi == EPI_ADD)
         FB_TRY(fb_cudnn_tensor_nhwc(g, t, p->n, p->k, p->p, p->q, false, fb_cudnn_alignment(ptr[2]), &ed));
     else /* a bias: [1, K, 1, 1], broadcast over N, P, Q */
@@ -383,12 +406,13 @@ static fb_status graph_ops(const conv_problem *p, const void *const ptr[4], fb_c
     return FB_OK;
 }
 
+/* The variant pack's pointers in slot order (graph_ops). */
 static void slot_pointers(const conv_state *st, const fb_call *call, void *ptr[4])
 {
     ptr[0] = call->in[0].data;
     ptr[1] = (void *)conv_weights(st, call);
-    ptr[2] = (void *)epilogue_operand(st, call);
-    ptr[3] = call->out[0].data;
+    ptr[2] = st->p.epi == EPI_NONE ? call->out[0].data : (void *)epilogue_operand(st, call);
+    ptr[3] = st->p.epi == EPI_NONE ? NULL : call->out[0].data;
 }
 
 static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, size_t n)
@@ -400,14 +424,18 @@ static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, s
         .max_workspace = (int64_t)call->workspace_bytes,
         .allow_tf32 = call->ctx && call->ctx->tf32,
         .float32 = st->p.dt == FB_F32,
+        .candidates = CONV_TUNE_CANDIDATES,
     };
-    return fb_cudnn_graph_plan(&st->g, &o, why, n);
+    FB_TRY(fb_cudnn_graph_plan(&st->g, &o, why, n));
+    /* the first of the two prepares only loads the candidates' kernels (fb_call.first_prepare) */
+    return fb_cudnn_graph_tune(&st->g, call->ctx, ptr, call->workspace, call->stream, call->first_prepare,
+                               epi_name[st->p.epi]);
 }
 
 int fb_conv_fused_graph_ops(const char *variant, const fb_call *call, const struct fb_attrs *conv,
                             const struct fb_attrs *bn, fb_cudnn_graph *g)
 {
-    for (int e = 0; e < 3; e++)
+    for (int e = 0; e < EPI_COUNT; e++)
         if (variant && strcmp(variant, epi_name[e]) == 0) {
             conv_problem p;
             char why[256] = "";
@@ -417,7 +445,8 @@ int fb_conv_fused_graph_ops(const char *variant, const fb_call *call, const stru
             }
             /* conv_bn's w' and b' exist after prepare only: their alignment is cudaMalloc's */
             const void *const ptr[4] = {call->in[0].data, e == EPI_BN ? NULL : call->in[1].data,
-                                        e == EPI_BN ? NULL : call->in[2].data, call->out[0].data};
+                                        e == EPI_NONE ? call->out[0].data : e == EPI_BN ? NULL : call->in[2].data,
+                                        e == EPI_NONE ? NULL : call->out[0].data};
             return graph_ops(&p, ptr, g);
         }
     fb_error("no conv fused variant '%s'", variant ? variant : "(null)");
@@ -508,10 +537,12 @@ static int run(const fb_call *call)
 
 static size_t workspace(const fb_call *call) { return CONV_FUSED_WORKSPACE; }
 
+/* Which path and engine prepare kept, for the result. */
 static const char *note(const void *state)
 {
     const conv_state *st = state;
-    return st && st->legacy ? st->note : NULL;
+    if (!st) return NULL;
+    return st->legacy ? st->note : fb_cudnn_graph_note(&st->g);
 }
 
 static int supports_relu(const fb_call *c, char *why, size_t n) { return supports_as(EPI_BIAS_RELU, c, why, n); }
@@ -520,6 +551,8 @@ static int supports_bn(const fb_call *c, char *why, size_t n) { return supports_
 static int prepare_relu(const fb_call *c, void **st) { return prepare_as(EPI_BIAS_RELU, c, st); }
 static int prepare_add(const fb_call *c, void **st) { return prepare_as(EPI_ADD, c, st); }
 static int prepare_bn(const fb_call *c, void **st) { return prepare_as(EPI_BN, c, st); }
+static int supports_plain(const fb_call *c, char *why, size_t n) { return supports_as(EPI_NONE, c, why, n); }
+static int prepare_plain(const fb_call *c, void **st) { return prepare_as(EPI_NONE, c, st); }
 
 const fb_variant fb_conv_fused_variants[] = {
     {"conv_relu.fused", "relu(conv2d + bias) in one cuDNN fused convolution (graph API; legacy ConvBiasActivation "
@@ -531,5 +564,8 @@ const fb_variant fb_conv_fused_variants[] = {
     {"conv_bn.fused", "conv2d + batch norm: BN folded into the weights and a bias in prepare, then one cuDNN "
                       "convolution with a bias epilogue",
      FB_DTYPES_HALF_AND_F32, supports_bn, workspace, run, 1, prepare_bn, release, note},
+    {"conv.tuned", "conv2d alone in one cuDNN graph, its engine tuned as the fused variants' are: what they are "
+                   "timed in pairs with",
+     FB_DTYPES_HALF_AND_F32, supports_plain, workspace, run, 1, prepare_plain, release, note},
 };
 const int fb_conv_fused_variant_count = (int)(sizeof fb_conv_fused_variants / sizeof fb_conv_fused_variants[0]);

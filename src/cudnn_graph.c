@@ -2,7 +2,10 @@
 #include "cudnn_graph.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "tune_rounds.h"
 
 #define DNN(call)                                                                      \
     do {                                                                               \
@@ -238,7 +241,14 @@ static fb_status engine_acceptable(const fb_cudnn_plan_opts *o, cudnnBackendDesc
     return FB_OK;
 }
 
-/* Try the configs of one heuristics mode; on success g->plan is set. */
+/* How many plans fb_cudnn_graph_plan builds. */
+static int wanted(const fb_cudnn_plan_opts *o)
+{
+    return o->candidates <= 1 ? 1 : o->candidates > FB_CUDNN_MAX_CANDIDATES ? FB_CUDNN_MAX_CANDIDATES : o->candidates;
+}
+
+/* Try the configs of one heuristics mode, in its order, appending every one that is
+ * acceptable, builds and fits to g->cand until wanted(o) are there. */
 static fb_status plan_from_mode(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, cudnnBackendHeurMode_t mode,
                                 refusals *r)
 {
@@ -267,7 +277,7 @@ static fb_status plan_from_mode(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, 
     if (n_cfg > available) n_cfg = available;
     r->offered += (int)n_cfg;
 
-    for (int64_t i = 0; i < n_cfg && !g->plan; i++) {
+    for (int64_t i = 0; i < n_cfg && g->n_cand < wanted(o); i++) {
         int ok = 0;
         int64_t index = -1;
         if ((s = engine_acceptable(o, cfg[i], r, &ok, &index)) != FB_OK) goto done;
@@ -308,9 +318,10 @@ static fb_status plan_from_mode(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, 
         g->owned[g->n_owned++] = cfg[i];
         cfg[i] = NULL;
         g->owned[g->n_owned++] = plan;
-        g->plan = plan;
-        g->workspace_bytes = ws;
-        g->engine = index;
+        g->cand[g->n_cand] = plan;
+        g->cand_engine[g->n_cand] = index;
+        g->cand_workspace[g->n_cand] = ws;
+        g->n_cand++;
     }
 done:
     for (int64_t i = 0; i < (int64_t)(sizeof cfg / sizeof cfg[0]); i++)
@@ -339,6 +350,25 @@ fb_status fb_cudnn_graph_finalize(fb_cudnn_graph *g)
     return FB_OK;
 }
 
+/* Make candidate i the plan, and say so in g->note (fb_cudnn_graph_note). */
+static void choose(fb_cudnn_graph *g, int i, bool tuned)
+{
+    g->plan = g->cand[i];
+    g->engine = g->cand_engine[i];
+    g->workspace_bytes = g->cand_workspace[i];
+    g->rank = i;
+    g->tuned = tuned;
+    if (tuned && i > 0)
+        snprintf(g->note, sizeof g->note, "cuDNN engine %lld, the heuristics' candidate %d of %d, kept by tuning",
+                 (long long)g->engine, i + 1, g->n_cand);
+    else if (tuned)
+        snprintf(g->note, sizeof g->note,
+                 "cuDNN engine %lld, the heuristics' first of %d, none of the others faster by > %.0f%% when timed",
+                 (long long)g->engine, g->n_cand, 100 * FB_TUNE_MARGIN);
+    else
+        snprintf(g->note, sizeof g->note, "cuDNN engine %lld, the heuristics' first", (long long)g->engine);
+}
+
 fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, char *why, size_t n)
 {
     if (!g->handle) {
@@ -354,7 +384,8 @@ fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, ch
     static const cudnnBackendHeurMode_t modes[] = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
     static const char *const mode_names[] = {"A", "FALLBACK"};
     char failed[320] = "";
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0] && !g->plan; m++) {
+    /* FALLBACK only when mode A gave nothing: its engines are the slow, general ones */
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0] && g->n_cand == 0; m++) {
         s = plan_from_mode(g, o, modes[m], &r);
         /* A mode that cannot be queried for this graph (NOT_SUPPORTED, or a heuristics
          * descriptor that does not finalize) leaves the next mode to try; out of memory
@@ -362,7 +393,10 @@ fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, ch
         if (s == FB_E_OOM) return s;
         if (s != FB_OK && !failed[0]) snprintf(failed, sizeof failed, "; heuristics %s: %s", mode_names[m], fb_last_error());
     }
-    if (g->plan) return FB_OK;
+    if (g->n_cand > 0) {
+        choose(g, 0, false);
+        return FB_OK;
+    }
     if (why && n) {
         char big[96] = "";
         if (r.too_big)
@@ -389,29 +423,66 @@ static fb_status build_pack(fb_cudnn_graph *g, void *const *ptr, void *workspace
     return FB_OK;
 }
 
+/* g->pack for these pointers: kept while they stay the same, rebuilt when one changes. The
+ * pack names tensors and buffers, not a plan, so every candidate plan runs with it. */
+static fb_status ensure_pack(fb_cudnn_graph *g, void *const *ptr, void *workspace)
+{
+    bool same = g->pack && g->pack_workspace == workspace;
+    for (int i = 0; same && i < g->n_io; i++) same = g->pack_ptr[i] == ptr[i];
+    if (same) return FB_OK;
+    if (g->pack) cudnnBackendDestroyDescriptor(g->pack);
+    g->pack = NULL;
+    cudnnBackendDescriptor_t pack = NULL;
+    DNN(cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack));
+    fb_status s = build_pack(g, ptr, workspace, pack);
+    if (s != FB_OK) {
+        cudnnBackendDestroyDescriptor(pack); /* a half-built pack is never reused */
+        return s;
+    }
+    g->pack = pack;
+    for (int i = 0; i < g->n_io; i++) g->pack_ptr[i] = ptr[i];
+    g->pack_workspace = workspace;
+    return FB_OK;
+}
+
 fb_status fb_cudnn_graph_execute(fb_cudnn_graph *g, void *const *ptr, void *workspace, cudaStream_t stream)
 {
     if (!g->plan) {
         fb_error("cudnn_graph: execute without a plan");
         return FB_E_CUDA;
     }
-    bool same = g->pack && g->pack_workspace == workspace;
-    for (int i = 0; same && i < g->n_io; i++) same = g->pack_ptr[i] == ptr[i];
-    if (!same) {
-        if (g->pack) cudnnBackendDestroyDescriptor(g->pack);
-        g->pack = NULL;
-        cudnnBackendDescriptor_t pack = NULL;
-        DNN(cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack));
-        fb_status s = build_pack(g, ptr, workspace, pack);
-        if (s != FB_OK) {
-            cudnnBackendDestroyDescriptor(pack); /* a half-built pack is never reused */
-            return s;
-        }
-        g->pack = pack;
-        for (int i = 0; i < g->n_io; i++) g->pack_ptr[i] = ptr[i];
-        g->pack_workspace = workspace;
-    }
+    FB_TRY(ensure_pack(g, ptr, workspace));
     DNN(cudnnSetStream(g->handle, stream));
     DNN(cudnnBackendExecute(g->handle, g->plan, g->pack));
     return FB_OK;
 }
+
+static int launch_candidate(void *arg, int i, cudaStream_t stream)
+{
+    fb_cudnn_graph *g = arg;
+    return cudnnSetStream(g->handle, stream) != CUDNN_STATUS_SUCCESS ||
+           cudnnBackendExecute(g->handle, g->cand[i], g->pack) != CUDNN_STATUS_SUCCESS;
+}
+
+fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *ptr, void *workspace,
+                              cudaStream_t stream, bool load_only, const char *what)
+{
+    if (!g->plan) {
+        fb_error("%s: cudnn_graph: tune without a plan", what);
+        return FB_E_CUDA;
+    }
+    if (g->n_cand <= 1) return FB_OK;
+    FB_TRY(ensure_pack(g, ptr, workspace));
+    if (load_only) { /* each plan's kernels loaded, nothing timed: the heuristics' first kept */
+        for (int i = g->n_cand - 1; i >= 0; i--)
+            if (launch_candidate(g, i, stream)) cudaGetLastError();
+        return fb_cuda_status(cudaStreamSynchronize(stream), what, __FILE__, __LINE__);
+    }
+    double med[FB_CUDNN_MAX_CANDIDATES];
+    int best = 0;
+    FB_TRY(fb_tune_rounds(ctx, stream, g->n_cand, launch_candidate, g, med, &best, what));
+    choose(g, best, true);
+    return FB_OK;
+}
+
+const char *fb_cudnn_graph_note(const fb_cudnn_graph *g) { return g->plan ? g->note : NULL; }

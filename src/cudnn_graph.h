@@ -12,7 +12,10 @@
  * passes the numerical filter, finalizes and fits the workspace: the filter keeps what
  * the reference means by a dtype — no TF32 for float32 unless asked, no down-converted
  * inputs, no half-precision accumulation — and only deterministic engines, since the
- * run may be repeated and compared bit for bit. */
+ * run may be repeated and compared bit for bit. Or, tuned: the first few such configs
+ * are each built, run on the real operands (fb_cudnn_graph_tune, through tune_rounds.h,
+ * as cuBLASLt's algorithms are) and the fastest kept. Stop 43 found conv_add's fused
+ * graph 1.04-1.33x the plain convolution with each side on its heuristic's first. */
 #ifndef FB_CUDNN_GRAPH_H
 #define FB_CUDNN_GRAPH_H
 
@@ -24,7 +27,8 @@
 extern "C" {
 #endif
 
-#define FB_CUDNN_MAX_DESC 48 /* descriptors one graph may own              */
+#define FB_CUDNN_MAX_DESC 64 /* descriptors one graph may own              */
+#define FB_CUDNN_MAX_CANDIDATES 8 /* plans fb_cudnn_graph_tune chooses among */
 #define FB_CUDNN_MAX_OPS 8   /* operations in one graph                      */
 #define FB_CUDNN_MAX_IO 8    /* non-virtual tensors (the variant pack's slots) */
 
@@ -53,6 +57,8 @@ typedef struct fb_cudnn_plan_opts {
     int64_t max_workspace; /* bytes the caller can give the plan                       */
     bool allow_tf32;       /* float32 graph may use tensor cores (TF32); else IEEE only */
     bool float32;          /* the graph's data is float32 (where the TF32 rule applies) */
+    int candidates;        /* plans to build for fb_cudnn_graph_tune (at most
+                              FB_CUDNN_MAX_CANDIDATES); <= 1: the first acceptable only   */
 } fb_cudnn_plan_opts;
 
 typedef struct fb_cudnn_graph {
@@ -68,6 +74,13 @@ typedef struct fb_cudnn_graph {
     cudnnBackendDescriptor_t plan;
     int64_t workspace_bytes;        /* what the plan needs                          */
     int64_t engine;                 /* the chosen engine's global index             */
+    /* the acceptable plans built (cand[0] the heuristics' first), owned like the rest */
+    cudnnBackendDescriptor_t cand[FB_CUDNN_MAX_CANDIDATES];
+    int64_t cand_engine[FB_CUDNN_MAX_CANDIDATES], cand_workspace[FB_CUDNN_MAX_CANDIDATES];
+    int n_cand;
+    int rank;    /* the kept plan's index in cand                                        */
+    bool tuned;  /* the candidates were timed (fb_cudnn_graph_tune, not load-only)       */
+    char note[200];
     /* the variant pack of the last execute, reused while the pointers stay the same */
     cudnnBackendDescriptor_t pack;
     void *pack_ptr[FB_CUDNN_MAX_IO];
@@ -106,6 +119,20 @@ fb_status fb_cudnn_graph_finalize(fb_cudnn_graph *g);
  * FB_E_UNSUPPORTED with the reason in `why` (what the heuristics offered and why each
  * was refused) when none does: the caller may try another way or decline. */
 fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, char *why, size_t n);
+
+/* Choose among the plans fb_cudnn_graph_plan built (opts.candidates > 1): each runs on these
+ * operands (ptr, workspace as for fb_cudnn_graph_execute: tuning writes the outputs) from a
+ * cold L2, in rounds, and the fastest median is kept unless the heuristics' first is within
+ * 1% of it (tune_rounds.h). load_only: each plan runs once, untimed, and the first is kept
+ * (a variant's first prepare, fb_call.first_prepare: its kernels loaded, its choice thrown
+ * away). Nothing to do with one plan. `what` prefixes messages. */
+fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *ptr, void *workspace,
+                              cudaStream_t stream, bool load_only, const char *what);
+
+/* What the plan runs, for the result: "cuDNN engine 7, the heuristics' candidate 3 of 8,
+ * kept by tuning", "cuDNN engine 7, the heuristics' first of 8, none of the others faster by
+ * > 1% when timed", or "cuDNN engine 7, the heuristics' first". NULL before a plan. */
+const char *fb_cudnn_graph_note(const fb_cudnn_graph *g);
 
 /* Run the plan on `stream`: ptr[i] is the device pointer of non-virtual tensor i.
  * The variant pack is built on the first call and rebuilt only when a pointer or the

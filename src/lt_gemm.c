@@ -21,7 +21,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "l2_sweep.h"
+#include "tune_rounds.h"
 
 struct fb_gemm_plan {
     cublasLtHandle_t h;
@@ -92,106 +92,23 @@ static cublasStatus_t launch(const fb_gemm_plan *p, const fb_gemm_operands *o, c
                           p->lc, algo, workspace, p->workspace_bytes, stream);
 }
 
-/* Candidates are timed as the timer's default does: each sample starts from an L2
- * swept clean (kernels/l2_sweep.cu over a buffer of twice the L2), so they are
- * ranked on cold operands, not on back-to-back launches that find them in the L2
- * (which ranked small GEMMs' algorithms differently: the tuned plan measured
- * 0.975x the heuristic's first under the timer). One warm-up launch each, then
- * TUNE_SAMPLES rounds of one sample of every candidate still in the race, and
- * each one's median.
- *
- * Round by round, not candidate by candidate: on a power-capped card a GEMM's
- * clock falls over the first hundreds of ms of sustained load (kernels/NOTES.md,
- * "Stop 42"), so candidates timed one after another were ranked by when they ran.
- * Stop 43's call 2 saw it: matmul_bias.fused at 2048 x 16384 x 1024 kept the
- * heuristic's first in one run (1.081x the plain GEMM, timed in pairs) and its
- * candidate 6 in the other (1.010x). In rounds, every candidate's samples are
- * spread over the same stretch of the power state.
- *
- * What tuning costs is prepare's (the result's prepare_ms), and at 85 ms a
- * float32 8192 x 16384 x 8192 GEMM, eight candidates x six launches were 4 s a
- * prepare. So a candidate whose first sample is TUNE_CUTOFF x the best first
- * sample is not sampled further (it cannot win: launch noise on a cold L2 is a
- * few percent), and GEMMs of TUNE_LONG_MS or more get TUNE_SAMPLES_LONG rounds
- * (their medians are steady to well under 1%). */
-#define TUNE_SAMPLES 5
-#define TUNE_SAMPLES_LONG 3
-#define TUNE_LONG_MS 2.0
-#define TUNE_CUTOFF 1.3
-/* The heuristic's first is kept unless another candidate's median beats it by
- * more than TUNE_MARGIN. Candidates that share a kernel time within noise of
- * each other, and ranking on noise made one binary keep different algorithms
- * run to run: at bfloat16 2048 x 8192 x 8192 the first two medians were
- * 0.3402 and 0.3404 ms, and a run kept the second (kernels/NOTES.md, stop 31).
- * A wider gap is a real one: the full add's 8192 x 8192 x 1024 kept candidate
- * 8 at 0.2148 against the first's 0.2189 ms (1.9%) in both runs. */
-#define TUNE_MARGIN 0.01
+/* Candidates are timed by tune_rounds.c (cold, round by round, the heuristic's first kept
+ * unless another beats it by more than 1%): cuBLASLt's algorithms were its first users, and
+ * its comments keep their numbers. */
+typedef struct tune_arg {
+    fb_gemm_plan *p;
+    const fb_gemm_operands *o;
+    const fb_gemm_tuning *t;
+    const cublasLtMatmulHeuristicResult_t *res;
+} tune_arg;
 
-typedef struct tune_scratch {
-    cudaEvent_t e0, e1;
-    void *sweep;        /* zeros, 2 x L2 */
-    size_t sweep_bytes;
-    unsigned *sink;
-} tune_scratch;
-
-static int cmp_float(const void *a, const void *b)
+static int launch_candidate(void *arg, int i, cudaStream_t stream)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    const tune_arg *a = arg;
+    return launch(a->p, a->o, &a->res[i].algo, a->t->workspace, stream) != CUBLAS_STATUS_SUCCESS;
 }
 
-/* One cold sample of `algo` in ms (timed = false: the warm-up launch, 0), or a negative number
- * when a launch fails. */
-static float sample_algo(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
-                         const cublasLtMatmulAlgo_t *algo, const tune_scratch *sc, bool timed)
-{
-    float ms = 0;
-    if (fb_launch_l2_sweep(sc->sweep, sc->sweep_bytes, sc->sink, t->stream) != cudaSuccess ||
-        cudaEventRecord(sc->e0, t->stream) != cudaSuccess)
-        return -1;
-    if (launch(p, o, algo, t->workspace, t->stream) != CUBLAS_STATUS_SUCCESS) return -1;
-    if (cudaEventRecord(sc->e1, t->stream) != cudaSuccess || cudaEventSynchronize(sc->e1) != cudaSuccess) return -1;
-    if (timed && cudaEventElapsedTime(&ms, sc->e0, sc->e1) != cudaSuccess) return -1;
-    return ms;
-}
-
-/* Every candidate's median over the rounds into med[i] (negative: it failed to launch, or was
- * cut after its first sample, whose time med[i] then holds as a positive number past the cut). */
-static void time_rounds(fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
-                        const cublasLtMatmulHeuristicResult_t *res, int n, const tune_scratch *sc, float (*ms)[TUNE_SAMPLES],
-                        bool *alive, double *med)
-{
-    for (int i = 0; i < n; i++) {
-        alive[i] = sample_algo(p, o, t, &res[i].algo, sc, false) >= 0;
-        if (!alive[i]) cudaGetLastError(); /* a candidate's launch failure is not sticky: pass it over */
-        med[i] = -1;
-    }
-    int rounds = TUNE_SAMPLES;
-    for (int r = 0; r < rounds; r++) {
-        for (int i = 0; i < n; i++) {
-            if (!alive[i]) continue;
-            ms[i][r] = sample_algo(p, o, t, &res[i].algo, sc, true);
-            if (ms[i][r] < 0) {
-                cudaGetLastError();
-                alive[i] = false;
-            }
-        }
-        if (r > 0) continue;
-        float best = -1;
-        for (int i = 0; i < n; i++)
-            if (alive[i] && (best < 0 || ms[i][0] < best)) best = ms[i][0];
-        for (int i = 0; i < n; i++)
-            if (alive[i] && ms[i][0] > TUNE_CUTOFF * best) alive[i] = false; /* clearly slower: out of the race */
-        if (best >= TUNE_LONG_MS) rounds = TUNE_SAMPLES_LONG;
-    }
-    for (int i = 0; i < n; i++) {
-        if (!alive[i]) continue;
-        qsort(ms[i], (size_t)rounds, sizeof ms[i][0], cmp_float);
-        med[i] = ms[i][rounds / 2];
-    }
-}
-
-/* Time the candidates (time_rounds) and keep the fastest in p->algo. A candidate that fails to
+/* Time the candidates (fb_tune_rounds) and keep the fastest in p->algo. A candidate that fails to
  * launch is passed over; none launching is an error. */
 static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
                            const cublasLtMatmulHeuristicResult_t *res, int n, const char *what)
@@ -214,51 +131,18 @@ static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_opera
         return s;
     }
     p->tuned = true; /* from here the candidates are timed (fb_gemm_plan_note says so) */
-    /* scratch of prepare's own, allocated outside the tracked device memory: it is
-     * gone before the variant runs, and no part of the variant's footprint */
-    tune_scratch sc = {0};
-    sc.sweep_bytes = (2 * (ctx->dev.l2_bytes ? ctx->dev.l2_bytes : ((size_t)50 << 20)) + FB_L2_SWEEP_LINE - 1) /
-                     FB_L2_SWEEP_LINE * FB_L2_SWEEP_LINE;
-    float(*ms)[TUNE_SAMPLES] = malloc(sizeof *ms * (size_t)(n > 0 ? n : 1));
-    bool *alive = malloc(sizeof *alive * (size_t)(n > 0 ? n : 1));
     double *med = malloc(sizeof *med * (size_t)(n > 0 ? n : 1));
-    fb_status s = FB_OK;
-    if (!ms || !alive || !med) {
+    if (!med) {
         fb_error("%s: out of host memory for tuning", what);
-        s = FB_E_NOMEM;
+        return FB_E_NOMEM;
     }
-    if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&sc.e0), what, __FILE__, __LINE__);
-    if (s == FB_OK) s = fb_cuda_status(cudaEventCreate(&sc.e1), what, __FILE__, __LINE__);
-    if (s == FB_OK) s = fb_cuda_status(cudaMalloc(&sc.sweep, sc.sweep_bytes), what, __FILE__, __LINE__);
-    if (s == FB_OK) s = fb_cuda_status(cudaMalloc((void **)&sc.sink, sizeof *sc.sink), what, __FILE__, __LINE__);
-    if (s == FB_OK)
-        s = fb_cuda_status(cudaMemsetAsync(sc.sweep, 0, sc.sweep_bytes, t->stream), what, __FILE__, __LINE__);
-    double best = -1;
-    if (s == FB_OK) {
-        time_rounds(p, o, t, res, n, &sc, ms, alive, med);
-        for (int i = 0; i < n; i++)
-            if (med[i] > 0 && (best < 0 || med[i] < best)) {
-                best = med[i];
-                p->algo = res[i].algo;
-                p->rank = i;
-            }
-        const double first = med[0];
-        if (p->rank > 0 && first > 0 && first <= best * (1 + TUNE_MARGIN)) { /* within the margin: the first */
-            p->algo = res[0].algo;
-            p->rank = 0;
-        }
-    }
-    if (sc.e0) cudaEventDestroy(sc.e0);
-    if (sc.e1) cudaEventDestroy(sc.e1);
-    if (sc.sweep || sc.sink) cudaStreamSynchronize(t->stream);
-    if (sc.sweep) cudaFree(sc.sweep);
-    if (sc.sink) cudaFree(sc.sink);
-    free(ms);
-    free(alive);
+    tune_arg arg = {p, o, t, res};
+    int best = 0;
+    fb_status s = fb_tune_rounds(ctx, t->stream, n, launch_candidate, &arg, med, &best, what);
     free(med);
-    if (s == FB_OK && best < 0) {
-        fb_error("%s: none of cuBLASLt's %d candidate algorithms ran", what, n);
-        s = FB_E_UNSUPPORTED;
+    if (s == FB_OK) {
+        p->algo = res[best].algo;
+        p->rank = best;
     }
     return s;
 }
@@ -425,7 +309,7 @@ const char *fb_gemm_plan_note(fb_gemm_plan *p)
         char which[80];
         if (p->tuned && p->rank == 0)
             snprintf(which, sizeof which, "the heuristic's first of %d, none of the others faster by > %g%% when timed",
-                     p->candidates, 100 * TUNE_MARGIN);
+                     p->candidates, 100 * FB_TUNE_MARGIN);
         else if (p->tuned)
             snprintf(which, sizeof which, "the heuristic's candidate %d of %d, kept by tuning", p->rank + 1,
                      p->candidates);

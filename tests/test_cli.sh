@@ -137,7 +137,7 @@ assert [a["symbol"] for a in s["grid"]] == ["dim0", "dim1"]
 assert s["grid"][0]["values"][0] == 128 and s["grid"][1]["values"][-1] == 65536
 assert s["fused"][0]["name"] == "softmax.fused" and s["fused"][0]["about"]
 assert s["ops"] == ["amax", "sub", "exp", "sum", "div"]
-assert "paired" not in s and cases["matmul_relu"]["paired"] == "matmul.tuned" and cases["conv_add"]["paired"] == "eager"
+assert "paired" not in s and cases["matmul_relu"]["paired"] == "matmul.tuned" and cases["conv_add"]["paired"] == "conv.tuned"
 ' && ok || bad "list --json: contents"
 else
     echo "cli: python3 not found; list --json checked for exit status only"

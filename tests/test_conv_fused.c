@@ -15,8 +15,9 @@
 #include "testing.h"
 #include "variant.h"
 
-static const char *const names[] = {"conv_relu.fused", "conv_add.fused", "conv_bn.fused"};
-enum { RELU, ADD, BN };
+/* conv.tuned (PLAIN) is the plain convolution the three are timed in pairs with */
+static const char *const names[] = {"conv_relu.fused", "conv_add.fused", "conv_bn.fused", "conv.tuned"};
+enum { RELU, ADD, BN, PLAIN, N_VARIANTS };
 
 typedef struct conv_buf {
     fb_tensor in[6], out[1];
@@ -72,7 +73,7 @@ static int declines(int v, conv_buf *b, const char *reason_part)
 
 static void test_registered(void)
 {
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < N_VARIANTS; v++) {
         const fb_variant *var = fb_variant_find(names[v]);
         CHECK(var != NULL);
         if (!var) continue;
@@ -103,7 +104,7 @@ static void test_accepts(void)
         {2, 10, 10, 32, 32, 3, 3, 1, 1, 1, 32},   /* depthwise                         */
         {1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1},        /* 1x1x1                             */
     };
-    for (int v = 0; v < 3; v++)
+    for (int v = 0; v < N_VARIANTS; v++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int d = 0; d < FB_F64; d++) {
                 const int64_t *x = shapes[i];
@@ -131,7 +132,7 @@ static void test_accepts(void)
  * the variant the case lists accepts it in every dtype the case lists. */
 static void test_case_files(void)
 {
-    static const char *const files[] = {"conv_relu", "conv_add", "conv_bn", "../tests/cases/conv_relu_odd.json",
+    static const char *const files[] = {"conv", "conv_relu", "conv_add", "conv_bn", "../tests/cases/conv_relu_odd.json",
                                         "../tests/cases/conv_add_odd.json", "../tests/cases/conv_bn_odd.json"};
     static fb_case c;
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
@@ -162,7 +163,7 @@ static void test_case_files(void)
 static void test_declines(void)
 {
     conv_buf b;
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < N_VARIANTS; v++) {
         make(&b, v, FB_F32, 2, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1);
         b.call.n_in--;
         CHECK(declines(v, &b, "inputs"));
@@ -283,7 +284,7 @@ static void test_declines(void)
  * (prepare before any GPU call, leaving no state); run() without a plan is an error. */
 static void test_without_program(void)
 {
-    for (int v = 0; v < 3; v++) {
+    for (int v = 0; v < N_VARIANTS; v++) {
         const fb_variant *var = fb_variant_find(names[v]);
         if (!var) continue;
         conv_buf b;
@@ -334,6 +335,9 @@ static void test_graph_helpers(void)
     char why[64] = "";
     CHECK(fb_cudnn_graph_plan(&g, &o, why, sizeof why) != FB_OK);
     CHECK(fb_cudnn_graph_execute(&g, NULL, NULL, NULL) != FB_OK);
+    /* tuning needs a plan first, and no plan has no note */
+    CHECK(fb_cudnn_graph_tune(&g, NULL, NULL, NULL, NULL, false, "test") == FB_E_CUDA);
+    CHECK(fb_cudnn_graph_note(&g) == NULL);
     fb_cudnn_graph_free(&g);
     fb_cudnn_graph_free(&g);
     /* the handle: it needs the device context */
@@ -352,7 +356,7 @@ static void test_graph_ops(void)
         {3, 13, 11, 12, 6, 3, 3, 2, 1, 1, 3},     {2, 9, 9, 8, 8, 3, 3, 1, 2, 2, 1},
         {2, 10, 10, 32, 32, 3, 3, 1, 1, 1, 32},
     };
-    for (int v = 0; v < 3; v++)
+    for (int v = 0; v < N_VARIANTS; v++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             for (int d = 0; d < FB_F64; d++) {
                 const int64_t *x = shapes[i];
@@ -363,8 +367,8 @@ static void test_graph_ops(void)
                 int st = fb_conv_fused_graph_ops(names[v], &b.call, &b.conv, &b.bn, &g);
                 if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
                 CHECK(st == FB_OK);
-                CHECK(g.n_io == 4);                   /* x, w, bias / D / b', y */
-                CHECK(g.n_ops == (v == RELU ? 3 : 2)); /* conv, add[, relu] */
+                CHECK(g.n_io == (v == PLAIN ? 3 : 4));                     /* x, w, [bias / D / b',] y */
+                CHECK(g.n_ops == (v == RELU ? 3 : v == PLAIN ? 1 : 2)); /* conv[, add[, relu]] */
                 st = fb_cudnn_graph_finalize(&g);
                 if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
                 CHECK(st == FB_OK);

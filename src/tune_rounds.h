@@ -1,0 +1,44 @@
+/* tune_rounds.h — a library path's autotuning, shared: time each candidate (a cuBLASLt
+ * algorithm, a cuDNN execution plan) on the real operands, cold, round by round, and keep
+ * the fastest median. Paid once in a variant's prepare, outside the timed region.
+ *
+ * Each sample starts from an L2 swept clean (kernels/l2_sweep.cu over a buffer of twice the
+ * L2), as the timer's default flush does, so candidates are ranked on cold operands, not on
+ * back-to-back launches that find them in the L2. One warm-up launch each, then rounds of one
+ * sample of every candidate still in the race: round by round, because on a power-capped
+ * card the clock falls over the first hundreds of ms of sustained load, and candidates timed
+ * one after another were ranked by when they ran (kernels/NOTES.md, stops 42-43).
+ *
+ * The caller's launch function runs candidate i once on `stream` and returns 0, or nonzero
+ * when it could not (that candidate is passed over; a sticky CUDA error is not cleared). */
+#ifndef FB_TUNE_ROUNDS_H
+#define FB_TUNE_ROUNDS_H
+
+#include <cuda_runtime_api.h>
+
+#include "device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int (*fb_tune_launch_fn)(void *arg, int candidate, cudaStream_t stream);
+
+/* Time candidates 0..n-1 and set *best to the one to keep: the fastest median, unless
+ * candidate 0's (the library heuristic's first) is within FB_TUNE_MARGIN of it, then 0.
+ * med[i] (n entries, the caller's): candidate i's median in ms, or a negative number when it
+ * failed to launch or was cut after its first sample (slower than FB_TUNE_CUTOFF x the best
+ * first sample). FB_E_UNSUPPORTED when no candidate ran; CUDA errors as fb_status.
+ * `what` prefixes messages. */
+fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_launch_fn launch, void *arg,
+                         double *med, int *best, const char *what);
+
+/* The margin a candidate must beat the heuristic's first by to be kept instead (1%):
+ * candidates that share a kernel time within noise of each other, and ranking on noise kept
+ * different algorithms run to run (stop 31). */
+#define FB_TUNE_MARGIN 0.01
+
+#ifdef __cplusplus
+}
+#endif
+#endif
