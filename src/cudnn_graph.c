@@ -247,15 +247,24 @@ static int wanted(const fb_cudnn_plan_opts *o)
     return o->candidates <= 1 ? 1 : o->candidates > FB_CUDNN_MAX_CANDIDATES ? FB_CUDNN_MAX_CANDIDATES : o->candidates;
 }
 
+static bool engine_seen(const fb_cudnn_graph *g, int64_t index)
+{
+    for (int i = 0; i < g->n_cand; i++)
+        if (g->cand_engine[i] == index) return true;
+    return false;
+}
+
 /* Try the configs of one heuristics mode, in its order, appending every one that is
- * acceptable, builds and fits to g->cand until wanted(o) are there. */
+ * acceptable, builds and fits to g->cand until `upto` are there; new_engines: only
+ * configs of an engine not among the candidates yet. */
 static fb_status plan_from_mode(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, cudnnBackendHeurMode_t mode,
-                                refusals *r)
+                                int upto, bool new_engines, refusals *r)
 {
     cudnnBackendDescriptor_t heur = NULL;
     cudnnBackendDescriptor_t cfg[64] = {0};
     int64_t n_cfg = 0;
     fb_status s = FB_OK;
+    if (upto > FB_CUDNN_MAX_CANDIDATES) upto = FB_CUDNN_MAX_CANDIDATES;
 #define TRY_DNN(call)                                                                          \
     do {                                                                                       \
         if ((s = fb_cudnn_status((int)(call), #call, __FILE__, __LINE__)) != FB_OK) goto done; \
@@ -277,11 +286,11 @@ static fb_status plan_from_mode(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, 
     if (n_cfg > available) n_cfg = available;
     r->offered += (int)n_cfg;
 
-    for (int64_t i = 0; i < n_cfg && g->n_cand < wanted(o); i++) {
+    for (int64_t i = 0; i < n_cfg && g->n_cand < upto; i++) {
         int ok = 0;
         int64_t index = -1;
         if ((s = engine_acceptable(o, cfg[i], r, &ok, &index)) != FB_OK) goto done;
-        if (!ok) continue;
+        if (!ok || (new_engines && engine_seen(g, index))) continue;
         cudnnBackendDescriptor_t plan = NULL;
         TRY_DNN(cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan));
         int64_t ws = -1, got = 0;
@@ -350,6 +359,20 @@ fb_status fb_cudnn_graph_finalize(fb_cudnn_graph *g)
     return FB_OK;
 }
 
+/* The candidates' distinct engines, "4, 62", into buf. */
+static void engine_list(const fb_cudnn_graph *g, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < g->n_cand; i++) {
+        bool first = true;
+        for (int j = 0; j < i; j++) first &= g->cand_engine[j] != g->cand_engine[i];
+        if (!first || at >= n) continue;
+        int w = snprintf(buf + at, n - at, "%s%lld", at ? ", " : "", (long long)g->cand_engine[i]);
+        if (w > 0) at += (size_t)w;
+    }
+}
+
 /* Make candidate i the plan, and say so in g->note (fb_cudnn_graph_note). */
 static void choose(fb_cudnn_graph *g, int i, bool tuned)
 {
@@ -358,13 +381,17 @@ static void choose(fb_cudnn_graph *g, int i, bool tuned)
     g->workspace_bytes = g->cand_workspace[i];
     g->rank = i;
     g->tuned = tuned;
+    char engines[96];
+    engine_list(g, engines, sizeof engines);
     if (tuned && i > 0)
-        snprintf(g->note, sizeof g->note, "cuDNN engine %lld, the heuristics' candidate %d of %d, kept by tuning",
-                 (long long)g->engine, i + 1, g->n_cand);
+        snprintf(g->note, sizeof g->note,
+                 "cuDNN engine %lld, the heuristics' candidate %d of %d (engines %s), kept by tuning",
+                 (long long)g->engine, i + 1, g->n_cand, engines);
     else if (tuned)
         snprintf(g->note, sizeof g->note,
-                 "cuDNN engine %lld, the heuristics' first of %d, none of the others faster by > %.0f%% when timed",
-                 (long long)g->engine, g->n_cand, 100 * FB_TUNE_MARGIN);
+                 "cuDNN engine %lld, the heuristics' first of %d (engines %s), none of the others faster by > %.0f%% "
+                 "when timed",
+                 (long long)g->engine, g->n_cand, engines, 100 * FB_TUNE_MARGIN);
     else
         snprintf(g->note, sizeof g->note, "cuDNN engine %lld, the heuristics' first", (long long)g->engine);
 }
@@ -386,12 +413,20 @@ fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, ch
     char failed[320] = "";
     /* FALLBACK only when mode A gave nothing: its engines are the slow, general ones */
     for (size_t m = 0; m < sizeof modes / sizeof modes[0] && g->n_cand == 0; m++) {
-        s = plan_from_mode(g, o, modes[m], &r);
+        s = plan_from_mode(g, o, modes[m], wanted(o), false, &r);
         /* A mode that cannot be queried for this graph (NOT_SUPPORTED, or a heuristics
          * descriptor that does not finalize) leaves the next mode to try; out of memory
          * ends it. The message is kept for the reason. */
         if (s == FB_E_OOM) return s;
         if (s != FB_OK && !failed[0]) snprintf(failed, sizeof failed, "; heuristics %s: %s", mode_names[m], fb_last_error());
+    }
+    /* Tuning: mode A's configs are mostly one engine's knob settings (conv_add's graph: all
+     * eight on engine 4 in stop 44's call 2); mode B's ranking may name other engines, up
+     * to FB_CUDNN_MORE_ENGINES of them. Its failure to answer costs nothing but them. */
+    if (g->n_cand > 0 && wanted(o) > 1) {
+        refusals rb = {0};
+        s = plan_from_mode(g, o, CUDNN_HEUR_MODE_B, g->n_cand + FB_CUDNN_MORE_ENGINES, true, &rb);
+        if (s == FB_E_OOM) return s;
     }
     if (g->n_cand > 0) {
         choose(g, 0, false);

@@ -13,8 +13,9 @@
  * the reference means by a dtype — no TF32 for float32 unless asked, no down-converted
  * inputs, no half-precision accumulation — and only deterministic engines, since the
  * run may be repeated and compared bit for bit. Or, tuned: the first few such configs
- * are each built, run on the real operands (fb_cudnn_graph_tune, through tune_rounds.h,
- * as cuBLASLt's algorithms are) and the fastest kept. Stop 43 found conv_add's fused
+ * (and up to FB_CUDNN_MORE_ENGINES of other engines from mode B's ranking) are each
+ * built, run on the real operands (fb_cudnn_graph_tune, through tune_rounds.h, as
+ * cuBLASLt's algorithms are) and the fastest kept. Stop 43 found conv_add's fused
  * graph 1.04-1.33x the plain convolution with each side on its heuristic's first. */
 #ifndef FB_CUDNN_GRAPH_H
 #define FB_CUDNN_GRAPH_H
@@ -27,8 +28,9 @@
 extern "C" {
 #endif
 
-#define FB_CUDNN_MAX_DESC 64 /* descriptors one graph may own              */
-#define FB_CUDNN_MAX_CANDIDATES 8 /* plans fb_cudnn_graph_tune chooses among */
+#define FB_CUDNN_MAX_DESC 80 /* descriptors one graph may own              */
+#define FB_CUDNN_MORE_ENGINES 4   /* configs of other engines mode B may add to mode A's */
+#define FB_CUDNN_MAX_CANDIDATES (8 + FB_CUDNN_MORE_ENGINES) /* plans fb_cudnn_graph_tune chooses among */
 #define FB_CUDNN_MAX_OPS 8   /* operations in one graph                      */
 #define FB_CUDNN_MAX_IO 8    /* non-virtual tensors (the variant pack's slots) */
 
