@@ -10,7 +10,8 @@
  * of the node that writes it. Program outputs are not planned: they live in the
  * caller's tensors, and later nodes read them from there. One workspace, the
  * largest any node's kind asks for, is shared by all nodes (they run in order on
- * one stream).
+ * one stream); fb_eager_prepare grows it where a prepared plan wants more (a
+ * cuDNN algorithm's workspace is known only once it is chosen).
  *
  * What a node launches is its op kind's business (src/ops/op_table.h): this file
  * hands each kind its operands, output, the context (stream, library handles)
@@ -255,6 +256,25 @@ fb_status fb_eager_prepare(fb_eager *e, const fb_tensor *in, fb_tensor *out, cud
             release_plans(e);
             return s;
         }
+    }
+    /* a plan may want more workspace than its kind asked for from shapes (plan_workspace):
+     * grown here, before any launch, and counted in the footprint like the rest */
+    size_t need = e->workspace_bytes;
+    for (int k = 0; k < e->c.n_nodes; k++) {
+        const fb_op_kind *kind = fb_node_kind(&e->c.nodes[k]);
+        const size_t w = kind->plan_workspace && e->plan[k] ? kind->plan_workspace(e->plan[k]) : 0;
+        if (w > need) need = w;
+    }
+    if (need > e->workspace_bytes) {
+        fb_dfree(e->workspace);
+        e->workspace = NULL;
+        e->workspace_bytes = 0;
+        fb_status s = fb_dmalloc(&e->workspace, need);
+        if (s != FB_OK) {
+            release_plans(e);
+            return s;
+        }
+        e->workspace_bytes = need;
     }
     e->prepared = true;
     return FB_OK;

@@ -138,6 +138,12 @@ typedef struct fb_op_kind {
      * launch as a->plan and finally to release(). Both NULL: nothing to prepare. */
     fb_status (*prepare)(const fb_node *n, const fb_eager_args *a, void **plan);
     void (*release)(void *plan);
+    /* The workspace the prepared plan's launch needs, which may be more than
+     * workspace() asked for from shapes alone: a library's ranking may put first an
+     * algorithm that wants more, and eager takes it as torch does. fb_eager_prepare
+     * grows the shared workspace to the largest before any launch. NULL: workspace()
+     * is enough. */
+    size_t (*plan_workspace)(const void *plan);
     /* The row rule: out's axes from the operands' (literals: rank 0), and the axes
      * it combines along (fb_rows_sum, fb_rows_combine). NULL: the node combines
      * along every axis of its operands, and the program cannot be split into rows. */
