@@ -1,0 +1,14 @@
+cd "$(dirname "$0")/.." && . dev/device_call.sh
+# NOT RUN (stop 44's device time was spent): the first call of the next stop, on a binary of HEAD
+# (fb45 = the stop's HEAD, built with scripts/setup.sh; stripped, xz -9 into .devbin/).
+export FUSIONBENCH_CASES=$PWD/cases FUSIONBENCH=/tmp/fb
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv > $R/gpus.txt 2>&1
+grep -q H200 $R/gpus.txt || { echo "not an H200"; cat $R/gpus.txt; }
+xz -dc .devbin/fb45.xz > /tmp/fb && chmod +x /tmp/fb
+step version /tmp/fb version
+# 1. 5d127db (eager conv2d's workspace grown after prepare) has not run on a GPU
+step selftest /tmp/fb selftest --case conv,conv_relu,conv_add,conv_bn --no-metrics --no-timer
+step st-odd /tmp/fb selftest --case tests/cases/conv_odd.json --no-metrics --no-timer
+step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/fb run --case conv --dtype float32 --N 1,8 --C 64 --H 14 --rep 2 --warmup 1 --out $R/memcheck.json
+# 2. eager against conv.tuned, float32 (stop 44 call 6: 2.6-3.6x at N 32, 64 x C 256 x H 56)
+step f32 /tmp/fb run --case conv --dtype float32 --N 8,32,64 --C 64,256 --out $R/f32.json
