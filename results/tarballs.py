@@ -88,6 +88,32 @@ def print_steps(r, names):
         print(f"  {line}" if line.startswith(n) else f"  {n}: {line}")
 
 
+def assert_checked(path):
+    """Every timed variant and every paired floor of a result file passed its check; returns how
+    many timed variants there were."""
+    n = 0
+    for case, _, c in cells(path):
+        for name, v in c["variants"].items():
+            if "time_ms" in v:
+                assert v["check"]["passed"], (path, case, name)
+                n += 1
+            p = v.get("paired") or {}
+            if p.get("status") == "ok":
+                assert p["check"]["passed"], (path, case, name, "floor")
+    return n
+
+
+def print_paired_table(*paths, both=False):
+    """scripts/epilogue_table.py's paired table over result files (both: and the separately timed
+    one after it), indented, every check asserted first."""
+    for p in paths:
+        assert_checked(p)
+    out = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "epilogue_table.py"), *paths],
+                         capture_output=True, text=True, check=True).stdout
+    parts = out.split("\n\n")
+    print("  " + "\n\n".join(parts[:2] if both else parts[:1]).strip().replace("\n", "\n  "))
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 

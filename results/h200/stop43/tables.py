@@ -12,41 +12,13 @@ three times, the bfloat16 matmul grid. Call 4: the same binary on the float16 ma
 grids and the float32 matmul --quick grid. Every check the tables use passed (asserted here).
 """
 import collections
-import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
-from tarballs import cells, print_steps as steps, text, unpack  # noqa: E402
-
-EPILOGUE = os.path.join(HERE, "..", "..", "..", "scripts", "epilogue_table.py")
-
-
-def assert_checked(path):
-    """Every timed variant and every paired floor of a result file passed its check."""
-    n = 0
-    for case, _, c in cells(path):
-        for name, v in c["variants"].items():
-            if "time_ms" in v:
-                assert v["check"]["passed"], (path, case, name)
-                n += 1
-            p = v.get("paired") or {}
-            if p.get("status") == "ok":
-                assert p["check"]["passed"], (path, case, name, "floor")
-    return n
-
-
-def paired_table(*paths):
-    for p in paths:
-        assert_checked(p)
-    out = subprocess.run([sys.executable, EPILOGUE, *paths], capture_output=True, text=True, check=True).stdout
-    # the paired table only: up to the blank line before the separately timed one
-    print("  " + out.split("\n\n")[0].replace("\n", "\n  "))
-
+from tarballs import assert_checked, cells, print_paired_table, print_steps as steps, text, unpack  # noqa: E402
 
 def paired_cells(path, case, variant):
     """{(M, N): (ratio, floor us, time us, floor's algorithm, the variant's)} of a result file."""
@@ -121,23 +93,23 @@ def main():
     steps(r2, ["memcheck", "memcheck-conv"])
     for f in ("pair-r1", "pair-r2"):
         print(f"  {f}: bfloat16, M 2048, 8192 x N 8192, 16384 x K 1024")
-        paired_table(os.path.join(r2, f + ".json"))
+        print_paired_table(os.path.join(r2, f + ".json"))
     print("  matmul_bias.fused's pairs and the algorithms each side kept:")
     for f in ("pair-r1", "pair-r2"):
         for k, x in sorted(paired_cells(os.path.join(r2, f + ".json"), "matmul_bias", "matmul_bias.fused").items()):
             print(f"    {f} {k[0]:5d} x {k[1]:5d}: {x[0]:.3f}  floor {x[1]:.1f} us, fused {x[2]:.1f} us;  floor: {x[3]} | fused: {x[4]}")
     print("  odd shapes (float32, float16)")
-    paired_table(os.path.join(r2, "pair-odd.json"))
+    print_paired_table(os.path.join(r2, "pair-odd.json"))
     print("  issue 10's grids, default, --max-time 2: bfloat16 and float16 matmul, bfloat16 conv")
-    paired_table(os.path.join(r2, "grid-bf16.json"), os.path.join(r2, "grid-f16.json"), os.path.join(r2, "conv-bf16.json"))
+    print_paired_table(os.path.join(r2, "grid-bf16.json"), os.path.join(r2, "grid-f16.json"), os.path.join(r2, "conv-bf16.json"))
 
     print("\n== 3. call 3: cuBLASLt tuning in rounds (e798695)")
     steps(r3, ["selftest"])
     for f in ("pair-r1", "pair-r2", "pair-r3"):
         print(f"  {f}")
-        paired_table(os.path.join(r3, f + ".json"))
+        print_paired_table(os.path.join(r3, f + ".json"))
     print("  the bfloat16 matmul grid")
-    paired_table(os.path.join(r3, "grid-bf16.json"))
+    print_paired_table(os.path.join(r3, "grid-bf16.json"))
     print("  matmul_bias.fused's cells over 3% (bfloat16 grid)")
     for case, _, c in cells(os.path.join(r3, "grid-bf16.json")):
         if case != "matmul_bias":
@@ -167,7 +139,7 @@ def main():
 
     print("\n== 4. call 4: tuning in rounds (e798695): float16 matmul and conv grids, float32 matmul --quick")
     steps(r4, [])
-    paired_table(os.path.join(r4, "grid-f16.json"), os.path.join(r4, "conv-f16.json"), os.path.join(r4, "grid-f32.json"))
+    print_paired_table(os.path.join(r4, "grid-f16.json"), os.path.join(r4, "conv-f16.json"), os.path.join(r4, "grid-f32.json"))
 
 
 if __name__ == "__main__":

@@ -13,39 +13,12 @@ selftest, memcheck, conv_add's grids, float32 conv cells. Call 4: `run --all --d
 """
 import collections
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
-from tarballs import cells, last, print_steps as steps, unpack  # noqa: E402
-
-EPILOGUE = os.path.join(HERE, "..", "..", "..", "scripts", "epilogue_table.py")
-
-
-def assert_checked(path):
-    """Every timed variant and every paired floor of a result file passed its check."""
-    n = 0
-    for case, _, c in cells(path):
-        for name, v in c["variants"].items():
-            if "time_ms" in v:
-                assert v["check"]["passed"], (path, case, name)
-                n += 1
-            p = v.get("paired") or {}
-            if p.get("status") == "ok":
-                assert p["check"]["passed"], (path, case, name, "floor")
-    return n
-
-
-def paired_table(*paths, both=False):
-    for p in paths:
-        assert_checked(p)
-    out = subprocess.run([sys.executable, EPILOGUE, *paths], capture_output=True, text=True, check=True).stdout
-    parts = out.split("\n\n")
-    # the paired table, and (both) the separately timed one after it
-    print("  " + "\n\n".join(parts[:2] if both else parts[:1]).strip().replace("\n", "\n  "))
-
+from tarballs import assert_checked, cells, last, print_paired_table, print_steps as steps, unpack  # noqa: E402
 
 def conv_cells(path, case, variant):
     """One line a cell: the pairs' ratio, both sides' medians and the engine each side kept."""
@@ -85,7 +58,7 @@ def main():
     steps(r1, [])
     print("  " + last(r1, "selftest.txt", "selftest:"))
     print("  the four large cells (bfloat16, M 2048, 8192 x N 8192, 16384 x K 1024), paired")
-    paired_table(os.path.join(r1, "pair.json"))
+    print_paired_table(os.path.join(r1, "pair.json"))
     with open(os.path.join(r1, "ncu-bias.txt")) as f:
         profiled = sorted({l.split('"')[1] for l in f if l.startswith("==PROF== Profiling")})
     print(f"  Nsight Compute step (--launch-skip 20 --launch-count 4, no kernel filter) profiled: {profiled}")
@@ -96,7 +69,7 @@ def main():
         print(f"  {f}: " + last(r2, f, "selftest:"))
     print("  memcheck (conv_add, conv_relu float16, N 1, 8, C 64, H 14, paired): " + last(r2, "memcheck.txt", "ERROR SUMMARY"))
     print("  the conv grids, paired with conv.tuned, --max-time 2; the shared tuner on matmul_bias, matmul_add")
-    paired_table(os.path.join(r2, "conv-bf16.json"), os.path.join(r2, "conv-f16.json"), os.path.join(r2, "pair.json"),
+    print_paired_table(os.path.join(r2, "conv-bf16.json"), os.path.join(r2, "conv-f16.json"), os.path.join(r2, "pair.json"),
                  both=True)
     print("  conv_relu.fused's and conv_bn.fused's kept engines (bfloat16 grid):",
           engines(os.path.join(r2, "conv-bf16.json"), "conv_relu", "conv_relu.fused"),
@@ -108,7 +81,7 @@ def main():
     steps(r3, [])
     print("  " + last(r3, "selftest.txt", "selftest:"))
     print("  memcheck (conv_add bfloat16, N 1, C 64, 128, H 14, paired): " + last(r3, "memcheck.txt", "ERROR SUMMARY"))
-    paired_table(os.path.join(r3, "add-bf16.json"), os.path.join(r3, "add-f16.json"), os.path.join(r3, "f32.json"))
+    print_paired_table(os.path.join(r3, "add-bf16.json"), os.path.join(r3, "add-f16.json"), os.path.join(r3, "f32.json"))
     print("  conv_add.fused cell by cell (bfloat16, float16; the floor's and the fused graph's engines)")
     conv_cells(os.path.join(r3, "add-bf16.json"), "conv_add", "conv_add.fused")
     conv_cells(os.path.join(r3, "add-f16.json"), "conv_add", "conv_add.fused")
@@ -151,7 +124,7 @@ def main():
     print("\n== 6. call 6: every float32 conv variant (conv.tuned included) asks that workspace")
     steps(r6, [])
     print("  " + last(r6, "selftest.txt", "selftest:"))
-    paired_table(os.path.join(r6, "f32.json"), both=True)
+    print_paired_table(os.path.join(r6, "f32.json"), both=True)
     print("  the conv case: eager (64 MB) against conv.tuned (the larger workspace), us")
     for case, _, c in cells(os.path.join(r6, "f32.json")):
         if case != "conv":
