@@ -675,12 +675,15 @@ fb_status fb_timer_measure(fb_timer *t, const fb_runnable *r, fb_stats *out, dou
  * in the order floor, r for even i and r, floor for odd i (ABBA), so a clock that drifts across
  * the batch slows both sides of a pair of pairs alike. Each sample has its own flush, as in
  * run_batch. A batch the blocking kernel timed out on is kept and counted (the pair's two
- * runnables declare their launches; a GEMM library call does). */
+ * runnables declare their launches; a GEMM library call does). Under cupti both sides were
+ * wrapped (fb_cupti_wrap_side) and the 2n samples' kernel sums come back in queue order. */
 static fb_status run_pair_batch(fb_timer *t, const fb_runnable *floor, const fb_runnable *r, int n, double *xf,
                                 double *xr)
 {
+    const bool cupti = t->opts.mode == FB_TIMER_CUPTI;
     fb_status s = hold_stream(t);
     if (s != FB_OK) return s;
+    if (cupti) fb_cupti_batch_begin(t->cupti, 2 * n); /* both sides' runs tagged in queue order */
     for (int i = 0; i < n && s == FB_OK; i++) {
         const bool floor_first = (i & 1) == 0;
         s = enqueue_sample(t, floor_first ? floor : r, 2 * i, false);
@@ -690,7 +693,7 @@ static fb_status run_pair_batch(fb_timer *t, const fb_runnable *floor, const fb_
     FB_TRY(release_and_wait(t, s, &timed_out));
     if (timed_out) t->timeouts++;
     double both[EV_PAIRS];
-    FB_TRY(read_pairs(t, 2 * n, both));
+    FB_TRY(cupti ? fb_cupti_batch_end(t->cupti, 2 * n, both) : read_pairs(t, 2 * n, both));
     for (int i = 0; i < n; i++) {
         const bool floor_first = (i & 1) == 0;
         xf[i] = both[2 * i + (floor_first ? 0 : 1)];
@@ -739,10 +742,13 @@ fb_status fb_timer_measure_paired(fb_timer *t, const fb_runnable *floor, const f
     t->last_kernels = NULL;
     t->timeouts = 0;
     FB_TRY(check_opts(&t->opts));
-    if (t->opts.mode != FB_TIMER_EVENTS) {
-        fb_error("paired timing runs under the events timer only (this run's is %s)", fb_timer_mode_name(t->opts.mode));
+    if (t->opts.mode == FB_TIMER_GRAPH) {
+        fb_error("paired timing runs under the events and cupti timers, not graph (a graph replays one side's "
+                 "captured samples)");
         return FB_E_UNSUPPORTED;
     }
+    const bool cupti = t->opts.mode == FB_TIMER_CUPTI;
+    if (cupti && !t->cupti) FB_TRY(fb_cupti_timer_create(&t->cupti));
     sampling S;
     FB_TRY(sampling_begin(t, &S));
     double *xf = malloc((size_t)S.cap * sizeof *xf), *xr = malloc((size_t)S.cap * sizeof *xr);
@@ -751,6 +757,15 @@ fb_status fb_timer_measure_paired(fb_timer *t, const fb_runnable *floor, const f
         fb_error("timer: out of host memory");
         s = FB_E_NOMEM;
     }
+    /* CUPTI mode: each side's runs tagged with their samples (timer_cupti.h), pair by pair */
+    fb_runnable tagged_floor, tagged_r;
+    if (cupti && s == FB_OK) {
+        tagged_floor = fb_cupti_wrap_side(t->cupti, floor, 0);
+        tagged_r = fb_cupti_wrap_side(t->cupti, r, 1);
+        floor = &tagged_floor;
+        r = &tagged_r;
+        s = fb_cupti_begin(t->cupti);
+    }
     /* the untimed runs: lazy initialisation of either side must not land in a pair */
     if (s == FB_OK) s = floor->run(floor->self, t->stream);
     if (s == FB_OK) s = r->run(r->self, t->stream);
@@ -758,6 +773,10 @@ fb_status fb_timer_measure_paired(fb_timer *t, const fb_runnable *floor, const f
                                        __FILE__, __LINE__);
     if (s == FB_OK) s = measure_paired_events(t, floor, r, &S, xf, xr);
     t->probing = false;
+    if (cupti && xf && xr) {
+        fb_status es = fb_cupti_end(t->cupti); /* after a failed measurement too */
+        if (s == FB_OK) s = es;
+    }
     if (s == FB_OK) {
         out->n = S.n;
         if (ratio_out && ratio_cap > 0) memcpy(ratio_out, S.x, (size_t)imin(S.n, ratio_cap) * sizeof *S.x);

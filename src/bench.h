@@ -111,7 +111,9 @@ void fb_timer_set_probe(fb_timer *t, void (*probe)(void *arg), void *arg);
  * both sides of a pair run at one power state. On a power-capped card a GEMM's time moves 8-14%
  * under sustained load while the paired ratio moves under 1% (kernels/NOTES.md, "Stop 42",
  * section 6): separately timed cells cannot say "within 3%". The stopping rules are events
- * mode's, applied to the ratio. Events mode only: FB_E_UNSUPPORTED under graph or cupti. */
+ * mode's, applied to the ratio. Events or cupti mode (cupti: each sample is its kernels'
+ * summed durations, both sides' runs tagged in queue order, so the event pair's 2.5-4 us sits
+ * on neither side); FB_E_UNSUPPORTED under graph. */
 typedef struct fb_paired {
     int n;          /* pairs */
     fb_stats floor; /* the floor's samples, ms             */

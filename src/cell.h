@@ -39,7 +39,7 @@ typedef struct fb_cell_env {
      * (the variant's "sm_clock_mhz"); NULL: none */
     struct fb_clock_watch *clocks;
     /* run: time each fused variant also in pairs with the case's "paired" plain op (the cell's
-     * variant "paired" object; bench.h's fb_timer_measure_paired; events timer only) */
+     * variant "paired" object; bench.h's fb_timer_measure_paired; events or cupti timer) */
     bool paired;
 } fb_cell_env;
 

@@ -210,7 +210,7 @@ static fb_status run_compare(const compare_args *a, int n_files, const char *con
     } else if (s == FB_OK && r.paired && r.n_items == r.n_untimed) {
         /* --paired on files without pairs: every item untimed; a gate must not pass on that */
         fb_error("nothing to compare in pairs: no variant was timed in pairs on both sides (run times a case's fused "
-                 "variants in pairs when its case file names its plain op, \"paired\", under the events timer)");
+                 "variants in pairs when its case file names its plain op, \"paired\", under the events or cupti timer)");
         s = FB_E_USAGE;
     } else if (s == FB_OK && fb_cmp_report_regressed(&r)) {
         int slow = r.verdicts[FB_VERDICT_SLOWER];

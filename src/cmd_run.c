@@ -150,8 +150,8 @@ static int run_table(run_opts *o, fb_opt *t)
     t[n++] = (fb_opt){.name = "no-pair", .kind = FB_OPT_FLAG, .dst = &o->no_pair,
                       .help = "do not also time each fused variant in turn with the case's plain op (a\n"
                               "case file's \"paired\": the matmul epilogue cases' matmul.tuned); paired\n"
-                              "timing needs the events timer, and adds a plain op's tuning and timing\n"
-                              "to each of those cells"};
+                              "timing needs the events or cupti timer, and adds a plain op's tuning and\n"
+                              "timing to each of those cells"};
     t[n++] = (fb_opt){.name = "pair", .kind = FB_OPT_FLAG, .dst = &o->pair,
                       .help = "with --all: pair as a named case does (--all leaves it out, to keep the\n"
                               "whole suite's float32 grids within ten minutes)"};
@@ -843,7 +843,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
      * every epilogue cell (the float32 GEMM cells' tuning is seconds each), and the suite's
      * float32 grids are held to ten minutes (issue 6) */
     const bool want_pairs = !o.no_pair && (!o.all || o.pair);
-    cenv.paired = want_pairs && o.timer.mode == FB_TIMER_EVENTS;
+    cenv.paired = want_pairs && o.timer.mode != FB_TIMER_GRAPH;
     for (int i = 0; i < n_plans && !o.no_pair && !cenv.paired; i++)
         if (plans[i].c.paired[0]) {
             if (!want_pairs)
@@ -854,7 +854,7 @@ static fb_status run_plans(run_opts o, case_plan *plans, int n_plans, int argc, 
             else
                 fprintf(stderr,
                         "fusionbench: note: case %s names its plain op for paired timing (%s), which needs the "
-                        "events timer: under --timer %s its variants are timed alone only\n",
+                        "events or cupti timer: under --timer %s its variants are timed alone only\n",
                         plans[i].c.name, plans[i].c.paired, fb_timer_mode_name(o.timer.mode));
             break;
         }

@@ -105,7 +105,11 @@ struct fb_cupti_timer {
     uint64_t next_ext, batch_base;
     int batch_n, batch_i;
     bool in_batch, enabled;
-    const fb_runnable *inner;
+    /* what the wrappers run: side 0 (fb_cupti_wrap), and a paired measurement's other side */
+    struct wrap_side {
+        fb_cupti_timer *c;
+        const fb_runnable *inner;
+    } side[2];
     /* the measurement */
     fb_kernel_census census;
     double *spans;
@@ -360,8 +364,9 @@ fb_status fb_cupti_end(fb_cupti_timer *c)
 
 static fb_status wrapped_run(void *self, cudaStream_t stream)
 {
-    fb_cupti_timer *c = self;
-    const fb_runnable *r = c->inner;
+    const struct wrap_side *w = self;
+    fb_cupti_timer *c = w->c;
+    const fb_runnable *r = w->inner;
     if (!c->in_batch || c->batch_i >= c->batch_n) return r->run(r->self, stream);
     uint64_t id = c->batch_base + (uint64_t)c->batch_i++;
     CUptiResult pr = c->api->ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
@@ -378,11 +383,15 @@ static fb_status wrapped_run(void *self, cudaStream_t stream)
     return s;
 }
 
-fb_runnable fb_cupti_wrap(fb_cupti_timer *c, const fb_runnable *r)
+fb_runnable fb_cupti_wrap_side(fb_cupti_timer *c, const fb_runnable *r, int side)
 {
-    c->inner = r;
-    return (fb_runnable){wrapped_run, c, r->launches};
+    struct wrap_side *w = &c->side[side ? 1 : 0];
+    w->c = c;
+    w->inner = r;
+    return (fb_runnable){wrapped_run, w, r->launches};
 }
+
+fb_runnable fb_cupti_wrap(fb_cupti_timer *c, const fb_runnable *r) { return fb_cupti_wrap_side(c, r, 0); }
 
 void fb_cupti_batch_begin(fb_cupti_timer *c, int n)
 {

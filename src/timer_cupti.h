@@ -28,6 +28,10 @@ fb_status fb_cupti_end(fb_cupti_timer *c);
  * external correlation id (runs outside a batch, warm-up and the untimed run,
  * are not tagged, so not counted). The wrapper points at `r` and at `c`. */
 fb_runnable fb_cupti_wrap(fb_cupti_timer *c, const fb_runnable *r);
+/* The same for one side of a paired measurement (side 0 or 1), so that both sides' runs
+ * are tagged in the order they are queued: a batch of n pairs is 2n samples, and
+ * fb_cupti_batch_end returns them in that order. fb_cupti_wrap is side 0. */
+fb_runnable fb_cupti_wrap_side(fb_cupti_timer *c, const fb_runnable *r, int side);
 
 /* A batch of n samples is about to be queued (each run through the wrapper). */
 void fb_cupti_batch_begin(fb_cupti_timer *c, int n);

@@ -10,7 +10,10 @@
  *      span (first start to last end) no shorter than the sum;
  *   3. a cuBLAS SGEMM: at least one kernel per run, named, and timed no slower
  *      than the event timer times the same call (library kernels are kernels on
- *      the stream, tied to the sample by the API calls cuBLAS makes).
+ *      the stream, tied to the sample by the API calls cuBLAS makes);
+ *   4. paired timing under cupti: a spin against a spin of half its cycles, timed
+ *      in turn (each side's runs tagged in queue order, ABBA): the pairs' median
+ *      ratio within 0.01 of 0.5, which a swapped or shifted side would miss.
  * Where libcupti cannot be loaded the checks are skipped, with the reason. */
 #include <cublas_v2.h>
 #include <math.h>
@@ -158,6 +161,33 @@ static fb_status check_spins(fb_timer *t, const fb_device_info *dev, cudaStream_
     return st;
 }
 
+static fb_status check_paired(fb_timer *t, const fb_device_info *dev, cudaStream_t s, char *report, size_t n,
+                              int *failed)
+{
+    const double mhz = dev->sm_clock_mhz > 0 ? dev->sm_clock_mhz : 1500;
+    const size_t log_bytes = (1 + 4 * (size_t)SPIN_LOG_CAP) * sizeof(unsigned long long);
+    spin_job full = {(long long)(SPIN_MS / 2 * 1e-3 * mhz * 1e6), NULL, 1, NULL};
+    FB_TRY(fb_dmalloc((void **)&full.log, log_bytes));
+    spin_job half = full;
+    half.cycles /= 2;
+    fb_status st = fb_cuda_status(cudaMemsetAsync(full.log, 0, log_bytes, s), "cudaMemsetAsync(log)", __FILE__, __LINE__);
+    const fb_runnable floor = {spin_run, &full, 1}, r = {spin_run, &half, 1};
+    fb_paired p;
+    fb_timer_mode old = fb_timer_set_mode(t, FB_TIMER_CUPTI);
+    if (st == FB_OK) st = fb_timer_measure_paired(t, &floor, &r, &p, NULL, 0);
+    fb_timer_set_mode(t, old);
+    if (st == FB_OK) {
+        const bool ok = p.n > 0 && fabs(p.ratio.median - 0.5) <= 0.01;
+        fb_appendf(report, n,
+                   "timer cupti: paired, a spin against one of half its cycles: ratio %.4f (floor %.4f ms, %.4f ms, "
+                   "n=%d): %s\n",
+                   p.ratio.median, p.floor.median, p.time.median, p.n, ok ? "ok" : "FAIL (want 0.5 +- 0.01)");
+        *failed += !ok;
+    }
+    fb_dfree(full.log);
+    return st;
+}
+
 static fb_status check_gemm(fb_timer *t, fb_context *ctx, char *report, size_t n, int *failed)
 {
     if (!ctx->cublas) {
@@ -204,6 +234,7 @@ fb_status fb_timer_selfcheck_cupti(fb_timer *t, fb_context *ctx, char *report, s
     fb_set_context("selftest: timer cupti");
     fb_status st = check_spins(t, &ctx->dev, ctx->stream, report, n, &failed);
     if (st == FB_OK) st = check_gemm(t, ctx, report, n, &failed);
+    if (st == FB_OK) st = check_paired(t, &ctx->dev, ctx->stream, report, n, &failed);
     fb_set_context(NULL);
     if (st == FB_E_UNSUPPORTED) { /* CUPTI loaded, yet a measurement saw no work: a failure, not a skip */
         fb_appendf(report, n, "timer cupti: FAIL: %s\n", fb_last_error());
