@@ -12,7 +12,7 @@ step st-odd /tmp/fb selftest --case tests/cases/conv_odd.json --no-metrics --no-
 step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/fb run --case conv --dtype float32 --N 1,8 --C 64 --H 14 --rep 2 --warmup 1 --out $R/memcheck.json
 # 2. paired timing under --timer cupti (not run on a GPU): selftest's timer checks (a paired spin
 #    against half its cycles under cupti), then the small GEMMs' epilogue cells both ways: under
-#    cupti the event pair's 2.5-4 us is on neither side (stop 43: 7-29 us GEMMs read 1.03-1.10)
+#    cupti the event pair's 2.5-4 us is on neither side (stop 43: the misses over 3% were 7-29 us GEMMs)
 step st-timer /tmp/fb selftest --case copy --no-metrics
 AX="--dtype bfloat16 --M 128,512,2048 --N 2048,8192 --K 1024"
 step pair-events /tmp/fb run --case matmul_bias,matmul_relu $AX --out $R/pair-events.json
