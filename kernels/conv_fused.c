@@ -32,7 +32,8 @@
  * way. conv_bn saves the most: its whole normalisation vanishes into the weights.
  *
  * Paths. prepare() builds the graph and the first CONV_TUNE_CANDIDATES engine configs of
- * cuDNN's heuristics (mode A; FALLBACK if A has none) that compute what the reference
+ * cuDNN's heuristics (mode A; FALLBACK if A has none; then up to four configs of other
+ * engines from mode B) that compute what the reference
  * means (cudnn_graph.h: no TF32 unless asked, fp32 accumulation, deterministic), build
  * and fit the workspace, then runs each on the cell's operands, cold, in rounds, and
  * keeps the fastest (tune_rounds.h, as cuBLASLt's algorithms are chosen); the result's
@@ -56,8 +57,8 @@
 #include "ops/attrs.h"
 
 /* What the variants ask for before prepare() has a plan (cell.c allocates the workspace
- * first): enough for Hopper's implicit-GEMM engines and their split reductions; prepare
- * takes the first engine whose need fits. */
+ * first): enough for Hopper's implicit-GEMM engines and their split reductions (IEEE
+ * float32 asks more: workspace_as); prepare's candidates are the engines whose need fits. */
 #define CONV_FUSED_WORKSPACE ((size_t)64 << 20)
 
 /* EPI_NONE is conv.tuned: the plain convolution the others are held to (the case file's

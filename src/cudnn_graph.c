@@ -420,8 +420,8 @@ fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, ch
         if (s == FB_E_OOM) return s;
         if (s != FB_OK && !failed[0]) snprintf(failed, sizeof failed, "; heuristics %s: %s", mode_names[m], fb_last_error());
     }
-    /* Tuning: mode A's configs are mostly one engine's knob settings (conv_add's graph: all
-     * eight on engine 4 in stop 44's call 2); mode B's ranking may name other engines, up
+    /* Tuning: mode A's configs are mostly one engine's knob settings (conv_add's graph: its
+     * eight were engines 4 and 7 in stop 44); mode B's ranking may name other engines, up
      * to FB_CUDNN_MORE_ENGINES of them. Its failure to answer costs nothing but them. */
     if (g->n_cand > 0 && wanted(o) > 1) {
         refusals rb = {0};
