@@ -86,6 +86,15 @@ static void time_rounds(fb_tune_launch_fn launch, void *arg, int n, const scratc
     }
 }
 
+int fb_tune_pick(const double *med, int n)
+{
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (med[i] > 0 && (best < 0 || med[i] < med[best])) best = i;
+    if (best > 0 && med[0] > 0 && med[0] <= med[best] * (1 + FB_TUNE_MARGIN)) best = 0;
+    return best;
+}
+
 fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_launch_fn launch, void *arg,
                          double *med, int *best_out, const char *what)
 {
@@ -110,12 +119,11 @@ fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_la
     double best = -1;
     if (s == FB_OK) {
         time_rounds(launch, arg, n, &sc, stream, ms, alive, med);
-        for (int i = 0; i < n; i++)
-            if (med[i] > 0 && (best < 0 || med[i] < best)) {
-                best = med[i];
-                *best_out = i;
-            }
-        if (*best_out > 0 && med[0] > 0 && med[0] <= best * (1 + FB_TUNE_MARGIN)) *best_out = 0;
+        const int pick = fb_tune_pick(med, n);
+        if (pick >= 0) {
+            *best_out = pick;
+            best = med[pick];
+        }
     }
     if (sc.e0) cudaEventDestroy(sc.e0);
     if (sc.e1) cudaEventDestroy(sc.e1);

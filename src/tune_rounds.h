@@ -33,6 +33,10 @@ typedef int (*fb_tune_launch_fn)(void *arg, int candidate, cudaStream_t stream);
 fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_launch_fn launch, void *arg,
                          double *med, int *best, const char *what);
 
+/* fb_tune_rounds' choice from the medians (negative: not timed): the fastest, unless
+ * candidate 0's is within FB_TUNE_MARGIN of it, then 0; -1 when none was timed. */
+int fb_tune_pick(const double *med, int n);
+
 /* The margin a candidate must beat the heuristic's first by to be kept instead (1%):
  * candidates that share a kernel time within noise of each other, and ranking on noise kept
  * different algorithms run to run (stop 31). */
