@@ -137,8 +137,8 @@ static fb_status write_report(const compare_args *a, const fb_cmp_report *r)
 }
 
 /* What makes times differ besides the code, said on stderr (the gate goes on): two
- * flushes (a file without settings.flush wrote: a memset), TF32 on one side only,
- * throttled cells. */
+ * flushes (a file without settings.flush wrote: a memset), two timers, TF32 on one side
+ * only, throttled cells. */
 static void warn_conditions(const fb_rs_doc *base, const fb_rs_doc *new_, int n_files)
 {
     if (n_files == 2) {
@@ -148,6 +148,14 @@ static void warn_conditions(const fb_rs_doc *base, const fb_rs_doc *new_, int n_
                     "fusionbench compare: warning: BASE %s was timed with --flush %s, NEW %s with --flush %s: the "
                     "differences include the flushes' (README, The timer)\n",
                     fb_qpath(base->path), fb, fb_qpath(new_->path), fn);
+        /* events times hold the event pair's 2.5-4 us a sample, cupti's (kernel durations) do
+         * not, graph's a replay's share: small cells and their paired ratios differ by that */
+        if (base->timer && new_->timer && strcmp(base->timer, new_->timer) != 0)
+            fprintf(stderr,
+                    "fusionbench compare: warning: BASE %s was timed with --timer %s, NEW %s with --timer %s: the "
+                    "differences include the timers' (events count the event pair's microseconds, cupti only "
+                    "kernels: README, The timer)\n",
+                    fb_qpath(base->path), base->timer, fb_qpath(new_->path), new_->timer);
         if (base->tf32 != new_->tf32)
             fprintf(stderr,
                     "fusionbench compare: warning: %s was measured with --tf32, %s without: their float32 matmuls "

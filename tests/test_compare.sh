@@ -69,6 +69,13 @@ run compare "$R/base.json" "$TMP/same-clean.json"
 expect "another flush" 0 "warning: BASE $R/base.json was timed with --flush write, NEW $TMP/same-clean.json with --flush clean: the differences include the flushes'"
 expect "a throttled cell" 0 "warning: 1 cell of $TMP/same-clean.json was throttled (the SM clock fell more than 10%, or a variant's samples stepped more than 5%): its times are not comparable"
 count_lines "another flush: all SAME" '^SAME ' 4
+# ... timed with another timer: said, the verdicts unchanged
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); d["settings"]["timer"] = "cupti"
+json.dump(d, open(sys.argv[2], "w"))' "$R/same.json" "$TMP/same-cupti.json"
+run compare "$R/base.json" "$TMP/same-cupti.json"
+expect "another timer" 0 "warning: BASE $R/base.json was timed with --timer events, NEW $TMP/same-cupti.json with --timer cupti: the differences include the timers'"
+count_lines "another timer: all SAME" '^SAME ' 4
 # ... measured at a power cap (NVML's clock-limit reasons) or with a stepped measurement: said, the verdicts unchanged
 python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
