@@ -508,15 +508,14 @@ fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *p
     }
     if (g->n_cand <= 1) return FB_OK;
     FB_TRY(ensure_pack(g, ptr, workspace));
-    if (load_only) { /* each plan's kernels loaded, nothing timed: the heuristics' first kept */
-        for (int i = g->n_cand - 1; i >= 0; i--)
-            if (launch_candidate(g, i, stream)) cudaGetLastError();
-        return fb_cuda_status(cudaStreamSynchronize(stream), what, __FILE__, __LINE__);
+    int keep = 0;
+    if (load_only) { /* each plan's kernels loaded, nothing timed: the first that ran kept */
+        FB_TRY(fb_tune_load(g->n_cand, launch_candidate, g, stream, &keep, what));
+        choose(g, keep, false);
+        return FB_OK;
     }
-    double med[FB_CUDNN_MAX_CANDIDATES];
-    int best = 0;
-    FB_TRY(fb_tune_rounds(ctx, stream, g->n_cand, launch_candidate, g, med, &best, what));
-    choose(g, best, true);
+    FB_TRY(fb_tune_rounds(ctx, stream, g->n_cand, launch_candidate, g, &keep, what));
+    choose(g, keep, true);
     return FB_OK;
 }
 

@@ -113,36 +113,18 @@ static int launch_candidate(void *arg, int i, cudaStream_t stream)
 static fb_status tune_algo(fb_context *ctx, fb_gemm_plan *p, const fb_gemm_operands *o, const fb_gemm_tuning *t,
                            const cublasLtMatmulHeuristicResult_t *res, int n, const char *what)
 {
-    if (t->load_only) { /* each candidate's kernels loaded, nothing timed: the heuristic's first kept */
-        bool any = false;
-        for (int i = n - 1; i >= 0; i--) {
-            if (launch(p, o, &res[i].algo, t->workspace, t->stream) != CUBLAS_STATUS_SUCCESS) {
-                cudaGetLastError();
-                continue;
-            }
-            p->algo = res[i].algo;
-            any = true;
-        }
-        fb_status s = fb_cuda_status(cudaStreamSynchronize(t->stream), what, __FILE__, __LINE__);
-        if (s == FB_OK && !any) {
-            fb_error("%s: none of cuBLASLt's %d candidate algorithms ran", what, n);
-            s = FB_E_UNSUPPORTED;
-        }
-        return s;
-    }
-    p->tuned = true; /* from here the candidates are timed (fb_gemm_plan_note says so) */
-    double *med = malloc(sizeof *med * (size_t)(n > 0 ? n : 1));
-    if (!med) {
-        fb_error("%s: out of host memory for tuning", what);
-        return FB_E_NOMEM;
-    }
     tune_arg arg = {p, o, t, res};
-    int best = 0;
-    fb_status s = fb_tune_rounds(ctx, t->stream, n, launch_candidate, &arg, med, &best, what);
-    free(med);
+    int keep = 0;
+    fb_status s;
+    if (t->load_only) { /* each candidate's kernels loaded, nothing timed: the first that ran kept */
+        s = fb_tune_load(n, launch_candidate, &arg, t->stream, &keep, what);
+    } else {
+        p->tuned = true; /* from here the candidates are timed (fb_gemm_plan_note says so) */
+        s = fb_tune_rounds(ctx, t->stream, n, launch_candidate, &arg, &keep, what);
+    }
     if (s == FB_OK) {
-        p->algo = res[best].algo;
-        p->rank = best;
+        p->algo = res[keep].algo;
+        p->rank = keep;
     }
     return s;
 }

@@ -95,8 +95,27 @@ int fb_tune_pick(const double *med, int n)
     return best;
 }
 
+fb_status fb_tune_load(int n, fb_tune_launch_fn launch, void *arg, cudaStream_t stream, int *first,
+                       const char *what)
+{
+    *first = -1;
+    for (int i = 0; i < n; i++) {
+        if (launch(arg, i, stream) != 0)
+            cudaGetLastError(); /* a candidate's launch failure is not sticky: pass it over */
+        else if (*first < 0)
+            *first = i;
+    }
+    fb_status s = fb_cuda_status(cudaStreamSynchronize(stream), what, __FILE__, __LINE__);
+    if (s == FB_OK && *first < 0) {
+        fb_error("%s: none of the %d candidates ran", what, n);
+        s = FB_E_UNSUPPORTED;
+    }
+    if (*first < 0) *first = 0;
+    return s;
+}
+
 fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_launch_fn launch, void *arg,
-                         double *med, int *best_out, const char *what)
+                         int *best_out, const char *what)
 {
     *best_out = 0;
     /* scratch of prepare's own, allocated outside the tracked device memory: it is gone
@@ -106,8 +125,9 @@ fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_la
     sc.sweep_bytes = (2 * l2 + FB_L2_SWEEP_LINE - 1) / FB_L2_SWEEP_LINE * FB_L2_SWEEP_LINE;
     float(*ms)[TUNE_SAMPLES] = malloc(sizeof *ms * (size_t)(n > 0 ? n : 1));
     bool *alive = malloc(sizeof *alive * (size_t)(n > 0 ? n : 1));
+    double *med = malloc(sizeof *med * (size_t)(n > 0 ? n : 1));
     fb_status s = FB_OK;
-    if (!ms || !alive) {
+    if (!ms || !alive || !med) {
         fb_error("%s: out of host memory for tuning", what);
         s = FB_E_NOMEM;
     }
@@ -116,14 +136,11 @@ fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_la
     if (s == FB_OK) s = fb_cuda_status(cudaMalloc(&sc.sweep, sc.sweep_bytes), what, __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaMalloc((void **)&sc.sink, sizeof *sc.sink), what, __FILE__, __LINE__);
     if (s == FB_OK) s = fb_cuda_status(cudaMemsetAsync(sc.sweep, 0, sc.sweep_bytes, stream), what, __FILE__, __LINE__);
-    double best = -1;
+    int pick = -1;
     if (s == FB_OK) {
         time_rounds(launch, arg, n, &sc, stream, ms, alive, med);
-        const int pick = fb_tune_pick(med, n);
-        if (pick >= 0) {
-            *best_out = pick;
-            best = med[pick];
-        }
+        pick = fb_tune_pick(med, n);
+        if (pick >= 0) *best_out = pick;
     }
     if (sc.e0) cudaEventDestroy(sc.e0);
     if (sc.e1) cudaEventDestroy(sc.e1);
@@ -132,7 +149,8 @@ fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_la
     if (sc.sink) cudaFree(sc.sink);
     free(ms);
     free(alive);
-    if (s == FB_OK && best < 0) {
+    free(med);
+    if (s == FB_OK && pick < 0) {
         fb_error("%s: none of the %d candidates ran", what, n);
         s = FB_E_UNSUPPORTED;
     }

@@ -24,14 +24,19 @@ extern "C" {
 
 typedef int (*fb_tune_launch_fn)(void *arg, int candidate, cudaStream_t stream);
 
-/* Time candidates 0..n-1 and set *best to the one to keep: the fastest median, unless
- * candidate 0's (the library heuristic's first) is within FB_TUNE_MARGIN of it, then 0.
- * med[i] (n entries, the caller's): candidate i's median in ms, or a negative number when it
- * failed to launch or was cut after its first sample (slower than FB_TUNE_CUTOFF x the best
- * first sample). FB_E_UNSUPPORTED when no candidate ran; CUDA errors as fb_status.
- * `what` prefixes messages. */
+/* Time candidates 0..n-1 and set *best to the one to keep (fb_tune_pick on their medians:
+ * the fastest, unless the library heuristic's first is within FB_TUNE_MARGIN of it). A
+ * candidate that fails to launch, or whose first sample is over TUNE_CUTOFF x the best
+ * first sample, is out of the race. FB_E_UNSUPPORTED when no candidate ran; CUDA errors as
+ * fb_status. `what` prefixes messages. */
 fb_status fb_tune_rounds(fb_context *ctx, cudaStream_t stream, int n, fb_tune_launch_fn launch, void *arg,
-                         double *med, int *best, const char *what);
+                         int *best, const char *what);
+
+/* A variant's first prepare (fb_call.first_prepare), whose choice is thrown away: each
+ * candidate launched once, untimed (its kernels loaded), then the stream synchronised;
+ * *first is the lowest candidate that launched. FB_E_UNSUPPORTED when none did. */
+fb_status fb_tune_load(int n, fb_tune_launch_fn launch, void *arg, cudaStream_t stream, int *first,
+                       const char *what);
 
 /* fb_tune_rounds' choice from the medians (negative: not timed): the fastest, unless
  * candidate 0's is within FB_TUNE_MARGIN of it, then 0; -1 when none was timed. */
