@@ -10,7 +10,10 @@
  *   conv_relu.fused  y = relu(conv2d(x, w) + bias), bias [K]: a cuDNN operation graph
  *                    conv → add (bias as [1,K,1,1], broadcast) → relu, the intermediates
  *                    virtual (kept in the kernel's accumulators, never in memory).
- *   conv_add.fused   y = conv2d(x, w) + D, D [N,P,Q,K] (a residual): conv → add D.
+ *   conv_add.fused   y = conv2d(x, w) + D, D [N,P,Q,K] (a residual): two graphs, conv → add D
+ *                    and conv → add D → add 0 (a bias of K zeros, for which cuDNN offers
+ *                    engine 41, the bias graphs' engine, where it offers the first engines 4
+ *                    and 7), their engine configs timed in one race (graph_prepare_add).
  *   conv_bn.fused    y = (conv2d(x, w) − mean)·γ/√(var + ε) + β, inference batch norm:
  *                    folded in prepare into w' = w·γ/√(var+ε) per output channel and a
  *                    bias b' = β − mean·γ/√(var+ε), then conv(x, w') → add b'. The fold
@@ -266,11 +269,13 @@ typedef struct conv_state {
     conv_problem p;
     cudnnHandle_t handle;
     bool legacy;       /* the graph API had no engine: the legacy call runs       */
-    fb_cudnn_graph g;  /* slots: x, w (or w'), bias / D / b', y                    */
+    fb_cudnn_graph g;  /* slots: x, w (or w'), bias / D / b', y [, conv_add's zero bias] */
+    fb_cudnn_graph g_alt; /* conv_add's other graph while both are tuned (then freed)    */
     legacy_plan l;
     void *w_fold;      /* conv_bn: w' and b' (owned)                               */
     void *b_fold;
-    void *zero_bias;   /* legacy conv_add: the bias the legacy call insists on (owned) */
+    void *zero_bias;   /* conv_add: a bias of K zeros (owned), for the legacy call, which insists
+                        * on a bias, and for the graph conv -> + D -> + 0 (graph_prepare_add) */
     char note[400];
 } conv_state;
 
@@ -357,7 +362,7 @@ static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, 
         return (fb_status)decline(why, n, "it needs %zu bytes of workspace, more than the %zu it has", ws,
                                   call->workspace_bytes);
     l->workspace = ws;
-    if (p->epi == EPI_ADD || p->epi == EPI_NONE) {
+    if ((p->epi == EPI_ADD || p->epi == EPI_NONE) && !st->zero_bias) {
         /* the legacy call always adds a bias: a zero one */
         FB_TRY(fb_dmalloc(&st->zero_bias, (size_t)p->k * fb_dtype_size(p->dt)));
         FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, (size_t)p->k * fb_dtype_size(p->dt), call->stream));
@@ -385,8 +390,11 @@ static fb_status legacy_run(conv_state *st, const fb_call *call)
 /* ---- the graph path ---------------------------------------------------------------- */
 
 /* The graph's tensors and operations into g (no plan yet). ptr: x, w (or w'), the
- * epilogue operand, y (conv.tuned: x, w, y) — only their alignment is read here. */
-static fb_status graph_ops(const conv_problem *p, const void *const ptr[4], fb_cudnn_graph *g)
+ * epilogue operand, y (conv.tuned: x, w, y), conv_add's zero bias — only their alignment is
+ * read here. zero_bias (conv_add): conv -> + D -> + 0, a bias [K] of zeros added after D, the
+ * graph for which cuDNN's heuristics offer engine 41 (the bias graphs' engine) where they offer
+ * conv -> + D engines 4 and 7 (graph_prepare_add says why both are kept). */
+static fb_status graph_ops(const conv_problem *p, const void *const ptr[5], bool zero_bias, fb_cudnn_graph *g)
 {
     const cudnnDataType_t t = fb_cudnn_dtype(p->dt), acc_t = CUDNN_DATA_FLOAT;
     cudnnBackendDescriptor_t x, wd, ed, y, acc, sum;
@@ -409,6 +417,12 @@ static fb_status graph_ops(const conv_problem *p, const void *const ptr[4], fb_c
         FB_TRY(fb_cudnn_tensor_nhwc(g, acc_t, p->n, p->k, p->p, p->q, true, 16, &sum));
         FB_TRY(fb_cudnn_pointwise(g, CUDNN_POINTWISE_ADD, acc, ed, sum));
         FB_TRY(fb_cudnn_pointwise(g, CUDNN_POINTWISE_RELU_FWD, sum, NULL, y));
+    } else if (p->epi == EPI_ADD && zero_bias) {
+        cudnnBackendDescriptor_t b0; /* slot 4: made after y */
+        FB_TRY(fb_cudnn_tensor_nhwc(g, t, 1, p->k, 1, 1, false, fb_cudnn_alignment(ptr[4]), &b0));
+        FB_TRY(fb_cudnn_tensor_nhwc(g, acc_t, p->n, p->k, p->p, p->q, true, 16, &sum));
+        FB_TRY(fb_cudnn_pointwise(g, CUDNN_POINTWISE_ADD, acc, ed, sum));
+        FB_TRY(fb_cudnn_pointwise(g, CUDNN_POINTWISE_ADD, sum, b0, y));
     } else {
         FB_TRY(fb_cudnn_pointwise(g, CUDNN_POINTWISE_ADD, acc, ed, y));
     }
@@ -416,33 +430,100 @@ static fb_status graph_ops(const conv_problem *p, const void *const ptr[4], fb_c
 }
 
 /* The variant pack's pointers in slot order (graph_ops). */
-static void slot_pointers(const conv_state *st, const fb_call *call, void *ptr[4])
+/* The variant pack's pointers in slot order (graph_ops); a graph reads its first n_io. */
+static void slot_pointers(const conv_state *st, const fb_call *call, void *ptr[5])
 {
     ptr[0] = call->in[0].data;
     ptr[1] = (void *)conv_weights(st, call);
     ptr[2] = st->p.epi == EPI_NONE ? call->out[0].data : (void *)epilogue_operand(st, call);
     ptr[3] = st->p.epi == EPI_NONE ? NULL : call->out[0].data;
+    ptr[4] = st->zero_bias;
 }
 
-static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, size_t n)
+static fb_cudnn_plan_opts plan_opts(const conv_state *st, const fb_call *call)
 {
-    void *ptr[4];
-    slot_pointers(st, call, ptr);
-    FB_TRY(graph_ops(&st->p, (const void *const *)ptr, &st->g));
     const fb_cudnn_plan_opts o = {
         .max_workspace = (int64_t)call->workspace_bytes,
         .allow_tf32 = call->ctx && call->ctx->tf32,
         .float32 = st->p.dt == FB_F32,
         .candidates = CONV_TUNE_CANDIDATES,
     };
-    FB_TRY(fb_cudnn_graph_plan(&st->g, &o, why, n));
+    return o;
+}
+
+/* g's operations (graph_ops) and its candidate plans; FB_E_UNSUPPORTED with why when cuDNN has
+ * no engine for it. */
+static fb_status graph_build(conv_state *st, const fb_call *call, bool zero_bias, fb_cudnn_graph *g, char *why,
+                             size_t n)
+{
+    void *ptr[5];
+    slot_pointers(st, call, ptr);
+    FB_TRY(graph_ops(&st->p, (const void *const *)ptr, zero_bias, g));
+    const fb_cudnn_plan_opts o = plan_opts(st, call);
+    return fb_cudnn_graph_plan(g, &o, why, n);
+}
+
+/* conv_add: two graphs of y = conv(x, w) + D, conv -> + D and conv -> + D -> + 0 (a bias of K
+ * zeros), their candidates timed in one race (fb_cudnn_graphs_tune), the winner kept. Why: for
+ * the first cuDNN's heuristics offer engines 4 and 7 only, for the second engine 41, the one
+ * the bias graphs (conv_relu, conv_bn) run on at 1.00-1.01x conv.tuned. Measured (NOTES.md "Stop
+ * 45", H200, bfloat16, H = 56, N 8..64 x C 128..512, each graph alone, t_fused / t_conv.tuned in
+ * pairs): conv -> + D 0.90-1.15 (N 32, C 512: 697.8 us), conv -> + D -> + 0 1.01-1.14 (595.8 us);
+ * the zero bias costs a read of K values. Neither wins everywhere (N 8, C 128: 19.6 against
+ * 22.5 us), so both run in the race, the zero-bias graph first (kept on a tie). */
+static fb_status graph_prepare_add(conv_state *st, const fb_call *call, char *why, size_t n)
+{
+    const size_t bias_bytes = (size_t)st->p.k * fb_dtype_size(st->p.dt);
+    FB_TRY(fb_dmalloc(&st->zero_bias, bias_bytes));
+    FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, bias_bytes, call->stream));
+    fb_cudnn_graph_init(&st->g_alt, st->handle);
+    char why_z[200] = "", why_d[200] = "";
+    const fb_status sz = graph_build(st, call, true, &st->g, why_z, sizeof why_z);
+    if (sz != FB_OK && sz != FB_E_UNSUPPORTED) return sz;
+    const fb_status sd = graph_build(st, call, false, &st->g_alt, why_d, sizeof why_d);
+    if (sd != FB_OK && sd != FB_E_UNSUPPORTED) return sd;
+    if (sz != FB_OK && sd != FB_OK) {
+        snprintf(why, n, "conv -> + D -> + 0: %s; conv -> + D: %s", why_z, why_d);
+        return FB_E_UNSUPPORTED;
+    }
+    void *ptr[5];
+    slot_pointers(st, call, ptr);
+    int which = sz == FB_OK ? 0 : 1;
+    if (sz == FB_OK && sd == FB_OK) {
+        fb_cudnn_graph *const gs[2] = {&st->g, &st->g_alt};
+        void *const *const ptrs[2] = {ptr, ptr};
+        FB_TRY(fb_cudnn_graphs_tune(gs, 2, ptrs, call->workspace, call->ctx, call->stream, call->first_prepare,
+                                    epi_name[EPI_ADD], &which));
+    } else {
+        FB_TRY(fb_cudnn_graph_tune(which == 0 ? &st->g : &st->g_alt, call->ctx, ptr, call->workspace, call->stream,
+                                   call->first_prepare, epi_name[EPI_ADD]));
+    }
+    if (which == 1) { /* conv -> + D kept: it becomes the graph run() executes */
+        const fb_cudnn_graph t = st->g;
+        st->g = st->g_alt;
+        st->g_alt = t;
+    }
+    fb_cudnn_graph_free(&st->g_alt);
+    const char *other = which == 0 ? (sd == FB_OK ? ", timed against conv -> + D" : " (conv -> + D: no engine)")
+                                   : (sz == FB_OK ? ", timed against conv -> + D -> + 0" : " (conv -> + D -> + 0: no engine)");
+    snprintf(st->note, sizeof st->note, "%s%s: %s", which == 0 ? "conv -> + D -> + 0 (a bias of K zeros)" : "conv -> + D",
+             other, fb_cudnn_graph_note(&st->g));
+    return FB_OK;
+}
+
+static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, size_t n)
+{
+    if (st->p.epi == EPI_ADD) return graph_prepare_add(st, call, why, n);
+    FB_TRY(graph_build(st, call, false, &st->g, why, n));
+    void *ptr[5];
+    slot_pointers(st, call, ptr);
     /* the first of the two prepares only loads the candidates' kernels (fb_call.first_prepare) */
     return fb_cudnn_graph_tune(&st->g, call->ctx, ptr, call->workspace, call->stream, call->first_prepare,
                                epi_name[st->p.epi]);
 }
 
 int fb_conv_fused_graph_ops(const char *variant, const fb_call *call, const struct fb_attrs *conv,
-                            const struct fb_attrs *bn, fb_cudnn_graph *g)
+                            const struct fb_attrs *bn, bool zero_bias, fb_cudnn_graph *g)
 {
     for (int e = 0; e < EPI_COUNT; e++)
         if (variant && strcmp(variant, epi_name[e]) == 0) {
@@ -453,10 +534,10 @@ int fb_conv_fused_graph_ops(const char *variant, const fb_call *call, const stru
                 return FB_E_UNSUPPORTED;
             }
             /* conv_bn's w' and b' exist after prepare only: their alignment is cudaMalloc's */
-            const void *const ptr[4] = {call->in[0].data, e == EPI_BN ? NULL : call->in[1].data,
+            const void *const ptr[5] = {call->in[0].data, e == EPI_BN ? NULL : call->in[1].data,
                                         e == EPI_NONE ? call->out[0].data : e == EPI_BN ? NULL : call->in[2].data,
-                                        e == EPI_NONE ? NULL : call->out[0].data};
-            return graph_ops(&p, ptr, g);
+                                        e == EPI_NONE ? NULL : call->out[0].data, NULL};
+            return graph_ops(&p, ptr, zero_bias, g);
         }
     fb_error("no conv fused variant '%s'", variant ? variant : "(null)");
     return FB_E_UNSUPPORTED;
@@ -469,6 +550,7 @@ static void release(void *state)
     conv_state *st = state;
     if (!st) return;
     fb_cudnn_graph_free(&st->g);
+    fb_cudnn_graph_free(&st->g_alt);
     legacy_free(&st->l);
     fb_dfree(st->w_fold);
     fb_dfree(st->b_fold);
@@ -511,6 +593,7 @@ static fb_status prepare_as(epilogue e, const fb_call *call, void **out)
     if (s == FB_E_UNSUPPORTED) {
         /* no engine for the graph: the legacy call, noted in the result */
         fb_cudnn_graph_free(&st->g);
+        fb_cudnn_graph_free(&st->g_alt);
         char lwhy[256] = "";
         s = legacy_prepare(st, call, lwhy, sizeof lwhy);
         if (s == FB_OK) {
@@ -539,7 +622,7 @@ static int run(const fb_call *call)
         return FB_E_CUDA;
     }
     if (st->legacy) return legacy_run(st, call);
-    void *ptr[4];
+    void *ptr[5];
     slot_pointers(st, call, ptr);
     return fb_cudnn_graph_execute(&st->g, ptr, call->workspace, call->stream);
 }
@@ -582,7 +665,7 @@ static const char *note(const void *state)
 {
     const conv_state *st = state;
     if (!st) return NULL;
-    return st->legacy ? st->note : fb_cudnn_graph_note(&st->g);
+    return st->legacy || st->note[0] ? st->note : fb_cudnn_graph_note(&st->g);
 }
 
 static int supports_relu(const fb_call *c, char *why, size_t n) { return supports_as(EPI_BIAS_RELU, c, why, n); }

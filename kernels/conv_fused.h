@@ -18,10 +18,11 @@ int fb_conv_fused_supports_attrs(const char *variant, const fb_call *call, const
 /* The variant's cuDNN graph, tensors and operations, built into g (fb_cudnn_graph_init'ed
  * by the caller, freed by fb_cudnn_graph_free) without a plan: cuDNN checks each
  * descriptor as it is finalized (dims, strides, the convolution's output size), which
- * needs no GPU. FB_E_UNSUPPORTED when supports() would decline. For tests. */
+ * needs no GPU. zero_bias: conv_add's second graph, conv -> + D -> + 0 (ignored by the
+ * others). FB_E_UNSUPPORTED when supports() would decline. For tests. */
 struct fb_cudnn_graph;
 int fb_conv_fused_graph_ops(const char *variant, const fb_call *call, const struct fb_attrs *conv,
-                            const struct fb_attrs *bn, struct fb_cudnn_graph *g);
+                            const struct fb_attrs *bn, bool zero_bias, struct fb_cudnn_graph *g);
 #ifdef __cplusplus
 }
 #endif

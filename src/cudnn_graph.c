@@ -519,4 +519,50 @@ fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *p
     return FB_OK;
 }
 
+/* Candidate i of the union of ng graphs' candidates (graph 0's first): its graph and index. */
+typedef struct graph_set {
+    fb_cudnn_graph *const *gs;
+    int ng;
+} graph_set;
+
+static void locate(const graph_set *m, int i, int *gi, int *ci)
+{
+    int k = 0;
+    while (k < m->ng - 1 && i >= m->gs[k]->n_cand) i -= m->gs[k++]->n_cand;
+    *gi = k;
+    *ci = i;
+}
+
+static int launch_set_candidate(void *arg, int i, cudaStream_t stream)
+{
+    const graph_set *m = arg;
+    int gi, ci;
+    locate(m, i, &gi, &ci);
+    return launch_candidate(m->gs[gi], ci, stream);
+}
+
+fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *const *ptrs, void *workspace,
+                               fb_context *ctx, cudaStream_t stream, bool load_only, const char *what, int *which)
+{
+    int total = 0;
+    for (int k = 0; k < ng; k++) {
+        if (!gs[k]->plan) {
+            fb_error("%s: cudnn_graph: tune without a plan (graph %d)", what, k);
+            return FB_E_CUDA;
+        }
+        FB_TRY(ensure_pack(gs[k], ptrs[k], workspace));
+        total += gs[k]->n_cand;
+    }
+    const graph_set m = {gs, ng};
+    int keep = 0, gi, ci;
+    if (load_only)
+        FB_TRY(fb_tune_load(total, launch_set_candidate, (void *)&m, stream, &keep, what));
+    else
+        FB_TRY(fb_tune_rounds(ctx, stream, total, launch_set_candidate, (void *)&m, &keep, what));
+    locate(&m, keep, &gi, &ci);
+    choose(gs[gi], ci, !load_only);
+    *which = gi;
+    return FB_OK;
+}
+
 const char *fb_cudnn_graph_note(const fb_cudnn_graph *g) { return g->plan ? g->note : NULL; }

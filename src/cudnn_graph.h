@@ -131,6 +131,14 @@ fb_status fb_cudnn_graph_plan(fb_cudnn_graph *g, const fb_cudnn_plan_opts *o, ch
 fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *ptr, void *workspace,
                               cudaStream_t stream, bool load_only, const char *what);
 
+/* fb_cudnn_graph_tune over several graphs of one computation (the same outputs from other
+ * operation graphs, which cuDNN's heuristics may give other engines): the candidates of all
+ * of them in one race, graph 0's first (the one kept on a tie within 1%). ptrs[k] is graph k's
+ * variant pack. The winner's graph gets that plan (*which: its index); the others keep their
+ * heuristics' first, for the caller to free. */
+fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *const *ptrs, void *workspace,
+                               fb_context *ctx, cudaStream_t stream, bool load_only, const char *what, int *which);
+
 /* What the plan runs, for the result: "cuDNN engine 7, the heuristics' candidate 3 of 8,
  * kept by tuning", "cuDNN engine 7, the heuristics' first of 8, none of the others faster by
  * > 1% when timed", or "cuDNN engine 7, the heuristics' first". NULL before a plan. */

@@ -337,6 +337,13 @@ static void test_graph_helpers(void)
     CHECK(fb_cudnn_graph_execute(&g, NULL, NULL, NULL) != FB_OK);
     /* tuning needs a plan first, and no plan has no note */
     CHECK(fb_cudnn_graph_tune(&g, NULL, NULL, NULL, NULL, false, "test") == FB_E_CUDA);
+    {   /* and so is a race over several graphs with one that has none (nothing launched) */
+        fb_cudnn_graph *const gs[2] = {&g, &g};
+        void *const *const ptrs[2] = {NULL, NULL};
+        int which = -1;
+        CHECK(fb_cudnn_graphs_tune(gs, 2, ptrs, NULL, NULL, NULL, false, "test", &which) == FB_E_CUDA);
+        CHECK(which == -1);
+    }
     CHECK(fb_cudnn_graph_note(&g) == NULL);
     fb_cudnn_graph_free(&g);
     fb_cudnn_graph_free(&g);
@@ -362,17 +369,21 @@ static void test_graph_ops(void)
                 const int64_t *x = shapes[i];
                 conv_buf b;
                 make(&b, v, (fb_dtype)d, x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10]);
-                fb_cudnn_graph g;
-                fb_cudnn_graph_init(&g, NULL);
-                int st = fb_conv_fused_graph_ops(names[v], &b.call, &b.conv, &b.bn, &g);
-                if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
-                CHECK(st == FB_OK);
-                CHECK(g.n_io == (v == PLAIN ? 3 : 4));                     /* x, w, [bias / D / b',] y */
-                CHECK(g.n_ops == (v == RELU ? 3 : v == PLAIN ? 1 : 2)); /* conv[, add[, relu]] */
-                st = fb_cudnn_graph_finalize(&g);
-                if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
-                CHECK(st == FB_OK);
-                fb_cudnn_graph_free(&g);
+                /* conv_add builds two graphs: conv -> + D, and conv -> + D -> + 0 (a zero bias
+                 * [K] as a fifth slot, after y: conv_fused.c graph_prepare_add) */
+                for (int zb = 0; zb <= (v == ADD); zb++) {
+                    fb_cudnn_graph g;
+                    fb_cudnn_graph_init(&g, NULL);
+                    int st = fb_conv_fused_graph_ops(names[v], &b.call, &b.conv, &b.bn, zb, &g);
+                    if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
+                    CHECK(st == FB_OK);
+                    CHECK(g.n_io == (v == PLAIN ? 3 : 4 + zb));                  /* x, w, [bias / D / b',] y[, 0] */
+                    CHECK(g.n_ops == (v == RELU || zb ? 3 : v == PLAIN ? 1 : 2)); /* conv[, add[, relu / add]] */
+                    st = fb_cudnn_graph_finalize(&g);
+                    if (st != FB_OK) fprintf(stderr, "  %s shape %zu: %s\n", names[v], i, fb_last_error());
+                    CHECK(st == FB_OK);
+                    fb_cudnn_graph_free(&g);
+                }
             }
     /* what supports() declines is never built */
     conv_buf b;
@@ -380,7 +391,7 @@ static void test_graph_ops(void)
     b.in[2].shape = s1(32);
     fb_cudnn_graph g;
     fb_cudnn_graph_init(&g, NULL);
-    CHECK(fb_conv_fused_graph_ops(names[ADD], &b.call, &b.conv, &b.bn, &g) == FB_E_UNSUPPORTED);
+    CHECK(fb_conv_fused_graph_ops(names[ADD], &b.call, &b.conv, &b.bn, false, &g) == FB_E_UNSUPPORTED);
     CHECK(g.n_owned == 0);
 
     /* and cuDNN does check the convolution: an output of the wrong size (8x8 with
