@@ -93,6 +93,12 @@ fb_status fb_cudnn_tensor(fb_cudnn_graph *g, cudnnDataType_t type, const int64_t
                           const int64_t strides[4], bool is_virtual, int64_t alignment,
                           cudnnBackendDescriptor_t *out)
 {
+    return fb_cudnn_tensor_nd(g, type, 4, dims, strides, is_virtual, alignment, out);
+}
+
+fb_status fb_cudnn_tensor_nd(fb_cudnn_graph *g, cudnnDataType_t type, int nd, const int64_t *dims,
+                             const int64_t *strides, bool is_virtual, int64_t alignment, cudnnBackendDescriptor_t *out)
+{
     if (!is_virtual && g->n_io == FB_CUDNN_MAX_IO) {
         fb_error("cudnn_graph: more than %d tensors in one variant pack", FB_CUDNN_MAX_IO);
         return FB_E_CUDA;
@@ -102,8 +108,8 @@ fb_status fb_cudnn_tensor(fb_cudnn_graph *g, cudnnDataType_t type, const int64_t
     const int64_t uid = g->next_uid++;
     bool virt = is_virtual;
     SET(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
-    SET(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims);
-    SET(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides);
+    SET(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, nd, dims);
+    SET(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, nd, strides);
     SET(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
     SET(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
     SET(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &virt);
@@ -167,6 +173,22 @@ fb_status fb_cudnn_conv_fwd(fb_cudnn_graph *g, cudnnBackendDescriptor_t x, cudnn
         SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &one);
         SET(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &zero);
     }
+    DNN(cudnnBackendFinalize(op));
+    return add_op(g, op);
+}
+
+fb_status fb_cudnn_matmul(fb_cudnn_graph *g, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
+                          cudnnBackendDescriptor_t c, cudnnDataType_t compute)
+{
+    cudnnBackendDescriptor_t mm, op;
+    FB_TRY(make(g, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm));
+    SET(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
+    DNN(cudnnBackendFinalize(mm));
+    FB_TRY(make(g, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, &op));
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &a);
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b);
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &c);
+    SET(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &mm);
     DNN(cudnnBackendFinalize(op));
     return add_op(g, op);
 }

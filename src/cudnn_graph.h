@@ -99,6 +99,9 @@ void fb_cudnn_graph_free(fb_cudnn_graph *g);
 fb_status fb_cudnn_tensor(fb_cudnn_graph *g, cudnnDataType_t type, const int64_t dims[4],
                           const int64_t strides[4], bool is_virtual, int64_t alignment,
                           cudnnBackendDescriptor_t *out);
+/* The same of nd dims (matmul's tensors are [batch, rows, cols]). */
+fb_status fb_cudnn_tensor_nd(fb_cudnn_graph *g, cudnnDataType_t type, int nd, const int64_t *dims,
+                             const int64_t *strides, bool is_virtual, int64_t alignment, cudnnBackendDescriptor_t *out);
 /* The same, stored NHWC (fb_cudnn_nhwc_strides). */
 fb_status fb_cudnn_tensor_nhwc(fb_cudnn_graph *g, cudnnDataType_t type, int64_t n, int64_t c, int64_t h,
                                int64_t w, bool is_virtual, int64_t alignment, cudnnBackendDescriptor_t *out);
@@ -107,6 +110,10 @@ fb_status fb_cudnn_tensor_nhwc(fb_cudnn_graph *g, cudnnDataType_t type, int64_t 
  * cuDNN takes the group count from x's C over w's. */
 fb_status fb_cudnn_conv_fwd(fb_cudnn_graph *g, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t w,
                             cudnnBackendDescriptor_t y, const fb_cudnn_conv2d *geom, cudnnDataType_t compute);
+/* c = a @ b over the last two dims, batched over the first, accumulated in `compute`:
+ * a [B, M, K], b [B, K, N], c [B, M, N], any strides the engines take. */
+fb_status fb_cudnn_matmul(fb_cudnn_graph *g, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t b,
+                          cudnnBackendDescriptor_t c, cudnnDataType_t compute);
 /* y = mode(x) or y = mode(x, b) (b broadcast where its dims are 1), computed in float. */
 fb_status fb_cudnn_pointwise(fb_cudnn_graph *g, cudnnPointwiseMode_t mode, cudnnBackendDescriptor_t x,
                              cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y);

@@ -11,6 +11,7 @@
 #include "bias_dropout_add_train.h"
 #include "bias_gelu.h"
 #include "conv_fused.h"
+#include "matmul_cudnn.h"
 #include "horizontal_reduction_pointwise.h"
 #include "horizontal_reduction_reduction.h"
 #include "pointwise_chain.h"
@@ -46,6 +47,7 @@ static const variant_table tables[] = {
     {fb_matmul_epilogue_variants, &fb_matmul_epilogue_variant_count},
     {fb_matmul_matmul_variants, &fb_matmul_matmul_variant_count},
     {fb_conv_fused_variants, &fb_conv_fused_variant_count},
+    {fb_matmul_cudnn_variants, &fb_matmul_cudnn_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 
