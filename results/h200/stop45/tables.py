@@ -192,6 +192,13 @@ def main():
             if v.get("status") != "ok":
                 status[(case, v.get("status"))] = status.get((case, v.get("status")), 0) + 1
     print(f"  {n} timed variants, every check passed; not ok: {status}")
+    wide = {}
+    for case, _, c in cells(path):
+        f = c["variants"].get(case + ".fused")
+        if c.get("col") == 65536 and c["ideal_bytes"] >= 64 * 2**20 and f and f.get("sol_pct") is not None:
+            wide.setdefault(case, []).append(f["sol_pct"])
+    print("  fused % of SOL on the >= 64 MB cells of W = 65536: " +
+          ", ".join(f"{k} {min(v):.1f}-{max(v):.1f}" for k, v in sorted(wide.items())))
     old = unpack(tmp, os.path.join(HERE, "..", "stop44", "call4-run-all-f32.tar.xz"))
     a = variant_by_cell(os.path.join(old, "all-float32.json"), "conv_add.fused")
     b = {k: v for k, v in variant_by_cell(path, "conv_add.fused").items()}
