@@ -478,37 +478,14 @@ static fb_status graph_prepare_add(conv_state *st, const fb_call *call, char *wh
     FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, bias_bytes, call->stream));
     fb_cudnn_graph_init(&st->g_alt, st->handle);
     char why_z[200] = "", why_d[200] = "";
-    const fb_status sz = graph_build(st, call, true, &st->g, why_z, sizeof why_z);
-    if (sz != FB_OK && sz != FB_E_UNSUPPORTED) return sz;
-    const fb_status sd = graph_build(st, call, false, &st->g_alt, why_d, sizeof why_d);
-    if (sd != FB_OK && sd != FB_E_UNSUPPORTED) return sd;
-    if (sz != FB_OK && sd != FB_OK) {
-        snprintf(why, n, "conv -> + D -> + 0: %s; conv -> + D: %s", why_z, why_d);
-        return FB_E_UNSUPPORTED;
-    }
+    fb_cudnn_alt z = {&st->g, FB_OK, "conv -> + D -> + 0 (a bias of K zeros)", why_z};
+    fb_cudnn_alt d = {&st->g_alt, FB_OK, "conv -> + D", why_d};
+    z.planned = graph_build(st, call, true, z.g, why_z, sizeof why_z);
+    if (z.planned == FB_OK || z.planned == FB_E_UNSUPPORTED) d.planned = graph_build(st, call, false, d.g, why_d, sizeof why_d);
     void *ptr[5];
     slot_pointers(st, call, ptr);
-    int which = sz == FB_OK ? 0 : 1;
-    if (sz == FB_OK && sd == FB_OK) {
-        fb_cudnn_graph *const gs[2] = {&st->g, &st->g_alt};
-        void *const *const ptrs[2] = {ptr, ptr};
-        FB_TRY(fb_cudnn_graphs_tune(gs, 2, ptrs, call->workspace, call->ctx, call->stream, call->first_prepare,
-                                    epi_name[EPI_ADD], &which));
-    } else {
-        FB_TRY(fb_cudnn_graph_tune(which == 0 ? &st->g : &st->g_alt, call->ctx, ptr, call->workspace, call->stream,
-                                   call->first_prepare, epi_name[EPI_ADD]));
-    }
-    if (which == 1) { /* conv -> + D kept: it becomes the graph run() executes */
-        const fb_cudnn_graph t = st->g;
-        st->g = st->g_alt;
-        st->g_alt = t;
-    }
-    fb_cudnn_graph_free(&st->g_alt);
-    const char *other = which == 0 ? (sd == FB_OK ? ", timed against conv -> + D" : " (conv -> + D: no engine)")
-                                   : (sz == FB_OK ? ", timed against conv -> + D -> + 0" : " (conv -> + D -> + 0: no engine)");
-    snprintf(st->note, sizeof st->note, "%s%s: %s", which == 0 ? "conv -> + D -> + 0 (a bias of K zeros)" : "conv -> + D",
-             other, fb_cudnn_graph_note(&st->g));
-    return FB_OK;
+    return fb_cudnn_graph_pick(&z, &d, ptr, call->workspace, call->ctx, call->stream, call->first_prepare,
+                               epi_name[EPI_ADD], why, n, st->note, sizeof st->note);
 }
 
 static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, size_t n)

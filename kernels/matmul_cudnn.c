@@ -164,37 +164,17 @@ static fb_status prepare_graphs(mm_state *st, const fb_call *call)
     FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, bias_bytes, call->stream));
     fb_cudnn_graph_init(&st->g, st->handle);
     fb_cudnn_graph_init(&st->g_alt, st->handle);
-    char why_z[200] = "", why_d[200] = "";
-    const fb_status sz = build(st, call, true, &st->g, why_z, sizeof why_z);
-    if (sz != FB_OK && sz != FB_E_UNSUPPORTED) return sz;
-    const fb_status sd = build(st, call, false, &st->g_alt, why_d, sizeof why_d);
-    if (sd != FB_OK && sd != FB_E_UNSUPPORTED) return sd;
-    if (sz != FB_OK && sd != FB_OK) {
-        fb_error("%s: matmul -> + D -> + 0: %s; matmul -> + D: %s", kName, why_z, why_d);
-        return FB_E_UNSUPPORTED;
-    }
+    char why_z[200] = "", why_d[200] = "", why[420] = "";
+    fb_cudnn_alt z = {&st->g, FB_OK, "matmul -> + D -> + 0 (a bias of N zeros)", why_z};
+    fb_cudnn_alt d = {&st->g_alt, FB_OK, "matmul -> + D", why_d};
+    z.planned = build(st, call, true, z.g, why_z, sizeof why_z);
+    if (z.planned == FB_OK || z.planned == FB_E_UNSUPPORTED) d.planned = build(st, call, false, d.g, why_d, sizeof why_d);
     void *ptr[5];
     slot_pointers(st, call, ptr);
-    int which = sz == FB_OK ? 0 : 1;
-    if (sz == FB_OK && sd == FB_OK) {
-        fb_cudnn_graph *const gs[2] = {&st->g, &st->g_alt};
-        void *const *const ptrs[2] = {ptr, ptr};
-        FB_TRY(fb_cudnn_graphs_tune(gs, 2, ptrs, call->workspace, call->ctx, call->stream, call->first_prepare, kName,
-                                    &which));
-    } else {
-        FB_TRY(fb_cudnn_graph_tune(which == 0 ? &st->g : &st->g_alt, call->ctx, ptr, call->workspace, call->stream,
-                                   call->first_prepare, kName));
-    }
-    if (which == 1) {
-        const fb_cudnn_graph t = st->g;
-        st->g = st->g_alt;
-        st->g_alt = t;
-    }
-    fb_cudnn_graph_free(&st->g_alt);
-    snprintf(st->note, sizeof st->note, "%s%s: %s", which == 0 ? "matmul -> + D -> + 0 (a bias of N zeros)" : "matmul -> + D",
-             sz == FB_OK && sd == FB_OK ? ", both graphs timed" : " (the other graph: no engine)",
-             fb_cudnn_graph_note(&st->g));
-    return FB_OK;
+    const fb_status s = fb_cudnn_graph_pick(&z, &d, ptr, call->workspace, call->ctx, call->stream, call->first_prepare,
+                                            kName, why, sizeof why, st->note, sizeof st->note);
+    if (s == FB_E_UNSUPPORTED && why[0]) fb_error("%s: %s", kName, why);
+    return s;
 }
 
 static int prepare(const fb_call *call, void **out)

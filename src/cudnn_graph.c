@@ -587,4 +587,35 @@ fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *c
     return FB_OK;
 }
 
+fb_status fb_cudnn_graph_pick(fb_cudnn_alt *a, fb_cudnn_alt *b, void *const *ptr, void *workspace, fb_context *ctx,
+                              cudaStream_t stream, bool load_only, const char *what, char *why, size_t why_n,
+                              char *note, size_t note_n)
+{
+    if (a->planned != FB_OK && a->planned != FB_E_UNSUPPORTED) return a->planned;
+    if (b->planned != FB_OK && b->planned != FB_E_UNSUPPORTED) return b->planned;
+    if (a->planned != FB_OK && b->planned != FB_OK) {
+        if (why && why_n) snprintf(why, why_n, "%s: %s; %s: %s", a->name, a->why, b->name, b->why);
+        return FB_E_UNSUPPORTED;
+    }
+    int which = a->planned == FB_OK ? 0 : 1;
+    if (a->planned == FB_OK && b->planned == FB_OK) {
+        fb_cudnn_graph *const gs[2] = {a->g, b->g};
+        void *const *const ptrs[2] = {ptr, ptr};
+        FB_TRY(fb_cudnn_graphs_tune(gs, 2, ptrs, workspace, ctx, stream, load_only, what, &which));
+    } else {
+        FB_TRY(fb_cudnn_graph_tune(which == 0 ? a->g : b->g, ctx, ptr, workspace, stream, load_only, what));
+    }
+    if (which == 1) { /* b's plan kept: it moves into a->g, the graph the caller runs */
+        const fb_cudnn_graph t = *a->g;
+        *a->g = *b->g;
+        *b->g = t;
+    }
+    fb_cudnn_graph_free(b->g);
+    const fb_cudnn_alt *won = which == 0 ? a : b, *lost = which == 0 ? b : a;
+    if (note && note_n)
+        snprintf(note, note_n, "%s%s%s%s: %s", won->name, lost->planned == FB_OK ? ", timed against " : " (",
+                 lost->name, lost->planned == FB_OK ? "" : ": no engine)", fb_cudnn_graph_note(a->g));
+    return FB_OK;
+}
+
 const char *fb_cudnn_graph_note(const fb_cudnn_graph *g) { return g->plan ? g->note : NULL; }

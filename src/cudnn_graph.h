@@ -146,6 +146,24 @@ fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *p
 fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *const *ptrs, void *workspace,
                                fb_context *ctx, cudaStream_t stream, bool load_only, const char *what, int *which);
 
+/* One of two graphs of the same computation (fb_cudnn_graph_pick): built and planned by the caller. */
+typedef struct fb_cudnn_alt {
+    fb_cudnn_graph *g;
+    fb_status planned; /* fb_cudnn_graph_plan's: FB_OK, FB_E_UNSUPPORTED (no engine: why), or an error */
+    const char *name;  /* the graph in words, for the note: "conv -> + D"                              */
+    const char *why;   /* why it has no plan                                                            */
+} fb_cudnn_alt;
+
+/* The faster of two graphs of one computation: the configs of those that planned, timed in one race
+ * (fb_cudnn_graphs_tune, a's kept on a tie; fb_cudnn_graph_tune when one planned); the winner's plan
+ * ends in *a->g (b's swapped in when it won) and *b->g is freed. note: "<winner>, timed against
+ * <loser>: <the plan's note>" (or "<winner> (<loser>: no engine): ..."). An error either graph's
+ * plan returned; FB_E_UNSUPPORTED with both reasons in why when neither planned. ptr is both graphs'
+ * variant pack (a graph reads its first n_io). */
+fb_status fb_cudnn_graph_pick(fb_cudnn_alt *a, fb_cudnn_alt *b, void *const *ptr, void *workspace, fb_context *ctx,
+                              cudaStream_t stream, bool load_only, const char *what, char *why, size_t why_n,
+                              char *note, size_t note_n);
+
 /* What the plan runs, for the result: "cuDNN engine 7, the heuristics' candidate 3 of 8,
  * kept by tuning", "cuDNN engine 7, the heuristics' first of 8, none of the others faster by
  * > 1% when timed", or "cuDNN engine 7, the heuristics' first". NULL before a plan. */
