@@ -344,6 +344,30 @@ static void test_graph_helpers(void)
         CHECK(fb_cudnn_graphs_tune(gs, 2, ptrs, NULL, NULL, NULL, false, "test", &which) == FB_E_CUDA);
         CHECK(which == -1);
     }
+    {   /* fb_cudnn_graph_pick's paths that need no GPU: neither graph planned (both reasons, in order),
+         * an error from either plan passed on, a graph that says it planned but has no plan refused */
+        fb_cudnn_graph g2;
+        fb_cudnn_graph_init(&g2, NULL);
+        char why[200] = "", note[200] = "unchanged";
+        fb_cudnn_alt a = {&g, FB_E_UNSUPPORTED, "graph A", "no engine a"};
+        fb_cudnn_alt b = {&g2, FB_E_UNSUPPORTED, "graph B", "no engine b"};
+        CHECK(fb_cudnn_graph_pick(&a, &b, NULL, NULL, NULL, NULL, false, "test", why, sizeof why, note, sizeof note) ==
+              FB_E_UNSUPPORTED);
+        CHECK_STR(why, "graph A: no engine a; graph B: no engine b");
+        CHECK_STR(note, "unchanged");
+        a.planned = FB_E_CUDA;
+        CHECK(fb_cudnn_graph_pick(&a, &b, NULL, NULL, NULL, NULL, false, "test", why, sizeof why, note, sizeof note) ==
+              FB_E_CUDA);
+        a.planned = FB_E_UNSUPPORTED;
+        b.planned = FB_E_NOMEM;
+        CHECK(fb_cudnn_graph_pick(&a, &b, NULL, NULL, NULL, NULL, false, "test", why, sizeof why, note, sizeof note) ==
+              FB_E_NOMEM);
+        b.planned = FB_OK; /* but g2 has no plan: the tuner refuses it, nothing is launched */
+        CHECK(fb_cudnn_graph_pick(&a, &b, NULL, NULL, NULL, NULL, false, "test", why, sizeof why, note, sizeof note) ==
+              FB_E_CUDA);
+        CHECK_STR(note, "unchanged");
+        fb_cudnn_graph_free(&g2);
+    }
     CHECK(fb_cudnn_graph_note(&g) == NULL);
     fb_cudnn_graph_free(&g);
     fb_cudnn_graph_free(&g);
