@@ -429,7 +429,6 @@ static fb_status graph_ops(const conv_problem *p, const void *const ptr[5], bool
     return FB_OK;
 }
 
-/* The variant pack's pointers in slot order (graph_ops). */
 /* The variant pack's pointers in slot order (graph_ops); a graph reads its first n_io. */
 static void slot_pointers(const conv_state *st, const fb_call *call, void *ptr[5])
 {
