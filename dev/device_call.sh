@@ -24,11 +24,12 @@
 # commit a stop's tarballs after its last call, and xz the binary with -9 (4.6 MB). Two binaries
 # to compare: run them in back-to-back calls on the warm machine (stop 37 calls 1-2), or use a
 # dev knob in one binary. Side-by-side grids: `nvidia-h200-x4`, a lane a GPU (four cases in about
-# 300 s of one call's device time). Build a call's binary with
-# scripts/setup.sh, never `ninja` alone (a .cuh change does not rebuild the .cu objects: stop 36's
-# call 3 timed a binary without its knob), and check a dev knob's name with `strings` before a call.
-# To time the row engine's kernels on other launch shapes, apply dev/row_plan_knob.patch for the
-# call's build (FB_DEV_PLAN, FB_DEV_PLAN_W; stop 39) and reverse it before committing.
+# 300 s of one call's device time). Build a call's binary with dev/devbin.sh NAME [PATCH ...]:
+# HEAD plus the dev patches in a throwaway worktree, built by scripts/setup.sh, never `ninja`
+# alone (a .cuh change does not rebuild the .cu objects: stop 36's call 3 timed a binary without
+# its knob), every FB_DEV_* knob of the patches checked with `strings`, .devbin/NAME.xz written.
+# To time the row engine's kernels on other launch shapes: dev/row_plan_knob.patch (FB_DEV_PLAN,
+# FB_DEV_PLAN_W; stop 39).
 # A warm machine keeps /tmp between calls, so $R is emptied here: stop 34's call 5 found call 4's
 # files in it and sent them back again.
 R=${R:-/tmp/r}

@@ -1,6 +1,6 @@
 cd "$(dirname "$0")/.." && . dev/device_call.sh
 # NOT RUN: what the weight and bias's L2 traffic costs layernorm's row_smem at float32 W = 65536
-# (kernels/NOTES.md "Stop 45" section 2 and Next). fb46w = HEAD + dev/param_window_knob.patch.
+# (kernels/NOTES.md "Stop 45" section 2 and Next). fb46w = HEAD + dev/param_window_knob.patch (`bash dev/devbin.sh fb46w dev/param_window_knob.patch`).
 # Prediction: if the parameters' 512 KB of L2 reads a row are what layernorm pays over norm_chain
 # (ncu: 361.8 against 322.9 us at 2048 rows), an L1-resident window brings layernorm.fused to
 # norm_chain's % of SOL (86.7% at 2048 rows, 89.9% at 8192); if it stays at 79-83%, they are not.
