@@ -270,7 +270,6 @@ typedef struct conv_state {
     cudnnHandle_t handle;
     bool legacy;       /* the graph API had no engine: the legacy call runs       */
     fb_cudnn_graph g;  /* slots: x, w (or w'), bias / D / b', y [, conv_add's zero bias] */
-    fb_cudnn_graph g_alt; /* conv_add's other graph while both are tuned (then freed)    */
     legacy_plan l;
     void *w_fold;      /* conv_bn: w' and b' (owned)                               */
     void *b_fold;
@@ -326,6 +325,17 @@ static fb_status legacy_describe(const conv_problem *p, bool ieee32, legacy_plan
     return FB_OK;
 }
 
+/* st->zero_bias, a bias of K zeros, made once: the legacy call insists on a bias (conv_add,
+ * conv.tuned), and conv_add's graph conv -> + D -> + 0 adds one (graph_prepare_add). */
+static fb_status ensure_zero_bias(conv_state *st, cudaStream_t stream)
+{
+    if (st->zero_bias) return FB_OK;
+    const size_t bytes = (size_t)st->p.k * fb_dtype_size(st->p.dt);
+    FB_TRY(fb_dmalloc(&st->zero_bias, bytes));
+    FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, bytes, stream));
+    return FB_OK;
+}
+
 static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, size_t n)
 {
     const conv_problem *p = &st->p;
@@ -362,11 +372,8 @@ static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, 
         return (fb_status)decline(why, n, "it needs %zu bytes of workspace, more than the %zu it has", ws,
                                   call->workspace_bytes);
     l->workspace = ws;
-    if ((p->epi == EPI_ADD || p->epi == EPI_NONE) && !st->zero_bias) {
-        /* the legacy call always adds a bias: a zero one */
-        FB_TRY(fb_dmalloc(&st->zero_bias, (size_t)p->k * fb_dtype_size(p->dt)));
-        FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, (size_t)p->k * fb_dtype_size(p->dt), call->stream));
-    }
+    /* the legacy call always adds a bias: a zero one */
+    if (p->epi == EPI_ADD || p->epi == EPI_NONE) FB_TRY(ensure_zero_bias(st, call->stream));
     return FB_OK;
 }
 
@@ -472,19 +479,20 @@ static fb_status graph_build(conv_state *st, const fb_call *call, bool zero_bias
  * 22.5 us), so both run in the race, the zero-bias graph first (kept on a tie). */
 static fb_status graph_prepare_add(conv_state *st, const fb_call *call, char *why, size_t n)
 {
-    const size_t bias_bytes = (size_t)st->p.k * fb_dtype_size(st->p.dt);
-    FB_TRY(fb_dmalloc(&st->zero_bias, bias_bytes));
-    FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, bias_bytes, call->stream));
-    fb_cudnn_graph_init(&st->g_alt, st->handle);
+    FB_TRY(ensure_zero_bias(st, call->stream));
+    fb_cudnn_graph alt; /* conv -> + D, while both are timed: the winner ends in st->g */
+    fb_cudnn_graph_init(&alt, st->handle);
     char why_z[200] = "", why_d[200] = "";
     fb_cudnn_alt z = {&st->g, FB_OK, "conv -> + D -> + 0 (a bias of K zeros)", why_z};
-    fb_cudnn_alt d = {&st->g_alt, FB_OK, "conv -> + D", why_d};
+    fb_cudnn_alt d = {&alt, FB_OK, "conv -> + D", why_d};
     z.planned = graph_build(st, call, true, z.g, why_z, sizeof why_z);
     if (z.planned == FB_OK || z.planned == FB_E_UNSUPPORTED) d.planned = graph_build(st, call, false, d.g, why_d, sizeof why_d);
     void *ptr[5];
     slot_pointers(st, call, ptr);
-    return fb_cudnn_graph_pick(&z, &d, ptr, call->workspace, call->ctx, call->stream, call->first_prepare,
-                               epi_name[EPI_ADD], why, n, st->note, sizeof st->note);
+    const fb_status s = fb_cudnn_graph_pick(&z, &d, ptr, call->workspace, call->ctx, call->stream, call->first_prepare,
+                                            epi_name[EPI_ADD], why, n, st->note, sizeof st->note);
+    fb_cudnn_graph_free(&alt); /* pick frees it, but not when it fails before the race */
+    return s;
 }
 
 static fb_status graph_prepare(conv_state *st, const fb_call *call, char *why, size_t n)
@@ -526,7 +534,6 @@ static void release(void *state)
     conv_state *st = state;
     if (!st) return;
     fb_cudnn_graph_free(&st->g);
-    fb_cudnn_graph_free(&st->g_alt);
     legacy_free(&st->l);
     fb_dfree(st->w_fold);
     fb_dfree(st->b_fold);
@@ -569,7 +576,6 @@ static fb_status prepare_as(epilogue e, const fb_call *call, void **out)
     if (s == FB_E_UNSUPPORTED) {
         /* no engine for the graph: the legacy call, noted in the result */
         fb_cudnn_graph_free(&st->g);
-        fb_cudnn_graph_free(&st->g_alt);
         char lwhy[256] = "";
         s = legacy_prepare(st, call, lwhy, sizeof lwhy);
         if (s == FB_OK) {

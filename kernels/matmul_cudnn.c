@@ -33,7 +33,6 @@ static const char kName[] = "matmul_add.cudnn";
 typedef struct mm_state {
     cudnnHandle_t handle;
     fb_cudnn_graph g;     /* slots: A, B, D, out [, the zero bias]     */
-    fb_cudnn_graph g_alt; /* the other graph while both are timed      */
     void *zero_bias;      /* N zeros of the dtype (owned)              */
     int64_t m, n, k;
     fb_dtype dt;
@@ -152,7 +151,6 @@ static void release(void *state)
     mm_state *st = state;
     if (!st) return;
     fb_cudnn_graph_free(&st->g);
-    fb_cudnn_graph_free(&st->g_alt);
     fb_dfree(st->zero_bias);
     free(st);
 }
@@ -163,16 +161,18 @@ static fb_status prepare_graphs(mm_state *st, const fb_call *call)
     FB_TRY(fb_dmalloc(&st->zero_bias, bias_bytes));
     FB_CUDA(cudaMemsetAsync(st->zero_bias, 0, bias_bytes, call->stream));
     fb_cudnn_graph_init(&st->g, st->handle);
-    fb_cudnn_graph_init(&st->g_alt, st->handle);
+    fb_cudnn_graph alt; /* matmul -> + D, while both are timed: the winner ends in st->g */
+    fb_cudnn_graph_init(&alt, st->handle);
     char why_z[200] = "", why_d[200] = "", why[420] = "";
     fb_cudnn_alt z = {&st->g, FB_OK, "matmul -> + D -> + 0 (a bias of N zeros)", why_z};
-    fb_cudnn_alt d = {&st->g_alt, FB_OK, "matmul -> + D", why_d};
+    fb_cudnn_alt d = {&alt, FB_OK, "matmul -> + D", why_d};
     z.planned = build(st, call, true, z.g, why_z, sizeof why_z);
     if (z.planned == FB_OK || z.planned == FB_E_UNSUPPORTED) d.planned = build(st, call, false, d.g, why_d, sizeof why_d);
     void *ptr[5];
     slot_pointers(st, call, ptr);
     const fb_status s = fb_cudnn_graph_pick(&z, &d, ptr, call->workspace, call->ctx, call->stream, call->first_prepare,
                                             kName, why, sizeof why, st->note, sizeof st->note);
+    fb_cudnn_graph_free(&alt); /* pick frees it, but not when it fails before the race */
     if (s == FB_E_UNSUPPORTED && why[0]) fb_error("%s: %s", kName, why);
     return s;
 }

@@ -563,7 +563,7 @@ static int launch_set_candidate(void *arg, int i, cudaStream_t stream)
     return launch_candidate(m->gs[gi], ci, stream);
 }
 
-fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *const *ptrs, void *workspace,
+fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *ptr, void *workspace,
                                fb_context *ctx, cudaStream_t stream, bool load_only, const char *what, int *which)
 {
     int total = 0;
@@ -572,7 +572,7 @@ fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *c
             fb_error("%s: cudnn_graph: tune without a plan (graph %d)", what, k);
             return FB_E_CUDA;
         }
-        FB_TRY(ensure_pack(gs[k], ptrs[k], workspace));
+        FB_TRY(ensure_pack(gs[k], ptr, workspace));
         total += gs[k]->n_cand;
     }
     const graph_set m = {gs, ng};
@@ -600,8 +600,7 @@ fb_status fb_cudnn_graph_pick(fb_cudnn_alt *a, fb_cudnn_alt *b, void *const *ptr
     int which = a->planned == FB_OK ? 0 : 1;
     if (a->planned == FB_OK && b->planned == FB_OK) {
         fb_cudnn_graph *const gs[2] = {a->g, b->g};
-        void *const *const ptrs[2] = {ptr, ptr};
-        FB_TRY(fb_cudnn_graphs_tune(gs, 2, ptrs, workspace, ctx, stream, load_only, what, &which));
+        FB_TRY(fb_cudnn_graphs_tune(gs, 2, ptr, workspace, ctx, stream, load_only, what, &which));
     } else {
         FB_TRY(fb_cudnn_graph_tune(which == 0 ? a->g : b->g, ctx, ptr, workspace, stream, load_only, what));
     }

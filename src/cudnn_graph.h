@@ -140,10 +140,10 @@ fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *p
 
 /* fb_cudnn_graph_tune over several graphs of one computation (the same outputs from other
  * operation graphs, which cuDNN's heuristics may give other engines): the candidates of all
- * of them in one race, graph 0's first (the one kept on a tie within 1%). ptrs[k] is graph k's
- * variant pack. The winner's graph gets that plan (*which: its index); the others keep their
- * heuristics' first, for the caller to free. */
-fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *const *ptrs, void *workspace,
+ * of them in one race, graph 0's first (the one kept on a tie within 1%). ptr is their variant
+ * pack (one computation's tensors: each graph reads its first n_io). The winner's graph gets
+ * that plan (*which: its index); the others keep their heuristics' first, for the caller to free. */
+fb_status fb_cudnn_graphs_tune(fb_cudnn_graph *const *gs, int ng, void *const *ptr, void *workspace,
                                fb_context *ctx, cudaStream_t stream, bool load_only, const char *what, int *which);
 
 /* One of two graphs of the same computation (fb_cudnn_graph_pick): built and planned by the caller. */

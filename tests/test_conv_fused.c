@@ -339,9 +339,8 @@ static void test_graph_helpers(void)
     CHECK(fb_cudnn_graph_tune(&g, NULL, NULL, NULL, NULL, false, "test") == FB_E_CUDA);
     {   /* and so is a race over several graphs with one that has none (nothing launched) */
         fb_cudnn_graph *const gs[2] = {&g, &g};
-        void *const *const ptrs[2] = {NULL, NULL};
         int which = -1;
-        CHECK(fb_cudnn_graphs_tune(gs, 2, ptrs, NULL, NULL, NULL, false, "test", &which) == FB_E_CUDA);
+        CHECK(fb_cudnn_graphs_tune(gs, 2, NULL, NULL, NULL, NULL, false, "test", &which) == FB_E_CUDA);
         CHECK(which == -1);
     }
     {   /* fb_cudnn_graph_pick's paths that need no GPU: neither graph planned (both reasons, in order),
