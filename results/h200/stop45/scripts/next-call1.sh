@@ -1,7 +1,7 @@
 cd "$(dirname "$0")/.." && . dev/device_call.sh
 # NOT RUN (stop 45's device time was spent): the first call of the next stop, on a binary of HEAD
 # (fb46 = the stop's HEAD: `bash dev/devbin.sh fb46`).
-# 1. a9108e2 (the two-graph race moved into cudnn_graph.c, fb_cudnn_graph_pick) has not run on a GPU
+# 1. a9108e2 and 075c8a1 (the two-graph race moved into cudnn_graph.c, fb_cudnn_graph_pick; its review) have not run on a GPU
 export FUSIONBENCH_CASES=$PWD/cases FUSIONBENCH=/tmp/fb
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv > $R/gpus.txt 2>&1
 grep -q H200 $R/gpus.txt || { echo "not an H200"; cat $R/gpus.txt; }
