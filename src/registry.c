@@ -19,6 +19,7 @@
 #include "layernorm.h"
 #include "matmul_epilogue.h"
 #include "matmul_matmul.h"
+#include "matmul_own.h"
 #include "rmsnorm.h"
 #include "rmsnorm_backward.h"
 #include "norm_chain.h"
@@ -48,6 +49,7 @@ static const variant_table tables[] = {
     {fb_matmul_matmul_variants, &fb_matmul_matmul_variant_count},
     {fb_conv_fused_variants, &fb_conv_fused_variant_count},
     {fb_matmul_cudnn_variants, &fb_matmul_cudnn_variant_count},
+    {fb_matmul_own_variants, &fb_matmul_own_variant_count},
 };
 #define N_TABLES (int)(sizeof tables / sizeof tables[0])
 
