@@ -3,7 +3,11 @@
  *   matmul.tuned           out = A·B, the plain GEMM planned as the fused ones are:
  *                          the time "the epilogue is free" is measured against
  *   matmul_add.fused       out = A·B + D        beta = 1 with cuBLASLt's C = D (D read
- *                                              once inside the GEMM's store)
+ *                                              once inside the GEMM's store), raced in
+ *                                              prepare against matmul_add.own (the own
+ *                                              TMA GEMM that loads D during its main
+ *                                              loop, kernels/matmul_own.cu) where that
+ *                                              takes the shape: the faster is kept
  *   matmul_bias.fused      out = A·B + bias     CUBLASLT_EPILOGUE_BIAS
  *   matmul_relu.fused      out = relu(A·B)      CUBLASLT_EPILOGUE_RELU
  *   matmul_add_relu.fused  out = relu(A·B + bias)  CUBLASLT_EPILOGUE_RELU_BIAS
@@ -38,10 +42,13 @@
 #include "matmul_epilogue.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lt_gemm.h"
+#include "matmul_own.h"
 #include "ops/attrs.h"
+#include "tune_rounds.h"
 
 /* The program's matmul, rank 2: A [M, K] (or [K, M] with transpose_a), B [K, N]
  * (or [N, K]); the second operand of the epilogue is input 2 (D [M, N] or bias [N]). */
@@ -134,6 +141,110 @@ static void release(void *state) { fb_gemm_plan_destroy(state); }
 /* Which algorithm prepare kept, for the result (fb_gemm_plan_note). */
 static const char *note(const void *state) { return fb_gemm_plan_note((fb_gemm_plan *)state); }
 
+/* ---- matmul_add.fused: cuBLASLt's tuned call, or the own GEMM where it is faster ---------
+ * cuBLASLt reads D after its main loop (1.18-1.22x the plain GEMM at K = 1024 on the H200);
+ * matmul_add.own loads D during its main loop and measured 1.10-1.23x there, faster at
+ * 2048 x 2048, 2048 x 8192 and 8192 x 2048, slower by 1-3% at larger M·N (kernels/NOTES.md,
+ * "Stop 46"). So prepare plans both and races them once on the cell's operands (fb_tune_rounds:
+ * cuBLASLt's is kept unless the own beats it by more than 1%); the note says which runs. */
+typedef struct add_state {
+    fb_gemm_plan *lt;
+    void *own;      /* matmul_add.own's state, or NULL where it declined the shape */
+    bool use_own;
+    char note[400];
+} add_state;
+
+typedef struct add_race {
+    const fb_call *call;
+    add_state *st;
+} add_race;
+
+static const fb_variant *own_variant(void) { return &fb_matmul_own_variants[0]; }
+
+/* One run of cuBLASLt's plan or of the own GEMM on the call's operands, on `stream`. */
+static int add_call(const fb_call *c, const add_state *st, bool own, cudaStream_t stream)
+{
+    fb_call oc = *c;
+    oc.stream = stream;
+    if (own) {
+        oc.state = st->own;
+        return own_variant()->run(&oc);
+    }
+    fb_gemm_shape g = {.epilogue = FB_GEMM_PLAIN, .add_d = true};
+    fb_gemm_operands o = operands(&oc, &g);
+    return fb_gemm_run(st->lt, &o, oc.workspace, stream, "matmul_add.fused");
+}
+
+static int add_launch(void *arg, int i, cudaStream_t stream)
+{
+    const add_race *r = arg;
+    return add_call(r->call, r->st, i == 1, stream) != FB_OK;
+}
+
+static void add_release(void *state)
+{
+    add_state *st = state;
+    if (!st) return;
+    fb_gemm_plan_destroy(st->lt);
+    own_variant()->release(st->own);
+    free(st);
+}
+
+static int add_prepare(const fb_call *c, void **out)
+{
+    *out = NULL;
+    add_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        fb_error("matmul_add.fused: out of host memory");
+        return FB_E_NOMEM;
+    }
+    int s = prepare(c, FB_GEMM_PLAIN, true, "matmul_add.fused", TUNE_CANDIDATES, (void **)&st->lt);
+    char why[200] = "";
+    if (s == FB_OK && own_variant()->supports(c, why, sizeof why) == FB_OK) {
+        s = own_variant()->prepare(c, &st->own);
+        if (s == FB_E_UNSUPPORTED) { /* no form of the own kernel runs here: cuBLASLt's alone */
+            st->own = NULL;
+            s = FB_OK;
+        } else if (s == FB_OK) {
+            add_race r = {c, st};
+            int keep = 0;
+            s = c->first_prepare ? fb_tune_load(2, add_launch, &r, c->stream, &keep, "matmul_add.fused")
+                                 : fb_tune_rounds(c->ctx, c->stream, 2, add_launch, &r, &keep, "matmul_add.fused");
+            st->use_own = s == FB_OK && keep == 1;
+        }
+    }
+    if (s != FB_OK) {
+        add_release(st);
+        return s;
+    }
+    if (st->use_own)
+        snprintf(st->note, sizeof st->note, "%s; beat cuBLASLt's (%s)", own_variant()->note(st->own),
+                 fb_gemm_plan_note(st->lt));
+    else
+        snprintf(st->note, sizeof st->note, "%s%s", fb_gemm_plan_note(st->lt),
+                 st->own ? "; beat the own GEMM's forms" : "");
+    *out = st;
+    return FB_OK;
+}
+
+static int add_run(const fb_call *c)
+{
+    const add_state *st = c->state;
+    if (!st) {
+        fb_error("matmul_add.fused: not prepared");
+        return FB_E_USAGE;
+    }
+    return add_call(c, st, st->use_own, c->stream);
+}
+
+static const char *add_note(const void *state) { return state ? ((const add_state *)state)->note : NULL; }
+
+static int add_supports(const fb_call *c, char *why, size_t n)
+{
+    fb_gemm_shape g;
+    return read_shape(c, FB_GEMM_PLAIN, true, &g, why, n);
+}
+
 /* One variant's entry points: its epilogue, whether D is added, how many candidates prepare times. */
 #define EPILOGUE_VARIANT(fn, NAME, EPI, ADD_D, CANDIDATES)                                                     \
     static int fn##_supports(const fb_call *c, char *why, size_t n)                                           \
@@ -148,7 +259,6 @@ static const char *note(const void *state) { return fb_gemm_plan_note((fb_gemm_p
     static int fn##_run(const fb_call *c) { return run(c, EPI, ADD_D, NAME); }
 
 EPILOGUE_VARIANT(plain, "matmul.tuned", FB_GEMM_PLAIN, false, TUNE_CANDIDATES)
-EPILOGUE_VARIANT(add, "matmul_add.fused", FB_GEMM_PLAIN, true, TUNE_CANDIDATES)
 EPILOGUE_VARIANT(bias, "matmul_bias.fused", FB_GEMM_BIAS, false, TUNE_CANDIDATES)
 EPILOGUE_VARIANT(relu, "matmul_relu.fused", FB_GEMM_RELU, false, TUNE_CANDIDATES)
 EPILOGUE_VARIANT(bias_relu, "matmul_add_relu.fused", FB_GEMM_RELU_BIAS, false, TUNE_CANDIDATES)
@@ -160,9 +270,10 @@ const fb_variant fb_matmul_epilogue_variants[] = {
     {.name = "matmul.tuned", .about = "A·B alone, its algorithm tuned as the fused variants' are: their reference",
      .dtypes = DTYPES, .supports = plain_supports, .workspace = workspace, .run = plain_run,
      .prepare = plain_prepare, .release = release, .note = note},
-    {.name = "matmul_add.fused", .about = "A·B + D in one cuBLASLt call (beta = 1, C = D)", .dtypes = DTYPES,
-     .supports = add_supports, .workspace = workspace, .run = add_run, .prepare = add_prepare, .release = release,
-     .note = note},
+    {.name = "matmul_add.fused",
+     .about = "A·B + D in one cuBLASLt call (beta = 1, C = D), or matmul_add.own where it raced faster in prepare",
+     .dtypes = DTYPES, .supports = add_supports, .workspace = workspace, .run = add_run, .prepare = add_prepare,
+     .release = add_release, .note = add_note},
     {.name = "matmul_bias.fused", .about = "A·B + bias in one cuBLASLt call (the BIAS epilogue)", .dtypes = DTYPES,
      .supports = bias_supports, .workspace = workspace, .run = bias_run, .prepare = bias_prepare,
      .release = release, .note = note},
