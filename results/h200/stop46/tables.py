@@ -17,7 +17,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
-from tarballs import assert_checked, cells, last, print_steps as steps, text, unpack  # noqa: E402
+from tarballs import assert_checked, cells, geomean, print_steps as steps, text, unpack  # noqa: E402
 
 CALLS = [
     ("call1-gemm-tma-first-stop45-checks.tar.xz",
@@ -43,6 +43,9 @@ CALLS = [
     ("call12-matmul-add-own-fusionbench-loader-fix.tar.xz",
      "12. the fix; matmul_add.own in fusionbench: selftest, memcheck, the bfloat16 K = 1024 grid",
      ["memcheck-a3", "selftest", "st-odd", "memcheck"]),
+    ("call13-matmul-add-fused-races-own.tar.xz",
+     "13. matmul_add.fused racing cuBLASLt against matmul_add.own (b8e11d6's tree): selftest, both half types' grids,"
+     " memcheck, racecheck of the own kernel", ["selftest", "memcheck", "racecheck-a3"]),
 ]
 
 
@@ -63,22 +66,44 @@ def dev_lines(r):
     return out
 
 
-def own_grid(path):
-    """matmul_add.fused and matmul_add.own, each over its paired plain GEMM, per cell."""
+def pair_ratios(path):
+    """{(dtype, M, N): {variant: median of the pairs' t / t(matmul.tuned)}}, checks asserted."""
     assert_checked(path)
-    print("  M x N (bfloat16, K 1024): t / t(matmul.tuned), the median of the pairs' ratios (1.000: the add is"
-          " free); the form own kept")
+    out = {}
     for _, d, c in cells(path):
         p = c["point"]
-        row = []
-        for v in ("matmul_add.fused", "matmul_add.own"):
-            x = c["variants"][v]
-            row.append(f"{v.split('.')[1]} {x['paired']['ratio']['median']:.3f}" if x.get("paired") else v)
-        note = c["variants"]["matmul_add.own"].get("reason", "")
-        print(f"  {p['M']:>6} x {p['N']:<6} {row[0]:>12} {row[1]:>10}   {note}")
+        out[(d, p["M"], p["N"])] = {
+            v: (x["paired"]["ratio"]["median"], x.get("reason", "")) for v, x in c["variants"].items() if x.get("paired")
+        }
+    return out
+
+
+def own_grid(path, before=None):
+    """matmul_add.fused and matmul_add.own over their paired plain GEMM, per cell, with geomeans;
+    `before`: an earlier file whose matmul_add.fused (cuBLASLt alone) is shown beside."""
+    now = pair_ratios(path)
+    old = pair_ratios(before) if before else {}
+    print("  t / t(matmul.tuned), the median of the pairs' ratios (1.000: the add is free)")
+    hdr = "  dtype        M x N          " + ("fused (call 12: cuBLASLt only)  " if old else "") + "fused   own   fused ran"
+    print(hdr)
+    cols = {"fused": [], "own": [], "old": []}
+    for k in sorted(now):
+        f, note = now[k]["matmul_add.fused"]
+        o = now[k]["matmul_add.own"][0]
+        cols["fused"].append(f), cols["own"].append(o)
+        prev = old.get(k, {}).get("matmul_add.fused")
+        if prev:
+            cols["old"].append(prev[0])
+        ran = note.split(";")[0] if note.startswith("own") else "cuBLASLt"
+        print(f"  {k[0]:<9} {k[1]:>6} x {k[2]:<6}  " + (f"{prev[0]:>12.3f}                    " if old else "")
+              + f"{f:>6.3f} {o:>6.3f}   {ran}")
+    for name, v in cols.items():
+        if v:
+            print(f"  geomean {name}: {geomean(v):.3f} over {len(v)} cells")
 
 
 def main():
+    call12 = None
     with tempfile.TemporaryDirectory() as tmp:
         for tar, title, names in CALLS:
             print(f"== {title} ({tar})")
@@ -96,6 +121,10 @@ def main():
                           ", ".join(f"{m} {v.group(1)}" for m, v in vals.items() if v))
             if os.path.exists(os.path.join(r, "mm-own.json")):
                 own_grid(os.path.join(r, "mm-own.json"))
+                call12 = os.path.join(r, "mm-own.json")
+            for name in ("mm-bf16.json", "mm-f16.json"):
+                if os.path.exists(os.path.join(r, name)):
+                    own_grid(os.path.join(r, name), call12 if name == "mm-bf16.json" else None)
             print()
 
 
