@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "cudnn_graph.h"
-#include "ops/attrs.h"
+#include "matmul_add_problem.h"
 
 #define MM_CUDNN_WORKSPACE ((size_t)64 << 20)
 #define MM_CUDNN_CANDIDATES 8
@@ -39,32 +39,13 @@ typedef struct mm_state {
     char note[400];
 } mm_state;
 
-static int decline(char *why, size_t len, const char *msg)
-{
-    if (why && len) snprintf(why, len, "%s", msg);
-    return FB_E_UNSUPPORTED;
-}
-
-/* A [M, K], B [K, N], D [M, N] -> out [M, N], untransposed, one dtype. */
+/* A [M, K], B [K, N], D [M, N] -> out [M, N], untransposed, one dtype (matmul_add_problem.h). */
 static int read_problem(const fb_call *call, int64_t *m, int64_t *n, int64_t *k, char *why, size_t len)
 {
-    if (call->n_in != 3 || call->n_out != 1) return decline(why, len, "takes A, B and D and gives one output");
-    const fb_attrs *at = fb_call_op_attrs(call, "matmul");
-    if (at && (fb_attr_bool(at, "transpose_a", false) || fb_attr_bool(at, "transpose_b", false)))
-        return decline(why, len, "untransposed operands only");
-    const fb_shape *a = &call->in[0].shape, *b = &call->in[1].shape, *d = &call->in[2].shape, *c = &call->out[0].shape;
-    if (a->rank != 2 || b->rank != 2 || d->rank != 2 || c->rank != 2) return decline(why, len, "a rank-2 GEMM only");
-    *m = a->dim[0];
-    *k = a->dim[1];
-    *n = b->dim[1];
-    if (b->dim[0] != *k || c->dim[0] != *m || c->dim[1] != *n || d->dim[0] != *m || d->dim[1] != *n)
-        return decline(why, len, "the program's shapes are not one GEMM's and D [M, N]");
-    if (*m == 0 || *n == 0 || *k == 0) return decline(why, len, "an empty GEMM");
-    const fb_dtype dt = call->out[0].dtype;
-    if (dt != FB_F32 && dt != FB_F16 && dt != FB_BF16) return decline(why, len, "float32, float16 or bfloat16 only");
-    for (int i = 0; i < 3; i++)
-        if (call->in[i].dtype != dt) return decline(why, len, "operands of one dtype only");
-    return FB_OK;
+    fb_mm_add_problem p;
+    const int s = fb_mm_add_problem_read(call, FB_DTYPES_HALF_AND_F32, "float32, float16 or bfloat16 only", &p, why, len);
+    if (s == FB_OK) *m = p.m, *n = p.n, *k = p.k;
+    return s;
 }
 
 static int supports(const fb_call *call, char *why, size_t len)

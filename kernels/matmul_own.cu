@@ -19,8 +19,8 @@
 #include "matmul_own.h"
 
 #include "gemm_tma.cuh"
+#include "matmul_add_problem.h"
 
-#include "../src/ops/attrs.h"
 #include "../src/tune_rounds.h"
 
 #include <stdio.h>
@@ -33,32 +33,19 @@ constexpr int FORMS = 4;  // cluster 1 / 2, times D by TMA / by cp.async from th
 const char *const kFormNames[FORMS] = {"one CTA, D by TMA", "cluster of 2, D by TMA", "one CTA, D by cp.async",
                                        "cluster of 2, D by cp.async"};
 
-struct Problem {
-    int64_t m, n, k;
-    fb_dtype dt;
-};
+using Problem = fb_mm_add_problem;
 
 int decline(char *why, size_t len, const char *msg) {
     if (why && len) snprintf(why, len, "%s", msg);
     return FB_E_UNSUPPORTED;
 }
 
+// matmul_add_problem.h's shape and dtype, then this kernel's limits.
 int read_problem(const fb_call *c, Problem *p, char *why, size_t len) {
-    if (c->n_in != 3 || c->n_out != 1) return decline(why, len, "takes A, B and D and gives one output");
-    const fb_attrs *at = fb_call_op_attrs(c, "matmul");
-    if (at && (fb_attr_bool(at, "transpose_a", false) || fb_attr_bool(at, "transpose_b", false)))
-        return decline(why, len, "untransposed operands only");
-    const fb_shape *a = &c->in[0].shape, *b = &c->in[1].shape, *d = &c->in[2].shape, *o = &c->out[0].shape;
-    if (a->rank != 2 || b->rank != 2 || d->rank != 2 || o->rank != 2) return decline(why, len, "a rank-2 GEMM only");
-    p->m = a->dim[0], p->k = a->dim[1], p->n = b->dim[1];
-    if (b->dim[0] != p->k || o->dim[0] != p->m || o->dim[1] != p->n || d->dim[0] != p->m || d->dim[1] != p->n)
-        return decline(why, len, "the program's shapes are not one GEMM's and D [M, N]");
-    p->dt = c->out[0].dtype;
-    if (p->dt != FB_F16 && p->dt != FB_BF16) return decline(why, len, "float16 and bfloat16 only");
-    for (int i = 0; i < 3; i++)
-        if (c->in[i].dtype != p->dt) return decline(why, len, "operands of one dtype only");
-    if (p->m < 1 || p->n < 1 || p->k < 1 || p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX)
-        return decline(why, len, "M, N and K from 1 to 2^31 - 1");
+    const int s = fb_mm_add_problem_read(c, FB_DTYPE_BIT(FB_F16) | FB_DTYPE_BIT(FB_BF16), "float16 and bfloat16 only",
+                                         p, why, len);
+    if (s != FB_OK) return s;
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX) return decline(why, len, "M, N and K below 2^31");
     if (p->n % 8 || p->k % 8) return decline(why, len, "N and K multiples of 8 (the TMA's 16-byte rows)");
     for (int i = 0; i < 3; i++)
         if (!fb::aligned16(c->in[i].data)) return decline(why, len, "16-byte aligned operands");

@@ -7,34 +7,9 @@
 
 #include "cudnn_graph.h"
 #include "matmul_cudnn.h"
+#include "gemm_call.h"
 #include "testing.h"
 #include "variant.h"
-
-typedef struct mm_buf {
-    fb_tensor in[3], out[1];
-    fb_call call;
-} mm_buf;
-
-static void make(mm_buf *b, fb_dtype dt, int64_t m, int64_t n, int64_t k)
-{
-    memset(b, 0, sizeof *b);
-    b->in[0] = (fb_tensor){NULL, dt, (fb_shape){2, {m, k}}};
-    b->in[1] = (fb_tensor){NULL, dt, (fb_shape){2, {k, n}}};
-    b->in[2] = (fb_tensor){NULL, dt, (fb_shape){2, {m, n}}};
-    b->out[0] = (fb_tensor){NULL, dt, (fb_shape){2, {m, n}}};
-    b->call = (fb_call){b->in, 3, b->out, 1, NULL, 0, NULL, NULL, NULL, NULL};
-}
-
-static int declines(const fb_variant *v, mm_buf *b, const char *reason_part)
-{
-    char why[256] = "";
-    const int st = v->supports(&b->call, why, sizeof why);
-    if (st != FB_E_UNSUPPORTED || !strstr(why, reason_part)) {
-        fprintf(stderr, "  status %d, why '%s', wanted '%s'\n", st, why, reason_part);
-        return 0;
-    }
-    return 1;
-}
 
 int main(void)
 {
@@ -43,11 +18,11 @@ int main(void)
     if (!v) return fb_t_report("matmul_cudnn");
     CHECK(v->dtypes == FB_DTYPES_HALF_AND_F32);
     CHECK(v->prepare && v->release && v->note && v->run && v->workspace);
-    mm_buf b;
+    gemm_call b;
     static const int64_t shapes[][3] = {{128, 2048, 1024}, {1, 8, 64}, {130, 136, 72}, {8192, 16384, 1024}, {7, 5, 3}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int d = 0; d < FB_F64; d++) {
-            make(&b, (fb_dtype)d, shapes[i][0], shapes[i][1], shapes[i][2]);
+            gemm_call_make(&b, (fb_dtype)d, shapes[i][0], shapes[i][1], shapes[i][2], false);
             char why[256] = "";
             const int st = v->supports(&b.call, why, sizeof why);
             if (st != FB_OK) fprintf(stderr, "  shape %zu: %s\n", i, why);
@@ -65,19 +40,19 @@ int main(void)
                 fb_cudnn_graph_free(&g);
             }
         }
-    make(&b, FB_F64, 128, 128, 64);
-    CHECK(declines(v, &b, "float32, float16 or bfloat16"));
-    make(&b, FB_BF16, 128, 128, 64);
+    gemm_call_make(&b, FB_F64, 128, 128, 64, false);
+    CHECK(gemm_call_declines(v, &b, "float32, float16 or bfloat16"));
+    gemm_call_make(&b, FB_BF16, 128, 128, 64, false);
     b.in[2].shape = (fb_shape){2, {128, 64}};
-    CHECK(declines(v, &b, "D [M, N]"));
-    make(&b, FB_BF16, 128, 128, 64);
+    CHECK(gemm_call_declines(v, &b, "D [M, N]"));
+    gemm_call_make(&b, FB_BF16, 128, 128, 64, false);
     b.in[0].shape = (fb_shape){3, {2, 128, 64}};
-    CHECK(declines(v, &b, "rank-2"));
-    make(&b, FB_BF16, 128, 128, 64);
+    CHECK(gemm_call_declines(v, &b, "rank-2"));
+    gemm_call_make(&b, FB_BF16, 128, 128, 64, false);
     b.in[1].dtype = FB_F16;
-    CHECK(declines(v, &b, "one dtype"));
+    CHECK(gemm_call_declines(v, &b, "one dtype"));
     /* run() before prepare() is an error, not a crash */
-    make(&b, FB_BF16, 128, 128, 64);
+    gemm_call_make(&b, FB_BF16, 128, 128, 64, false);
     CHECK(v->run(&b.call) == FB_E_USAGE);
     CHECK(v->note(NULL) == NULL);
     return fb_t_report("matmul_cudnn");
