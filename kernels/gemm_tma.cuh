@@ -121,20 +121,6 @@ template <> __device__ __forceinline__ float2 unpack2<__half>(uint32_t u) {
     return __half22float2(*reinterpret_cast<const __half2 *>(&u));
 }
 
-// Four 8 x 8 16-bit matrices between shared memory and the mma fragment layout (lane l holds row
-// l / 4, columns 2 (l % 4) and + 1 of each; lanes 8i .. 8i + 7 give the row addresses of matrix i).
-__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
-    FB_WGMMA_ASM("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr)
-                 : "memory");
-}
-__device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4]) {
-    FB_WGMMA_ASM("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r[0]),
-                 "r"(r[1]), "r"(r[2]), "r"(r[3])
-                 : "memory");
-}
-
 template <typename T, int CLUSTER, bool ADD, int STAGES>
 __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_constant__ Args p) {
     extern __shared__ uint8_t smem_raw[];
@@ -318,7 +304,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                 for (int u = 0; u < 4; ++u) {
                     const int jm = j0 + 2 * u + (mat >> 1);
                     addr[u] = row_addr + (jm >> 3) * D_BOX_BYTES + (((jm & 7) ^ (row & 7)) << 4);
-                    if (ADD) ldmatrix_x4(v[u], addr[u]);
+                    if (ADD) wg::ldmatrix_x4(v[u], addr[u]);
                 }
 #pragma unroll
                 for (int u = 0; u < 4; ++u) {
@@ -332,7 +318,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                         }
                         v[u][i] = pack2<T>(x, y);
                     }
-                    stmatrix_x4(addr[u], v[u]);
+                    wg::stmatrix_x4(addr[u], v[u]);
                 }
             }
             wg::fence_proxy_async();  // the writes, visible to the TMA store

@@ -81,6 +81,21 @@ __device__ __forceinline__ void fence_proxy_async() {
     FB_WGMMA_ASM("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+// Four 8 x 8 16-bit matrices between shared memory (a shared-window address) and the mma fragment
+// layout (lane l holds row l / 4, columns 2 (l % 4) and + 1 of each; lanes 8i .. 8i + 7 give the
+// row addresses of matrix i). stmatrix is sm_90's; tensorcore.cuh's ldmatrix_x4 takes a pointer.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+    FB_WGMMA_ASM("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr)
+                 : "memory");
+}
+__device__ __forceinline__ void stmatrix_x4(uint32_t addr, const uint32_t (&r)[4]) {
+    FB_WGMMA_ASM("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r[0]),
+                 "r"(r[1]), "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
+
 // mbarriers (mbar_init, mbar_arrive, mbar_arrive_cp_async, mbar_wait) live in common.cuh
 using fb::mbar_arrive;
 using fb::mbar_arrive_cp_async;
