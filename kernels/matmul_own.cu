@@ -8,11 +8,13 @@
 //                    or a cluster of two sharing B's tile by TMA multicast, times D loaded by the
 //                    producer's TMA or by three warps' cp.async; the note names the form kept.
 //
-// When it wins: not yet. On the H200 (kernels/NOTES.md "Stop 46") its plain GEMM is at parity
-// with cuBLASLt at 8192^3 (1.006-1.014) but 1.09-1.13x at K = 1024, where each 16-step tile's
-// main loop waits on its operands; with D it reads 1.25-1.32x the plain cuBLASLt GEMM at K = 1024,
-// where cuBLASLt's own full add reads 1.19-1.20x. It is registered (not in the case's fused list)
-// so that `--variants matmul_add.own` measures it beside matmul_add.fused on any grid.
+// When it wins: on the H200 (kernels/NOTES.md "Stop 46") its plain GEMM is at parity with
+// cuBLASLt at 8192^3 (1.006-1.014) but 1.09-1.13x at K = 1024, where each 16-step tile's main loop
+// waits on its operands; with D it reads 1.10-1.25x the plain cuBLASLt GEMM at K = 1024 against
+// cuBLASLt's own full add's 1.18-1.22x: faster on the smaller grids (bfloat16 2048 x 2048: 1.096
+// against 1.182; 8192 x 2048: 1.156-1.171 against 1.215), 1-5% slower on the larger. So
+// matmul_add.fused races it against cuBLASLt in prepare (kernels/matmul_epilogue.c), and it is
+// registered on its own (not in the case's list) so that `--variants matmul_add.own` measures it.
 //
 // Takes float16 and bfloat16, A [M, K], B [K, N], D [M, N] row-major and untransposed, N and K
 // multiples of 8 (16-byte rows for the TMA), an sm_90a build on a 9.0 GPU; declines the rest.
