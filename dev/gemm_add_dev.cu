@@ -185,6 +185,11 @@ template <typename T> static int run(long M, long N, long K, int rounds, const c
         {"own_add_c2", fb::gemm::plan_gemm<T, 2, true>, true},
         {"own_plain_c1", fb::gemm::plan_gemm<T, 1, false>, false},
         {"own_plain_c2", fb::gemm::plan_gemm<T, 2, false>, false},
+        // k32: stages of 32 along K, six of them in the same shared memory (NOTES.md "Stop 46", Next)
+        {"own_add_c1_k32", fb::gemm::plan_gemm<T, 1, true, 6, 32>, true},
+        {"own_add_c2_k32", fb::gemm::plan_gemm<T, 2, true, 6, 32>, true},
+        {"own_plain_c1_k32", fb::gemm::plan_gemm<T, 1, false, 6, 32>, false},
+        {"own_plain_c2_k32", fb::gemm::plan_gemm<T, 2, false, 6, 32>, false},
     };
     const int n_forms = (int)(sizeof forms / sizeof forms[0]);
     std::vector<fb::gemm::Plan> plans(n_forms);

@@ -14,8 +14,9 @@
 //     the operands' TMA copies), the store warp (warp 1: the output's TMA stores) and, with
 //     d_async, up to three D loader warps; it gives its registers back. Warpgroups 1 and 2 are
 //     consumers, 64 rows of the 128 x 256 output tile each (m64n256k16 wgmma, 128 float32
-//     accumulators a thread), K in steps of 64 through STAGES shared-memory stages with
-//     full/empty mbarriers;
+//     accumulators a thread), K in steps of KSTEP = 64 (or 32: A's rows 64-byte swizzled, twice
+//     the stages in the same shared memory; dev/gemm_add_dev.cu's _k32 forms, not yet run)
+//     through STAGES shared-memory stages with full/empty mbarriers;
 //   - tiles walk in groups of GROUP_M cluster rows along M (L2 reuse of B), the same order in every
 //     CTA of a cluster;
 //   - CLUSTER = 2: the two CTAs of a cluster take vertically adjacent tiles (same columns of B), and
@@ -52,13 +53,14 @@ constexpr int BM = 128, BN = 256, BK = 64;
 constexpr int CONSUMERS = 2;  // warpgroups of 64 rows
 constexpr int THREADS = 128 * (1 + CONSUMERS);
 constexpr int GROUP_M = 8;  // cluster rows per group of the tile order
-constexpr uint32_t A_BYTES = BM * BK * 2;   // 16 KB: 16 K-major atoms
-constexpr uint32_t B_BYTES = BK * BN * 2;   // 32 KB: 4 blocks of 64 columns, MN-major
 constexpr uint32_t D_BYTES = BM * BN * 2;   // 64 KB: 4 boxes of 128 rows x 64 columns
 constexpr uint32_t D_BOX_BYTES = BM * 128;  // one 64-column box of the output tile
 
-template <int STAGES> constexpr size_t smem_bytes() {
-    return 1024 /* alignment slack */ + STAGES * (A_BYTES + B_BYTES) + D_BYTES + (2 * STAGES + 2) * 8;
+// KSTEP: K a stage, BK (A's rows 128 bytes, 128-byte swizzled) or 32 (64 bytes, 64-byte swizzled:
+// twice the stages in the same shared memory, so more of them in flight past the two a consumer
+// warpgroup holds).
+template <int STAGES, int KSTEP = BK> constexpr size_t smem_bytes() {
+    return 1024 /* alignment slack */ + STAGES * (BM * KSTEP * 2 + KSTEP * BN * 2) + D_BYTES + (2 * STAGES + 2) * 8;
 }
 
 // The consumers and the store warp meet at this named barrier once a tile (bar.arrive / bar.sync).
@@ -121,13 +123,15 @@ template <> __device__ __forceinline__ float2 unpack2<__half>(uint32_t u) {
     return __half22float2(*reinterpret_cast<const __half2 *>(&u));
 }
 
-template <typename T, int CLUSTER, bool ADD, int STAGES>
+template <typename T, int CLUSTER, bool ADD, int STAGES, int KSTEP = BK>
 __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_constant__ Args p) {
+    static_assert(KSTEP == 64 || KSTEP == 32, "a stage is 64 or 32 of K");
+    constexpr uint32_t A_STAGE = BM * KSTEP * 2, B_STAGE = KSTEP * BN * 2;
     extern __shared__ uint8_t smem_raw[];
     uint8_t *smem = reinterpret_cast<uint8_t *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
     uint8_t *sA = smem;
-    uint8_t *sB = smem + STAGES * A_BYTES;
-    uint8_t *sD = sB + STAGES * B_BYTES;  // D's tile, then the output tile in its place
+    uint8_t *sB = smem + STAGES * A_STAGE;
+    uint8_t *sD = sB + STAGES * B_STAGE;  // D's tile, then the output tile in its place
     uint64_t *full = reinterpret_cast<uint64_t *>(sD + D_BYTES);
     uint64_t *empty = full + STAGES;
     uint64_t *d_full = empty + STAGES;  // D's tile has landed (ADD)
@@ -153,7 +157,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
     const int m_groups = (m_blocks + CLUSTER - 1) / CLUSTER;
     const int tiles = m_groups * n_blocks;
     const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
-    const int k_steps = (p.K + BK - 1) / BK;
+    const int k_steps = (p.K + KSTEP - 1) / KSTEP;
 
     if (wg == 0) {
         tma::regs_dealloc<40>();
@@ -165,15 +169,15 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                 const Tile tile = tile_of<CLUSTER>(t, m_groups, n_blocks, rank);
                 for (int kb = 0; kb < k_steps; ++kb) {
                     mbar_wait(empty + s, phase ^ 1);
-                    tma::arrive_expect(full + s, A_BYTES + B_BYTES);
-                    tma::load(sA + s * A_BYTES, &p.a, kb * BK, tile.m0, full + s);
+                    tma::arrive_expect(full + s, A_STAGE + B_STAGE);
+                    tma::load(sA + s * A_STAGE, &p.a, kb * KSTEP, tile.m0, full + s);
                     if (CLUSTER == 1) {
                         for (int q = 0; q < BN / 64; ++q)
-                            tma::load(sB + s * B_BYTES + q * (BK * 128), &p.b, tile.n0 + q * 64, kb * BK, full + s);
+                            tma::load(sB + s * B_STAGE + q * (KSTEP * 128), &p.b, tile.n0 + q * 64, kb * KSTEP, full + s);
                     } else {
                         constexpr int per_cta = BN / 64 / CLUSTER;
                         for (int q = (int)rank * per_cta; q < ((int)rank + 1) * per_cta; ++q)
-                            tma::load_multicast(sB + s * B_BYTES + q * (BK * 128), &p.b, tile.n0 + q * 64, kb * BK,
+                            tma::load_multicast(sB + s * B_STAGE + q * (KSTEP * 128), &p.b, tile.n0 + q * 64, kb * KSTEP,
                                                 full + s, (uint16_t)((1u << CLUSTER) - 1));
                     }
                     if (ADD && !p.d_async) {  // D's boxes, one a step from step 2, once the previous output has left
@@ -269,12 +273,14 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                 mbar_wait(full + s, phase);
 #endif
                 wg::fence();
-                const uint32_t a0 = tma::smem(sA + s * A_BYTES + cw * 64 * 128);
-                const uint32_t b0 = tma::smem(sB + s * B_BYTES);
+                const uint32_t a0 = tma::smem(sA + s * A_STAGE + cw * 64 * 128);
+                const uint32_t b0 = tma::smem(sB + s * B_STAGE);
 #pragma unroll
-                for (int ks = 0; ks < BK / 16; ++ks)
-                    wg::Mma64<T, 256>::ss(acc, wg::desc128(a0 + ks * 32, 16, 1024),
-                                          wg::desc128(b0 + ks * 2048, BK * 128, 1024), kb > 0 || ks > 0);
+                for (int ks = 0; ks < KSTEP / 16; ++ks)
+                    wg::Mma64<T, 256>::ss(acc,
+                                          KSTEP == 64 ? wg::desc128(a0 + ks * 32, 16, 1024)
+                                                      : wg::desc64(a0 + ks * 32, 16, 512),
+                                          wg::desc128(b0 + ks * 2048, KSTEP * 128, 1024), kb > 0 || ks > 0);
                 wg::commit();
                 wg::wait<1>();  // the previous step's MMAs are done: its stage is free
                 if (kb > 0 && lane128 == 0) release(empty + prev);
@@ -344,7 +350,7 @@ template <> constexpr CUtensorMapDataType tma_type<__half>() { return CU_TENSOR_
 
 // Builds the plan; cudaErrorNotSupported where the shape or the device cannot take it (not an
 // sm_90a build on a 9.0 GPU, rows not 16-byte aligned), another error where CUDA fails.
-template <typename T, int CLUSTER, bool ADD, int STAGES = 3>
+template <typename T, int CLUSTER, bool ADD, int STAGES = 3, int KSTEP = BK>
 cudaError_t plan_gemm(Plan *plan, const void *A, const void *B, const void *D, void *out, int M, int N, int K) {
     if (!wg::available() || M <= 0 || N <= 0 || K <= 0) return cudaErrorNotSupported;
     const CUtensorMapDataType ty = tma_type<T>();
@@ -353,12 +359,12 @@ cudaError_t plan_gemm(Plan *plan, const void *A, const void *B, const void *D, v
     a.M = M, a.N = N, a.K = K;
     a.d_async = 0;
     a.d_ptr = D;
-    if (!tma::map_rows(&a.a, ty, A, M, K, K, BM) || !tma::map_rows(&a.b, ty, B, K, N, N, BK) ||
+    if (!tma::map_rows(&a.a, ty, A, M, K, K, BM, KSTEP) || !tma::map_rows(&a.b, ty, B, K, N, N, KSTEP) ||
         !tma::map_rows(&a.c, ty, out, M, N, N, BM) || (ADD && !tma::map_rows(&a.d, ty, D, M, N, N, BM)))
         return cudaErrorNotSupported;
     if (!ADD) a.d = a.c;
-    plan->kernel = gemm_tma_kernel<T, CLUSTER, ADD, STAGES>;
-    plan->smem = smem_bytes<STAGES>();
+    plan->kernel = gemm_tma_kernel<T, CLUSTER, ADD, STAGES, KSTEP>;
+    plan->smem = smem_bytes<STAGES, KSTEP>();
     plan->cluster = CLUSTER;
     cudaError_t e = cudaFuncSetAttribute(plan->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan->smem);
     if (e != cudaSuccess) return e;

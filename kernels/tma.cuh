@@ -41,21 +41,24 @@ inline EncodeTiledFn encoder() {
 }
 
 // Host: map a row-major [rows, cols] matrix of 16-bit elements (row stride ld elements) in boxes
-// of box_rows x 64 columns, 128-byte swizzled: a box lands in shared memory as box_rows / 8
-// swizzle atoms, row r at r * 128 bytes (wgmma.cuh's layout). Reads past the matrix fill zeros;
-// writes past it are dropped. False where the TMA cannot take it (base not 16-byte aligned, a row
-// stride not a multiple of 16 bytes, no driver entry point).
+// of box_rows x box_cols (64: 128-byte rows, 128-byte swizzled; 32: 64-byte rows, 64-byte
+// swizzled): a box lands in shared memory as box_rows / 8 swizzle atoms, row r at r * 2 box_cols
+// bytes (wgmma.cuh's layouts). Reads past the matrix fill zeros; writes past it are dropped.
+// False where the TMA cannot take it (base not 16-byte aligned, a row stride not a multiple of
+// 16 bytes, another box width, no driver entry point).
 inline bool map_rows(CUtensorMap *map, CUtensorMapDataType type, const void *base, uint64_t rows, uint64_t cols,
-                     uint64_t ld, uint32_t box_rows) {
+                     uint64_t ld, uint32_t box_rows, uint32_t box_cols = 64) {
     EncodeTiledFn enc = encoder();
-    if (!enc || (reinterpret_cast<uintptr_t>(base) & 15) || (ld * 2) % 16 || rows == 0 || cols == 0) return false;
+    if (!enc || (reinterpret_cast<uintptr_t>(base) & 15) || (ld * 2) % 16 || rows == 0 || cols == 0 ||
+        (box_cols != 64 && box_cols != 32))
+        return false;
     const cuuint64_t dims[2] = {cols, rows};
     const cuuint64_t strides[1] = {ld * 2};
-    const cuuint32_t box[2] = {64, box_rows};
+    const cuuint32_t box[2] = {box_cols, box_rows};
     const cuuint32_t elem_strides[2] = {1, 1};
     return enc(map, type, 2, const_cast<void *>(base), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-               CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+               box_cols == 64 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 __device__ __forceinline__ uint32_t smem(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }

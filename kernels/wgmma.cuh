@@ -68,6 +68,13 @@ __device__ __forceinline__ uint64_t desc128(uint32_t saddr, uint32_t lbo, uint32
            ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
 }
 
+// The same for a 64-byte swizzle (atoms of 8 rows of 64 bytes; a K-major operand of 32 elements a
+// row): layout type 2 in bits 62-63.
+__device__ __forceinline__ uint64_t desc64(uint32_t saddr, uint32_t lbo, uint32_t sbo) {
+    return (uint64_t)((saddr & 0x3FFFFu) >> 4) | ((uint64_t)((lbo >> 4) & 0x3FFFu) << 16) |
+           ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | (2ull << 62);
+}
+
 // Order this thread's register writes (accumulators, A fragments) before the next wgmma.
 __device__ __forceinline__ void fence() { FB_WGMMA_ASM("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void commit() { FB_WGMMA_ASM("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
