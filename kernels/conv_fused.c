@@ -50,7 +50,6 @@
 #include <cudnn.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,23 +86,6 @@ typedef struct conv_problem {
     double eps;          /* conv_bn              */
 } conv_problem;
 
-/* A reason into why (which may be NULL); returns FB_E_UNSUPPORTED. */
-static int decline(char *why, size_t n, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static int decline(char *why, size_t n, const char *fmt, ...)
-{
-    if (why && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, n, fmt, ap);
-        va_end(ap);
-    }
-    return FB_E_UNSUPPORTED;
-}
-
 /* An integer attribute of the conv2d node, or its default when absent. A value of
  * another type (a per-dimension pair, say) is not what this variant reads: declined. */
 static int conv_int(const fb_attrs *a, const char *key, int64_t dflt, int64_t *out, char *why, size_t n)
@@ -112,8 +94,8 @@ static int conv_int(const fb_attrs *a, const char *key, int64_t dflt, int64_t *o
     *out = dflt;
     if (!v) return FB_OK;
     if (v->type != FB_ATTR_INT)
-        return decline(why, n, "conv2d's '%s' is not one integer (this variant reads the same value for H and W)",
-                       key);
+        return fb_decline(why, n, "conv2d's '%s' is not one integer (this variant reads the same value for H and W)",
+                          key);
     *out = v->i;
     return FB_OK;
 }
@@ -130,8 +112,8 @@ static int layout_nhwc(const fb_attrs *a, const char *op, char *why, size_t n)
     const fb_attr *v = fb_attrs_get(a, "layout");
     if (!v || (v->type == FB_ATTR_INT && v->i == LAYOUT_NHWC)) return FB_OK;
     if (v->type == FB_ATTR_INT && v->i == LAYOUT_NCHW)
-        return decline(why, n, "these variants run NHWC only (cuDNN's fused NHWC kernels), not NCHW (%s)", op);
-    return decline(why, n, "%s's layout attribute is not one this variant knows; it runs NHWC only", op);
+        return fb_decline(why, n, "these variants run NHWC only (cuDNN's fused NHWC kernels), not NCHW (%s)", op);
+    return fb_decline(why, n, "%s's layout attribute is not one this variant knows; it runs NHWC only", op);
 }
 
 static bool is_vector(const fb_tensor *t, int64_t len) { return t->shape.rank == 1 && t->shape.dim[0] == len; }
@@ -144,18 +126,18 @@ static int problem_from(epilogue e, const fb_call *call, const fb_attrs *conv, c
     p->epi = e;
     const char *name = epi_name[e];
     if (call->n_in != epi_inputs[e])
-        return decline(why, n, "%s takes %d inputs (%s), got %d", name, epi_inputs[e], epi_operands[e], call->n_in);
-    if (call->n_out != 1) return decline(why, n, "%s writes 1 output, the call has %d", name, call->n_out);
+        return fb_decline(why, n, "%s takes %d inputs (%s), got %d", name, epi_inputs[e], epi_operands[e], call->n_in);
+    if (call->n_out != 1) return fb_decline(why, n, "%s writes 1 output, the call has %d", name, call->n_out);
     p->dt = call->in[0].dtype;
     if (p->dt != FB_F32 && p->dt != FB_F16 && p->dt != FB_BF16)
-        return decline(why, n, "cuDNN fuses float32, float16 and bfloat16 convolutions, not %s",
-                       fb_dtype_name(p->dt));
+        return fb_decline(why, n, "cuDNN fuses float32, float16 and bfloat16 convolutions, not %s",
+                          fb_dtype_name(p->dt));
     for (int i = 0; i < call->n_in; i++)
-        if (call->in[i].dtype != p->dt) return decline(why, n, "%s needs all tensors of one dtype", name);
-    if (call->out[0].dtype != p->dt) return decline(why, n, "%s needs all tensors of one dtype", name);
+        if (call->in[i].dtype != p->dt) return fb_decline(why, n, "%s needs all tensors of one dtype", name);
+    if (call->out[0].dtype != p->dt) return fb_decline(why, n, "%s needs all tensors of one dtype", name);
 
     if (!conv)
-        return decline(why, n, "%s needs the program's conv2d node (its stride, padding, dilation, groups)", name);
+        return fb_decline(why, n, "%s needs the program's conv2d node (its stride, padding, dilation, groups)", name);
     int st = layout_nhwc(conv, "conv2d", why, n);
     if (st) return st;
     if ((st = conv_int(conv, "stride", 1, &p->geom.stride, why, n)) ||
@@ -164,60 +146,61 @@ static int problem_from(epilogue e, const fb_call *call, const fb_attrs *conv, c
         (st = conv_int(conv, "groups", 1, &p->groups, why, n)))
         return st;
     if (p->geom.stride < 1 || p->geom.dilation < 1 || p->groups < 1 || p->geom.pad < 0)
-        return decline(why, n, "stride, dilation and groups must be >= 1 and padding >= 0 (got %lld, %lld, %lld, %lld)",
-                       (long long)p->geom.stride, (long long)p->geom.dilation, (long long)p->groups,
-                       (long long)p->geom.pad);
+        return fb_decline(why, n,
+                          "stride, dilation and groups must be >= 1 and padding >= 0 (got %lld, %lld, %lld, %lld)",
+                          (long long)p->geom.stride, (long long)p->geom.dilation, (long long)p->groups,
+                          (long long)p->geom.pad);
 
     const fb_shape *xs = &call->in[0].shape, *ws = &call->in[1].shape, *ys = &call->out[0].shape;
     if (xs->rank != 4 || ws->rank != 4 || ys->rank != 4)
-        return decline(why, n, "%s takes x [N,H,W,C], w [K,R,S,C/groups] and writes [N,P,Q,K] (NHWC, rank 4)", name);
+        return fb_decline(why, n, "%s takes x [N,H,W,C], w [K,R,S,C/groups] and writes [N,P,Q,K] (NHWC, rank 4)", name);
     p->n = xs->dim[0], p->h = xs->dim[1], p->w = xs->dim[2], p->c = xs->dim[3];
     p->k = ws->dim[0], p->r = ws->dim[1], p->s = ws->dim[2], p->cg = ws->dim[3];
     if (fb_shape_numel(xs) <= 0 || fb_shape_numel(ws) <= 0)
-        return decline(why, n, "%s has nothing to compute for an empty x or w", name);
+        return fb_decline(why, n, "%s has nothing to compute for an empty x or w", name);
     if (p->c % p->groups != 0 || p->k % p->groups != 0 || p->cg * p->groups != p->c)
-        return decline(why, n, "w [K=%lld, R, S, %lld] does not match C=%lld in %lld groups (C/groups channels, K a "
-                       "multiple of groups)",
-                       (long long)p->k, (long long)p->cg, (long long)p->c, (long long)p->groups);
+        return fb_decline(why, n, "w [K=%lld, R, S, %lld] does not match C=%lld in %lld groups (C/groups channels, K a "
+                          "multiple of groups)",
+                          (long long)p->k, (long long)p->cg, (long long)p->c, (long long)p->groups);
     const int64_t hspan = p->h + 2 * p->geom.pad - p->geom.dilation * (p->r - 1) - 1;
     const int64_t wspan = p->w + 2 * p->geom.pad - p->geom.dilation * (p->s - 1) - 1;
     if (hspan < 0 || wspan < 0)
-        return decline(why, n, "the %lldx%lld kernel (dilation %lld) is larger than the padded %lldx%lld input",
-                       (long long)p->r, (long long)p->s, (long long)p->geom.dilation, (long long)p->h,
-                       (long long)p->w);
+        return fb_decline(why, n, "the %lldx%lld kernel (dilation %lld) is larger than the padded %lldx%lld input",
+                          (long long)p->r, (long long)p->s, (long long)p->geom.dilation, (long long)p->h,
+                          (long long)p->w);
     p->p = hspan / p->geom.stride + 1;
     p->q = wspan / p->geom.stride + 1;
     if (ys->dim[0] != p->n || ys->dim[1] != p->p || ys->dim[2] != p->q || ys->dim[3] != p->k)
-        return decline(why, n, "the output is not [N, P, Q, K] = [%lld, %lld, %lld, %lld]", (long long)p->n,
-                       (long long)p->p, (long long)p->q, (long long)p->k);
+        return fb_decline(why, n, "the output is not [N, P, Q, K] = [%lld, %lld, %lld, %lld]", (long long)p->n,
+                          (long long)p->p, (long long)p->q, (long long)p->k);
 
     switch (e) {
     case EPI_NONE:
     case EPI_COUNT:
         break;
     case EPI_BIAS_RELU:
-        if (!is_vector(&call->in[2], p->k)) return decline(why, n, "%s needs a bias of shape [K] = [%lld]", name,
+        if (!is_vector(&call->in[2], p->k)) return fb_decline(why, n, "%s needs a bias of shape [K] = [%lld]", name,
                                                           (long long)p->k);
         break;
     case EPI_ADD: {
         const fb_shape *d = &call->in[2].shape;
         bool same = d->rank == 4;
         for (int i = 0; same && i < 4; i++) same = d->dim[i] == ys->dim[i];
-        if (!same) return decline(why, n, "%s needs D in the output's shape [N, P, Q, K]", name);
+        if (!same) return fb_decline(why, n, "%s needs D in the output's shape [N, P, Q, K]", name);
         break;
     }
     case EPI_BN: {
         static const char *const params[] = {"mean", "var", "gamma", "beta"};
         for (int i = 0; i < 4; i++)
             if (!is_vector(&call->in[2 + i], p->k))
-                return decline(why, n, "%s needs %s of shape [K] = [%lld]", name, params[i], (long long)p->k);
-        if (!bn) return decline(why, n, "%s needs the program's batchnorm node (its eps)", name);
+                return fb_decline(why, n, "%s needs %s of shape [K] = [%lld]", name, params[i], (long long)p->k);
+        if (!bn) return fb_decline(why, n, "%s needs the program's batchnorm node (its eps)", name);
         if ((st = layout_nhwc(bn, "batchnorm", why, n))) return st;
         const fb_attr *eps = fb_attrs_get(bn, "eps");
         if (eps && eps->type != FB_ATTR_REAL && eps->type != FB_ATTR_INT)
-            return decline(why, n, "batchnorm's eps is not a number");
+            return fb_decline(why, n, "batchnorm's eps is not a number");
         p->eps = fb_attr_real(bn, "eps", 1e-5);
-        if (!(p->eps >= 0 && isfinite(p->eps))) return decline(why, n, "batchnorm's eps must be finite and >= 0");
+        if (!(p->eps >= 0 && isfinite(p->eps))) return fb_decline(why, n, "batchnorm's eps must be finite and >= 0");
         break;
     }
     }
@@ -232,7 +215,7 @@ int fb_conv_fused_supports_attrs(const char *variant, const fb_call *call, const
             conv_problem p;
             return problem_from((epilogue)e, call, conv, bn, &p, why, n);
         }
-    return decline(why, n, "no conv fused variant '%s'", variant ? variant : "(null)");
+    return fb_decline(why, n, "no conv fused variant '%s'", variant ? variant : "(null)");
 }
 
 static int supports_as(epilogue e, const fb_call *call, char *why, size_t n)
@@ -298,7 +281,7 @@ static fb_status legacy_describe(const conv_problem *p, bool ieee32, legacy_plan
     const int64_t dims[] = {p->n, p->h, p->w, p->c, p->k, p->r, p->s, p->p, p->q, p->geom.pad, p->geom.stride,
                             p->geom.dilation, p->groups};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
-        if (!fits_int(dims[i])) return (fb_status)decline(why, n, "its sizes exceed the legacy API's int");
+        if (!fits_int(dims[i])) return (fb_status)fb_decline(why, n, "its sizes exceed the legacy API's int");
     const cudnnDataType_t t = fb_cudnn_dtype(p->dt);
     DNN(cudnnCreateTensorDescriptor(&l->x));
     DNN(cudnnCreateTensorDescriptor(&l->y));
@@ -369,8 +352,8 @@ static fb_status legacy_prepare(conv_state *st, const fb_call *call, char *why, 
     size_t ws = 0;
     DNN(cudnnGetConvolutionForwardWorkspaceSize(st->handle, l->x, l->w, l->conv, l->y, l->algo, &ws));
     if (ws > call->workspace_bytes)
-        return (fb_status)decline(why, n, "it needs %zu bytes of workspace, more than the %zu it has", ws,
-                                  call->workspace_bytes);
+        return (fb_status)fb_decline(why, n, "it needs %zu bytes of workspace, more than the %zu it has", ws,
+                                     call->workspace_bytes);
     l->workspace = ws;
     /* the legacy call always adds a bias: a zero one */
     if (p->epi == EPI_ADD || p->epi == EPI_NONE) FB_TRY(ensure_zero_bias(st, call->stream));

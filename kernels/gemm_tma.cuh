@@ -355,46 +355,32 @@ cudaError_t plan_gemm(Plan *plan, const void *A, const void *B, const void *D, v
     if (!wg::available() || M <= 0 || N <= 0 || K <= 0) return cudaErrorNotSupported;
     const CUtensorMapDataType ty = tma_type<T>();
     Args &a = plan->args;
-    a = Args{};
+    a = Args{};  // d_async 0: D by TMA unless the caller sets it
     a.M = M, a.N = N, a.K = K;
-    a.d_async = 0;
     a.d_ptr = D;
     if (!tma::map_rows(&a.a, ty, A, M, K, K, BM, KSTEP) || !tma::map_rows(&a.b, ty, B, K, N, N, KSTEP) ||
         !tma::map_rows(&a.c, ty, out, M, N, N, BM) || (ADD && !tma::map_rows(&a.d, ty, D, M, N, N, BM)))
         return cudaErrorNotSupported;
-    if (!ADD) a.d = a.c;
     plan->kernel = gemm_tma_kernel<T, CLUSTER, ADD, STAGES, KSTEP>;
     plan->smem = smem_bytes<STAGES, KSTEP>();
     plan->cluster = CLUSTER;
-    cudaError_t e = cudaFuncSetAttribute(plan->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan->smem);
+    const cudaError_t e =
+        cudaFuncSetAttribute(plan->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan->smem);
     if (e != cudaSuccess) return e;
     const int tiles = ((M + BM - 1) / BM + CLUSTER - 1) / CLUSTER * ((N + BN - 1) / BN);
-    int clusters = 0;
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CLUSTER, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-    cfg.blockDim = dim3(THREADS);
-    cfg.gridDim = dim3(CLUSTER * 1024);
-    cfg.dynamicSmemBytes = plan->smem;
-    cfg.attrs = attr, cfg.numAttrs = 1;
-    e = cudaOccupancyMaxActiveClusters(&clusters, plan->kernel, &cfg);
-    if (e != cudaSuccess) return e;
-    if (clusters <= 0) return cudaErrorNotSupported;
-    plan->grid = CLUSTER * (tiles < clusters ? tiles : clusters);
+    // what fits at once (common.cuh's launch sizing, as the row kernels size theirs): clusters of
+    // two must fit one GPC, so the cluster form asks the cluster occupancy calculator
+    const void *fn = reinterpret_cast<const void *>(plan->kernel);
+    const int resident = CLUSTER > 1 ? resident_clusters(fn, THREADS, plan->smem, CLUSTER)
+                                     : resident_ctas(fn, THREADS, plan->smem) * sm_count();
+    if (resident <= 0) return cudaErrorNotSupported;
+    plan->grid = CLUSTER * (tiles < resident ? tiles : resident);
     return cudaSuccess;
 }
 
 inline cudaError_t run_gemm(const Plan &plan, cudaStream_t stream) {
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = plan.cluster, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-    cfg.blockDim = dim3(THREADS);
-    cfg.gridDim = dim3(plan.grid);
-    cfg.dynamicSmemBytes = plan.smem;
-    cfg.stream = stream;
-    cfg.attrs = attr, cfg.numAttrs = 1;
+    const cudaLaunchConfig_t cfg = cluster_config((unsigned)plan.grid, THREADS, plan.smem, stream, plan.cluster, attr);
     return cudaLaunchKernelEx(&cfg, plan.kernel, plan.args);
 }
 

@@ -143,8 +143,8 @@ static const char *note(const void *state) { return fb_gemm_plan_note((fb_gemm_p
 
 /* ---- matmul_add.fused: cuBLASLt's tuned call, or the own GEMM where it is faster ---------
  * cuBLASLt reads D after its main loop (1.18-1.22x the plain GEMM at K = 1024 on the H200);
- * matmul_add.own loads D during its main loop and measured 1.10-1.23x there, faster at
- * 2048 x 2048, 2048 x 8192 and 8192 x 2048, slower by 1-3% at larger M·N (kernels/NOTES.md,
+ * matmul_add.own loads D during its main loop and measured 1.10-1.25x there, faster at
+ * 2048 x 2048, 2048 x 8192 and 8192 x 2048, slower by 1-5% at larger M·N (kernels/NOTES.md,
  * "Stop 46"). So prepare plans both and races them once on the cell's operands (fb_tune_rounds:
  * cuBLASLt's is kept unless the own beats it by more than 1%); the note says which runs. */
 typedef struct add_state {

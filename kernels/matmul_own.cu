@@ -37,22 +37,17 @@ const char *const kFormNames[FORMS] = {"one CTA, D by TMA", "cluster of 2, D by 
 
 using Problem = fb_mm_add_problem;
 
-int decline(char *why, size_t len, const char *msg) {
-    if (why && len) snprintf(why, len, "%s", msg);
-    return FB_E_UNSUPPORTED;
-}
-
 // matmul_add_problem.h's shape and dtype, then this kernel's limits.
 int read_problem(const fb_call *c, Problem *p, char *why, size_t len) {
     const int s = fb_mm_add_problem_read(c, FB_DTYPE_BIT(FB_F16) | FB_DTYPE_BIT(FB_BF16), "float16 and bfloat16 only",
                                          p, why, len);
     if (s != FB_OK) return s;
-    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX) return decline(why, len, "M, N and K below 2^31");
-    if (p->n % 8 || p->k % 8) return decline(why, len, "N and K multiples of 8 (the TMA's 16-byte rows)");
+    if (p->m > INT32_MAX || p->n > INT32_MAX || p->k > INT32_MAX) return fb_decline(why, len, "M, N and K below 2^31");
+    if (p->n % 8 || p->k % 8) return fb_decline(why, len, "N and K multiples of 8 (the TMA's 16-byte rows)");
     for (int i = 0; i < 3; i++)
-        if (!fb::aligned16(c->in[i].data)) return decline(why, len, "16-byte aligned operands");
-    if (!fb::aligned16(c->out[0].data)) return decline(why, len, "a 16-byte aligned output");
-    if (!fb::wg::available()) return decline(why, len, "needs an sm_90a build on a compute capability 9.0 GPU");
+        if (!fb::aligned16(c->in[i].data)) return fb_decline(why, len, "16-byte aligned operands");
+    if (!fb::aligned16(c->out[0].data)) return fb_decline(why, len, "a 16-byte aligned output");
+    if (!fb::wg::available()) return fb_decline(why, len, "needs an sm_90a build on a compute capability 9.0 GPU");
     return FB_OK;
 }
 

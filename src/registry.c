@@ -3,6 +3,8 @@
 #include "variant.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/op_table.h"
@@ -82,6 +84,17 @@ int fb_variant_names(const char **names, int max)
     if (n > max) n = max;
     for (int i = 0; i < n; i++) names[i] = fb_variant_at(i)->name;
     return n;
+}
+
+int fb_decline(char *why, size_t n, const char *fmt, ...)
+{
+    if (why && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, n, fmt, ap);
+        va_end(ap);
+    }
+    return FB_E_UNSUPPORTED;
 }
 
 const struct fb_attrs *fb_call_op_attrs(const fb_call *call, const char *op)

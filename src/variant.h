@@ -32,6 +32,14 @@ typedef struct fb_call {
     bool first_prepare;
 } fb_call;
 
+/* A variant declining a call: the printf-style reason into why (which may be NULL; cut to n
+ * bytes), and FB_E_UNSUPPORTED to return. For supports() and prepare(). */
+int fb_decline(char *why, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* The attribute bag of the program's first node whose op is `op` ("dropout"), or NULL
  * when the call has no program or the program has no such op. */
 const struct fb_attrs *fb_call_op_attrs(const fb_call *call, const char *op);
