@@ -119,9 +119,11 @@ __device__ __forceinline__ uint32_t cluster_rank() {
     return r;
 }
 
-// Every thread of every CTA of the cluster.
+// Every thread of every CTA of the cluster: common.cuh's two halves back to back (the wait
+// acquires by default).
 __device__ __forceinline__ void cluster_sync() {
-    FB_WGMMA_ASM("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+    cluster_arrive_release();
+    cluster_wait();
 }
 
 // Arrive on the mbarrier at `bar`'s offset in the shared memory of the cluster's CTA `rank`.
