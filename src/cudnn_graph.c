@@ -529,16 +529,8 @@ fb_status fb_cudnn_graph_tune(fb_cudnn_graph *g, fb_context *ctx, void *const *p
         return FB_E_CUDA;
     }
     if (g->n_cand <= 1) return FB_OK;
-    FB_TRY(ensure_pack(g, ptr, workspace));
-    int keep = 0;
-    if (load_only) { /* each plan's kernels loaded, nothing timed: the first that ran kept */
-        FB_TRY(fb_tune_load(g->n_cand, launch_candidate, g, stream, &keep, what));
-        choose(g, keep, false);
-        return FB_OK;
-    }
-    FB_TRY(fb_tune_rounds(ctx, stream, g->n_cand, launch_candidate, g, &keep, what));
-    choose(g, keep, true);
-    return FB_OK;
+    int which;
+    return fb_cudnn_graphs_tune(&g, 1, ptr, workspace, ctx, stream, load_only, what, &which);
 }
 
 /* Candidate i of the union of ng graphs' candidates (graph 0's first): its graph and index. */
