@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "lt_gemm.h"
+#include "matmul_cudnn.h"
 #include "matmul_own.h"
 #include "ops/attrs.h"
 #include "tune_rounds.h"
@@ -141,34 +142,42 @@ static void release(void *state) { fb_gemm_plan_destroy(state); }
 /* Which algorithm prepare kept, for the result (fb_gemm_plan_note). */
 static const char *note(const void *state) { return fb_gemm_plan_note((fb_gemm_plan *)state); }
 
-/* ---- matmul_add.fused: cuBLASLt's tuned call, or the own GEMM where it is faster ---------
+/* ---- matmul_add.fused: the fastest of cuBLASLt's tuned call and the registered alternatives ----
  * cuBLASLt reads D after its main loop (1.18-1.22x the plain GEMM at K = 1024 on the H200);
- * matmul_add.own loads D during its main loop and measured 1.10-1.25x there, faster at
- * 2048 x 2048, 2048 x 8192 and 8192 x 2048, slower by 1-5% at larger M·N (kernels/NOTES.md,
- * "Stop 46"). So prepare plans both and races them once on the cell's operands (fb_tune_rounds:
- * cuBLASLt's is kept unless the own beats it by more than 1%); the note says which runs. */
+ * matmul_add.own loads D during its main loop (1.10-1.25x) and matmul_add.cudnn runs cuDNN's
+ * matmul graph (1.08-1.16x over four bfloat16 cells of stop 46's call 1): none wins everywhere
+ * (kernels/NOTES.md, "Stop 46"). So prepare plans each that takes the shape and races them once on
+ * the cell's operands (fb_tune_rounds: cuBLASLt's is kept unless another beats it by more than
+ * 1%); the note says which runs. The three-way race measured 1.163x (bfloat16) and 1.164x
+ * (float16) the plain GEMM, geomean over nine K = 1024 cells, against 1.187 and 1.182 with the
+ * own GEMM alone beside cuBLASLt ("Stop 47"). */
+#define ADD_ALTERNATIVES 2
+static const fb_variant *add_alternative(int i)
+{
+    return i == 0 ? &fb_matmul_own_variants[0] : &fb_matmul_cudnn_variants[0];
+}
+
 typedef struct add_state {
     fb_gemm_plan *lt;
-    void *own;      /* matmul_add.own's state, or NULL where it declined the shape */
-    bool use_own;
-    char note[400];
+    void *alt[ADD_ALTERNATIVES]; /* each alternative's state, or NULL where it declined */
+    int use;                     /* 0: cuBLASLt's; i + 1: alternative i */
+    char note[480];
 } add_state;
 
 typedef struct add_race {
     const fb_call *call;
     add_state *st;
+    int who[1 + ADD_ALTERNATIVES]; /* candidate -> 0 (cuBLASLt) or alternative + 1 */
 } add_race;
 
-static const fb_variant *own_variant(void) { return &fb_matmul_own_variants[0]; }
-
-/* One run of cuBLASLt's plan or of the own GEMM on the call's operands, on `stream`. */
-static int add_call(const fb_call *c, const add_state *st, bool own, cudaStream_t stream)
+/* One run of cuBLASLt's plan (use 0) or of alternative use - 1 on the call's operands. */
+static int add_call(const fb_call *c, const add_state *st, int use, cudaStream_t stream)
 {
     fb_call oc = *c;
     oc.stream = stream;
-    if (own) {
-        oc.state = st->own;
-        return own_variant()->run(&oc);
+    if (use > 0) {
+        oc.state = st->alt[use - 1];
+        return add_alternative(use - 1)->run(&oc);
     }
     fb_gemm_shape g = {.epilogue = FB_GEMM_PLAIN, .add_d = true};
     fb_gemm_operands o = operands(&oc, &g);
@@ -178,7 +187,7 @@ static int add_call(const fb_call *c, const add_state *st, bool own, cudaStream_
 static int add_launch(void *arg, int i, cudaStream_t stream)
 {
     const add_race *r = arg;
-    return add_call(r->call, r->st, i == 1, stream) != FB_OK;
+    return add_call(r->call, r->st, r->who[i], stream) != FB_OK;
 }
 
 static void add_release(void *state)
@@ -186,8 +195,21 @@ static void add_release(void *state)
     add_state *st = state;
     if (!st) return;
     fb_gemm_plan_destroy(st->lt);
-    own_variant()->release(st->own);
+    for (int i = 0; i < ADD_ALTERNATIVES; i++)
+        if (st->alt[i]) add_alternative(i)->release(st->alt[i]);
     free(st);
+}
+
+/* cuBLASLt's workspace, or an alternative's where it asks more (the cell allocates one for all). */
+static size_t add_workspace(const fb_call *c)
+{
+    size_t ws = FB_GEMM_WORKSPACE;
+    for (int i = 0; i < ADD_ALTERNATIVES; i++) {
+        const fb_variant *v = add_alternative(i);
+        char why[200];
+        if (v->workspace && v->supports(c, why, sizeof why) == FB_OK && v->workspace(c) > ws) ws = v->workspace(c);
+    }
+    return ws;
 }
 
 static int add_prepare(const fb_call *c, void **out)
@@ -199,30 +221,37 @@ static int add_prepare(const fb_call *c, void **out)
         return FB_E_NOMEM;
     }
     int s = prepare(c, FB_GEMM_PLAIN, true, "matmul_add.fused", TUNE_CANDIDATES, (void **)&st->lt);
-    char why[200] = "";
-    if (s == FB_OK && own_variant()->supports(c, why, sizeof why) == FB_OK) {
-        s = own_variant()->prepare(c, &st->own);
-        if (s == FB_E_UNSUPPORTED) { /* no form of the own kernel runs here: cuBLASLt's alone */
-            st->own = NULL;
+    add_race r = {c, st, {0}};
+    int n = 1;
+    for (int i = 0; s == FB_OK && i < ADD_ALTERNATIVES; i++) {
+        const fb_variant *v = add_alternative(i);
+        char why[200] = "";
+        if (v->supports(c, why, sizeof why) != FB_OK) continue;
+        s = v->prepare(c, &st->alt[i]);
+        if (s == FB_E_UNSUPPORTED) { /* it cannot run here after all (no engine, no form): the others race */
+            v->release(st->alt[i]);
+            st->alt[i] = NULL;
             s = FB_OK;
-        } else if (s == FB_OK) {
-            add_race r = {c, st};
-            int keep = 0;
-            s = c->first_prepare ? fb_tune_load(2, add_launch, &r, c->stream, &keep, "matmul_add.fused")
-                                 : fb_tune_rounds(c->ctx, c->stream, 2, add_launch, &r, &keep, "matmul_add.fused");
-            st->use_own = s == FB_OK && keep == 1;
+            continue;
         }
+        if (s == FB_OK) r.who[n++] = i + 1;
+    }
+    if (s == FB_OK && n > 1) {
+        int keep = 0;
+        s = c->first_prepare ? fb_tune_load(n, add_launch, &r, c->stream, &keep, "matmul_add.fused")
+                             : fb_tune_rounds(c->ctx, c->stream, n, add_launch, &r, &keep, "matmul_add.fused");
+        st->use = s == FB_OK ? r.who[keep] : 0;
     }
     if (s != FB_OK) {
         add_release(st);
         return s;
     }
-    if (st->use_own)
-        snprintf(st->note, sizeof st->note, "%s; beat cuBLASLt's (%s)", own_variant()->note(st->own),
-                 fb_gemm_plan_note(st->lt));
+    if (st->use > 0)
+        snprintf(st->note, sizeof st->note, "%s: %s; beat cuBLASLt's (%s)", add_alternative(st->use - 1)->name,
+                 add_alternative(st->use - 1)->note(st->alt[st->use - 1]), fb_gemm_plan_note(st->lt));
     else
         snprintf(st->note, sizeof st->note, "%s%s", fb_gemm_plan_note(st->lt),
-                 st->own ? "; beat the own GEMM's forms" : "");
+                 n > 1 ? "; beat the other implementations raced" : "");
     *out = st;
     return FB_OK;
 }
@@ -234,7 +263,7 @@ static int add_run(const fb_call *c)
         fb_error("matmul_add.fused: not prepared");
         return FB_E_USAGE;
     }
-    return add_call(c, st, st->use_own, c->stream);
+    return add_call(c, st, st->use, c->stream);
 }
 
 static const char *add_note(const void *state) { return state ? ((const add_state *)state)->note : NULL; }
@@ -271,9 +300,10 @@ const fb_variant fb_matmul_epilogue_variants[] = {
      .dtypes = DTYPES, .supports = plain_supports, .workspace = workspace, .run = plain_run,
      .prepare = plain_prepare, .release = release, .note = note},
     {.name = "matmul_add.fused",
-     .about = "A·B + D in one cuBLASLt call (beta = 1, C = D), or matmul_add.own where it raced faster in prepare",
-     .dtypes = DTYPES, .supports = add_supports, .workspace = workspace, .run = add_run, .prepare = add_prepare,
-     .release = add_release, .note = add_note},
+     .about = "A·B + D in one cuBLASLt call (beta = 1, C = D), or matmul_add.own or matmul_add.cudnn where one raced "
+              "faster in prepare",
+     .dtypes = DTYPES, .supports = add_supports, .workspace = add_workspace, .run = add_run,
+     .prepare = add_prepare, .release = add_release, .note = add_note},
     {.name = "matmul_bias.fused", .about = "A·B + bias in one cuBLASLt call (the BIAS epilogue)", .dtypes = DTYPES,
      .supports = bias_supports, .workspace = workspace, .run = bias_run, .prepare = bias_prepare,
      .release = release, .note = note},
