@@ -273,7 +273,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                 mbar_wait(full + s, phase);
 #endif
                 wg::fence();
-                const uint32_t a0 = tma::smem(sA + s * A_STAGE + cw * 64 * 128);
+                const uint32_t a0 = tma::smem(sA + s * A_STAGE + cw * 64 * (KSTEP * 2));  // this warpgroup's 64 rows
                 const uint32_t b0 = tma::smem(sB + s * B_STAGE);
 #pragma unroll
                 for (int ks = 0; ks < KSTEP / 16; ++ks)
