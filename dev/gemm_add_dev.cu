@@ -15,9 +15,12 @@
 // matmul.tuned does).
 //
 // Usage: gemm_add_dev M N K [bf16|f16] [rounds] [own forms, comma-separated]
+// Environment: GEMM_D_ASYNC=n (D by n warps' cp.async), GEMM_GRID=n (cap the persistent grid),
+// GEMM_ENERGY=n (time and energy a GEMM over n back-to-back runs of each side; see energy()).
 // Build: nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -DFB_BUILD_SM90A=1 -Ikernels
 //        dev/gemm_add_dev.cu -lcublasLt -o gemm_add_dev
 #include <cublasLt.h>
+#include <dlfcn.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -86,6 +89,55 @@ struct Side {
     void *out;
     bool add;
 };
+
+// GEMM_ENERGY=n: each side n times back to back (no flush between), after n / 4 to warm: the time a
+// GEMM, the energy a GEMM from NVML's total-energy counter (mJ, the board), the mean power, and the
+// SM clock NVML reads at the end. A side that does the same work in more energy runs at a lower
+// clock under the board's power cap (question of stop 47: the own GEMM matches cuBLASLt at ncu's
+// locked clock, not at free clocks).
+typedef int (*nvml_fn0)(void);
+typedef int (*nvml_handle_fn)(unsigned, void **);
+typedef int (*nvml_energy_fn)(void *, unsigned long long *);
+typedef int (*nvml_clock_fn)(void *, int, unsigned *);
+template <typename Side> static void energy(std::vector<Side> &sides, cudaStream_t st, int n, double flop) {
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!lib) {
+        printf("ENERGY: no NVML (%s)\n", dlerror());
+        return;
+    }
+    auto init = (nvml_fn0)dlsym(lib, "nvmlInit_v2");
+    auto handle = (nvml_handle_fn)dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    auto total = (nvml_energy_fn)dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
+    auto clock = (nvml_clock_fn)dlsym(lib, "nvmlDeviceGetClockInfo");
+    void *dev = nullptr;
+    int ordinal = 0;
+    CK(cudaGetDevice(&ordinal));
+    if (!init || !handle || !total || !clock || init() != 0 || handle((unsigned)ordinal, &dev) != 0) {
+        printf("ENERGY: NVML did not start\n");
+        return;
+    }
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (auto &s : sides) {
+        for (int i = 0; i < n / 4; i++) s.launch(st);
+        CK(cudaStreamSynchronize(st));
+        unsigned long long mj0 = 0, mj1 = 0;
+        total(dev, &mj0);
+        CK(cudaEventRecord(e0, st));
+        for (int i = 0; i < n; i++) s.launch(st);
+        CK(cudaEventRecord(e1, st));
+        CK(cudaStreamSynchronize(st));
+        total(dev, &mj1);
+        unsigned mhz = 0;
+        clock(dev, 1 /* NVML_CLOCK_SM */, &mhz);
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        const double us = ms * 1e3 / n, mj = (double)(mj1 - mj0) / n;
+        printf("ENERGY %-13s %9.2f us a GEMM %6.1f TFLOP/s  %7.3f mJ a GEMM  %5.0f W  SM %u MHz at the end\n",
+               s.name.c_str(), us, flop / us / 1e6, mj, mj / us * 1e3, mhz);
+    }
+}
 
 template <typename T> static int run(long M, long N, long K, int rounds, const char *only) {
     const bool bf16 = std::is_same<T, __nv_bfloat16>::value;
@@ -318,6 +370,7 @@ template <typename T> static int run(long M, long N, long K, int rounds, const c
         printf("TIME %ld %ld %ld %s %-13s %9.2f us %6.1f TFLOP/s  / lt_plain %.3f\n", M, N, K, bf16 ? "bf16" : "f16",
                sides[s].name.c_str(), m * 1e3, flop / m / 1e9, med(ratio[s]));
     }
+    if (getenv("GEMM_ENERGY")) energy(sides, st, atoi(getenv("GEMM_ENERGY")), flop);
     return 0;
 }
 

@@ -2,11 +2,12 @@
 // tile loaded into shared memory while the tile's main loop runs, instead of after it as
 // cuBLASLt's beta = 1 kernels do.
 //
-//   matmul_add.own   the persistent warp-specialised TMA + wgmma GEMM (128 x 256 tiles, three
-//                    stages of 64 along K), four forms raced once per cell in prepare
-//                    (fb_tune_rounds, as matmul.tuned races cuBLASLt's candidates): a CTA alone
-//                    or a cluster of two sharing B's tile by TMA multicast, times D loaded by the
-//                    producer's TMA or by three warps' cp.async; the note names the form kept.
+//   matmul_add.own   the persistent warp-specialised TMA + wgmma GEMM (128 x 256 tiles), eight
+//                    forms raced once per cell in prepare (fb_tune_rounds, as matmul.tuned races
+//                    cuBLASLt's candidates): a CTA alone or a cluster of two sharing B's tile by
+//                    TMA multicast, times D loaded by the producer's TMA or by three warps'
+//                    cp.async, times three stages of 64 along K or six of 32; the note names the
+//                    form kept.
 //
 // When it wins: on the H200 (kernels/NOTES.md "Stop 46") its plain GEMM is at parity with
 // cuBLASLt at 8192^3 (1.006-1.014) but 1.09-1.13x at K = 1024, where each 16-step tile's main loop
@@ -15,6 +16,8 @@
 // against 1.182; 8192 x 2048: 1.156-1.171 against 1.215), 1-5% slower on the larger. So
 // matmul_add.fused races it against cuBLASLt in prepare (kernels/matmul_epilogue.c), and it is
 // registered on its own (not in the case's list) so that `--variants matmul_add.own` measures it.
+// Six stages of 32 (stop 47): with D, 0.7-1.7% faster than the best 64-wide form at 8192 x 8192,
+// 2048 x 2048 and 2048 x 8192 (K = 1024, bfloat16), 1% slower at 16384 x 2048; so they race too.
 //
 // Takes float16 and bfloat16, A [M, K], B [K, N], D [M, N] row-major and untransposed, N and K
 // multiples of 8 (16-byte rows for the TMA), an sm_90a build on a 9.0 GPU; declines the rest.
@@ -31,9 +34,13 @@
 namespace {
 
 const char kName[] = "matmul_add.own";
-constexpr int FORMS = 4;  // cluster 1 / 2, times D by TMA / by cp.async from three warps
-const char *const kFormNames[FORMS] = {"one CTA, D by TMA", "cluster of 2, D by TMA", "one CTA, D by cp.async",
-                                       "cluster of 2, D by cp.async"};
+// form bits: 1 a cluster of two, 2 D by cp.async from three warps (else by TMA), 4 six stages of 32
+// along K (else three of 64)
+constexpr int FORMS = 8;
+const char *const kFormNames[FORMS] = {
+    "one CTA, D by TMA",          "cluster of 2, D by TMA",          "one CTA, D by cp.async",
+    "cluster of 2, D by cp.async", "one CTA, D by TMA, K by 32",       "cluster of 2, D by TMA, K by 32",
+    "one CTA, D by cp.async, K by 32", "cluster of 2, D by cp.async, K by 32"};
 
 using Problem = fb_mm_add_problem;
 
@@ -67,8 +74,14 @@ struct State {
 template <typename T> cudaError_t plan_form(int form, fb::gemm::Plan *pl, const fb_call *c, const Problem &p) {
     const void *A = c->in[0].data, *B = c->in[1].data, *D = c->in[2].data;
     void *out = c->out[0].data;
-    const cudaError_t e = (form & 1) ? fb::gemm::plan_gemm<T, 2, true>(pl, A, B, D, out, (int)p.m, (int)p.n, (int)p.k)
-                                     : fb::gemm::plan_gemm<T, 1, true>(pl, A, B, D, out, (int)p.m, (int)p.n, (int)p.k);
+    const int m = (int)p.m, n = (int)p.n, k = (int)p.k;
+    cudaError_t e;
+    switch (form & 5) {
+    case 0: e = fb::gemm::plan_gemm<T, 1, true>(pl, A, B, D, out, m, n, k); break;
+    case 1: e = fb::gemm::plan_gemm<T, 2, true>(pl, A, B, D, out, m, n, k); break;
+    case 4: e = fb::gemm::plan_gemm<T, 1, true, 6, 32>(pl, A, B, D, out, m, n, k); break;
+    default: e = fb::gemm::plan_gemm<T, 2, true, 6, 32>(pl, A, B, D, out, m, n, k); break;
+    }
     if (e == cudaSuccess) pl->args.d_async = (form & 2) ? 3 : 0;
     return e;
 }
@@ -81,7 +94,7 @@ int launch_form(void *arg, int i, cudaStream_t stream) {
 
 void release(void *state) { free(state); }
 
-// The four forms planned (tensor maps over this cell's buffers), then raced on them.
+// The eight forms planned (tensor maps over this cell's buffers), then raced on them.
 int prepare(const fb_call *c, void **out) {
     *out = nullptr;
     Problem p;
