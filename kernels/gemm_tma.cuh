@@ -32,10 +32,12 @@
 //     a k-step from step 2 (d_async = 0), or by the loader warps' cp.async in the TMA's swizzled
 //     layout (d_async = 1..3 warps), which keeps D's DRAM reads out of the TMA unit that feeds
 //     the main loop.
-// Measured on the H200 (dev/gemm_add_dev.cu; NOTES.md "Stop 46"): the plain GEMM at parity with
-// cuBLASLt at 8192^3, 1.09-1.13x its time at K = 1024 (each tile's main loop waits on its
-// operands about half the time, three stages deep); with D, 1.25-1.32x the plain cuBLASLt GEMM at
-// K = 1024, behind cuBLASLt's own full add (1.19-1.20x).
+// Measured on the H200 (dev/gemm_add_dev.cu; NOTES.md "Stop 46", "Stop 47"): the plain GEMM at
+// parity with cuBLASLt at 8192^3, 1.07-1.10x its time at K = 1024 at free clocks but equal at
+// Nsight Compute's locked 1.27 GHz (244 against 246 us at 8192^2 x 1024); neither more stages
+// (KSTEP = 32), fewer DRAM bytes (an L2 evict_first output) nor a lower clock (it runs higher
+// than cuBLASLt's) explains the free-clock gap. With D, 1.12-1.24x the plain cuBLASLt GEMM at
+// K = 1024, about cuBLASLt's own full add (1.17-1.25x): faster on the smaller grids.
 // Limits: 16-bit types, rows 16-byte aligned (N and K multiples of 8, bases 16-byte aligned);
 // any M, N, K otherwise (TMA fills zeros past the edges and drops stores past them).
 #pragma once
