@@ -118,6 +118,19 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def pair_ratios(path):
+    """{(dtype, M, N): {variant: (median of the pairs' t / t(floor), the variant's prepare note)}}
+    of a matmul-shaped result file (point M, N), every check asserted first."""
+    assert_checked(path)
+    out = {}
+    for _, d, c in cells(path):
+        p = c["point"]
+        out[(d, p["M"], p["N"])] = {
+            v: (x["paired"]["ratio"]["median"], x.get("reason", "")) for v, x in c["variants"].items() if x.get("paired")
+        }
+    return out
+
+
 def by_cell(path, with_dtype=False):
     """{(rows, W): (median us, % of SOL or None, check passed)} of a one-variant result file (a
     fusionbench variant's or a torch peer's); with_dtype: keyed (dtype, rows, W) (files of several

@@ -17,7 +17,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
-from tarballs import assert_checked, cells, geomean, print_steps as steps, text, unpack  # noqa: E402
+from tarballs import geomean, pair_ratios, print_steps as steps, text, unpack  # noqa: E402
 
 CALLS = [
     ("call1-gemm-tma-first-stop45-checks.tar.xz",
@@ -63,18 +63,6 @@ def dev_lines(r):
                 assert "passed" in l, (r, name, l)
             elif l.startswith(("TIME", "TRACE")):
                 out.append(f"  [{name[:-4]}] {l}")
-    return out
-
-
-def pair_ratios(path):
-    """{(dtype, M, N): {variant: median of the pairs' t / t(matmul.tuned)}}, checks asserted."""
-    assert_checked(path)
-    out = {}
-    for _, d, c in cells(path):
-        p = c["point"]
-        out[(d, p["M"], p["N"])] = {
-            v: (x["paired"]["ratio"]["median"], x.get("reason", "")) for v, x in c["variants"].items() if x.get("paired")
-        }
     return out
 
 

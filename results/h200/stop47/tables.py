@@ -16,7 +16,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # results/: tarballs.py
-from tarballs import assert_checked, cells, geomean, print_steps as steps, text, unpack  # noqa: E402
+from tarballs import cells, geomean, pair_ratios, print_steps as steps, text, unpack  # noqa: E402
 
 CALLS = [
     ("call1-race-cudnn-k32-layernorm-window.tar.xz",
@@ -80,22 +80,18 @@ def ncu_lines(r):
 
 
 def matmul_grid(path):
-    """Each paired variant's median t / t(matmul.tuned) per cell, what matmul_add.fused kept, geomeans."""
-    assert_checked(path)
+    """Each paired variant's median t / t(matmul.tuned) per cell, what matmul_add.fused and
+    matmul_add.own kept (their prepare notes), geomeans."""
     cols = {}
-    for _, d, c in cells(path):
-        p = c["point"]
+    for (d, m, n), vs in sorted(pair_ratios(path).items()):
         row = []
-        for v, x in c["variants"].items():
-            if x.get("paired"):
-                r = x["paired"]["ratio"]["median"]
-                cols.setdefault(v, []).append(r)
-                row.append(f"{v.split('.')[-1]} {r:.3f}")
-        # a variant's prepare note is the result's "reason"; matmul_add.fused's names the winner
-        kept = c["variants"].get("matmul_add.fused", {}).get("reason", "")
+        for v, (r, _) in vs.items():
+            cols.setdefault(v, []).append(r)
+            row.append(f"{v.split('.')[-1]} {r:.3f}")
+        kept = vs.get("matmul_add.fused", (0, ""))[1]
         kept = kept.split(":")[0] if kept.startswith("matmul_add.") else "cuBLASLt"
-        own = re.search(r"own TMA GEMM, (.*?) \(fastest", c["variants"].get("matmul_add.own", {}).get("reason", ""))
-        print(f"  {d:<9} {p['M']:>6} x {p['N']:<6} " + "  ".join(row) + f"   fused ran: {kept}" +
+        own = re.search(r"own TMA GEMM, (.*?) \(fastest", vs.get("matmul_add.own", (0, ""))[1])
+        print(f"  {d:<9} {m:>6} x {n:<6} " + "  ".join(row) + f"   fused ran: {kept}" +
               (f"; own kept: {own.group(1)}" if own else ""))
     for v, xs in cols.items():
         print(f"  geomean {v}: {geomean(xs):.3f} over {len(xs)} cells")
