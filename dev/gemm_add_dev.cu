@@ -330,6 +330,22 @@ template <typename T> static int run(long M, long N, long K, int rounds, const c
             printf("  %s %.0f / %.0f", names[k], v[k][v[k].size() / 2], v[k][v[k].size() * 9 / 10]);
         }
         printf("\n");
+        // the SM clock the kernel ran at: each CTA's cycles from its first traced tile's start to
+        // its last's over the %globaltimer ns between them (the median over CTAs, and its range)
+        std::vector<double> mhz;
+        for (int c = 0; c < plans[i].grid; c++) {
+            const long long *first = &h[(size_t)c * fb::gemm::TRACE_TILES * fb::gemm::TRACE_EVENTS];
+            int last = 0;
+            for (int t = 1; t < fb::gemm::TRACE_TILES; t++)
+                if (first[t * fb::gemm::TRACE_EVENTS]) last = t;
+            const long long *l = first + last * fb::gemm::TRACE_EVENTS;
+            if (last > 0 && l[7] > first[7]) mhz.push_back((double)(l[0] - first[0]) * 1e3 / (double)(l[7] - first[7]));
+        }
+        if (!mhz.empty()) {
+            std::sort(mhz.begin(), mhz.end());
+            printf("CLOCK %s: SM clock over each CTA's traced tiles, median %.0f MHz (%.0f-%.0f over %zu CTAs)\n",
+                   forms[i].name, mhz[mhz.size() / 2], mhz.front(), mhz.back(), mhz.size());
+        }
     }
 #endif
     if (rounds <= 0) return 0;

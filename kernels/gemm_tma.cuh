@@ -80,7 +80,7 @@ struct Args {
 };
 
 #ifdef FB_GEMM_TRACE
-constexpr int TRACE_TILES = 32, TRACE_EVENTS = 8;
+constexpr int TRACE_TILES = 32, TRACE_EVENTS = 8;  // events 0-6 in clock64 cycles, 7 the tile's start in %globaltimer ns
 #define FB_TRACE(i, v)                                                                                        \
     do {                                                                                                      \
         if (p.trace && cw == 0 && lane128 == 0 && count < TRACE_TILES)                                        \
@@ -261,6 +261,13 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
         for (int t = cluster_id; t < tiles; t += clusters, ++count) {
             int prev = 0;
             FB_TRACE(0, clock64());
+#ifdef FB_GEMM_TRACE
+            {  // the tile's start in ns as well: cycles over ns is the SM clock the tile ran at
+                long long ns;
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+                FB_TRACE(7, ns);
+            }
+#endif
 #ifdef FB_GEMM_TRACE
             long long waited = 0;
 #endif
