@@ -137,6 +137,8 @@ template <typename Side> static void energy(std::vector<Side> &sides, cudaStream
         printf("ENERGY %-13s %9.2f us a GEMM %6.1f TFLOP/s  %7.3f mJ a GEMM  %5.0f W  SM %u MHz at the end\n",
                s.name.c_str(), us, flop / us / 1e6, mj, mj / us * 1e3, mhz);
     }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
 }
 
 template <typename T> static int run(long M, long N, long K, int rounds, const char *only) {

@@ -267,8 +267,6 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                 asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
                 FB_TRACE(7, ns);
             }
-#endif
-#ifdef FB_GEMM_TRACE
             long long waited = 0;
 #endif
             for (int kb = 0; kb < k_steps; ++kb) {

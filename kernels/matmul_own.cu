@@ -9,13 +9,14 @@
 //                    cp.async, times three stages of 64 along K or six of 32; the note names the
 //                    form kept.
 //
-// When it wins: on the H200 (kernels/NOTES.md "Stop 46") its plain GEMM is at parity with
-// cuBLASLt at 8192^3 (1.006-1.014) but 1.09-1.13x at K = 1024, where each 16-step tile's main loop
-// waits on its operands; with D it reads 1.10-1.25x the plain cuBLASLt GEMM at K = 1024 against
-// cuBLASLt's own full add's 1.18-1.22x: faster on the smaller grids (bfloat16 2048 x 2048: 1.096
-// against 1.182; 8192 x 2048: 1.156-1.171 against 1.215), 1-5% slower on the larger. So
-// matmul_add.fused races it against cuBLASLt in prepare (kernels/matmul_epilogue.c), and it is
-// registered on its own (not in the case's list) so that `--variants matmul_add.own` measures it.
+// When it wins: on the H200 (kernels/NOTES.md "Stop 46", "Stop 47") its plain GEMM is at parity
+// with cuBLASLt at 8192^3 (1.006-1.014) but 1.07-1.13x at K = 1024 at free clocks (equal at a
+// locked 1.27 GHz; not stages, DRAM bytes or a lower clock); with D it reads 1.10-1.25x the plain
+// cuBLASLt GEMM at K = 1024 against cuBLASLt's own full add's 1.18-1.22x: faster on the smaller
+// grids (bfloat16 2048 x 2048: 1.096 against 1.182; 8192 x 2048: 1.156-1.171 against 1.215), 1-5%
+// slower on the larger. So matmul_add.fused races it against cuBLASLt and cuDNN's graph in prepare
+// (kernels/matmul_epilogue.c), and it is registered on its own (not in the case's list) so that
+// `--variants matmul_add.own` measures it.
 // Six stages of 32 (stop 47): with D, 0.7-1.7% faster than the best 64-wide form at 8192 x 8192,
 // 2048 x 2048 and 2048 x 8192 (K = 1024, bfloat16), 1% slower at 16384 x 2048; so they race too.
 //
