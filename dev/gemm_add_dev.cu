@@ -35,24 +35,8 @@
 #include <string>
 #include <vector>
 
+#include "dev_check.h"
 #include "gemm_tma.cuh"
-
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e_ = (x);                                                                   \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
-#define LK(x)                                                                     \
-    do {                                                                          \
-        cublasStatus_t s_ = (x);                                                  \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
-            fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, s_); \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
 
 static uint32_t hash32(uint64_t i, uint32_t seed) {
     uint32_t h = (uint32_t)i * 2654435761u ^ seed ^ (uint32_t)(i >> 32) * 40503u;

@@ -22,14 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e_ = (x);                                                                   \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
+#include "dev_check.h"
 
 __global__ void __launch_bounds__(1024, 2) ldg_kernel(const uint4 *p, size_t n, int passes, unsigned *sink)
 {

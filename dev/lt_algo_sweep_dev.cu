@@ -36,22 +36,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e_ = (x);                                                                   \
-        if (e_ != cudaSuccess) {                                                                \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            exit(1);                                                                            \
-        }                                                                                       \
-    } while (0)
-#define LK(x)                                                                     \
-    do {                                                                          \
-        cublasStatus_t s_ = (x);                                                  \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                        \
-            fprintf(stderr, "%s:%d %s: status %d\n", __FILE__, __LINE__, #x, s_); \
-            exit(1);                                                              \
-        }                                                                         \
-    } while (0)
+#include "dev_check.h"
 
 __global__ void fill_kernel(uint16_t *p, size_t n, uint32_t seed, bool bf16)
 {

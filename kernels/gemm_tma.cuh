@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                 for (int u = 0; u < 4; ++u) {
                     const int jm = j0 + 2 * u + (mat >> 1);
                     addr[u] = row_addr + (jm >> 3) * D_BOX_BYTES + (((jm & 7) ^ (row & 7)) << 4);
-                    if (ADD) wg::ldmatrix_x4(v[u], addr[u]);
+                    if (ADD) tc::ldmatrix_x4(v[u], addr[u]);
                 }
 #pragma unroll
                 for (int u = 0; u < 4; ++u) {

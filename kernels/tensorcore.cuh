@@ -28,12 +28,15 @@ __device__ __forceinline__ void cp_async16(void *dst, const void *src, bool vali
 template <int N> __device__ __forceinline__ void cp_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
-__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void *p) {
+// Four 8 x 8 16-bit matrices from shared memory into the mma fragment layout, by a shared-window
+// address (gemm_tma.cuh's epilogue does its address arithmetic there) or by a pointer.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], uint32_t addr) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(smem_addr(p))
+                 : "r"(addr)
                  : "memory");
 }
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], const void *p) { ldmatrix_x4(r, smem_addr(p)); }
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], const void *p) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])

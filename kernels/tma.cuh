@@ -89,11 +89,6 @@ __device__ __forceinline__ void load_multicast(void *dst, const CUtensorMap *map
         : "memory");
 }
 
-// Box (x, y) of `map` into L2 only (no shared memory, no barrier): a hint ahead of a later read.
-__device__ __forceinline__ void prefetch_l2(const CUtensorMap *map, int x, int y) {
-    FB_WGMMA_ASM("cp.async.bulk.prefetch.tensor.2d.L2.global [%0, {%1, %2}];\n" ::"l"(map), "r"(x), "r"(y) : "memory");
-}
-
 // Shared memory (written by this CTA's threads, then fence_proxy_async and a barrier) to a box.
 __device__ __forceinline__ void store(const CUtensorMap *map, int x, int y, const void *src) {
     FB_WGMMA_ASM("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(map), "r"(x),
