@@ -150,41 +150,6 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
     write_partial_row(groups, W, rpc, N, partial);
 }
 
-// dw[c] for the columns c in [c0, c1): the sum over p of partial[p][c], p in order. The CTA's
-// threads are chunks of Wp (the columns rounded up to 32) x `slices`: slice q adds partial rows q,
-// q + slices, ... (independent loads, several in flight), then each column's slices are added in
-// slice order through `s` (blockDim.x values). A fixed order for a given grid: the same bits on
-// every run. Called by every thread of the CTA (it has barriers); nothing atomic.
-template <typename T>
-__device__ void sum_partial_rows(const acc_t<T> *__restrict__ partial, long P, long N, T *__restrict__ dw, long c0,
-                                 long c1, acc_t<T> *s) {
-    using A = acc_t<T>;
-    const int nt = (int)blockDim.x, t = (int)threadIdx.x;
-    for (long b = c0; b < c1; b += nt) {
-        const int w = (int)(c1 - b < nt ? c1 - b : nt);
-        const int Wp = (w + 31) / 32 * 32, slices = nt / Wp;
-        const int col = t % Wp, q = t / Wp;
-        A acc = A(0);
-        if (q < slices && col < w) {
-            const A *src = partial + b + col;
-#pragma unroll 8
-            for (long p = q; p < P; p += slices) acc += __ldcg(src + p * N);  // L2: written by other SMs
-        }
-        s[t] = acc;
-        __syncthreads();
-        if (t < w) {
-            A sum = A(0);
-            for (int k = 0; k < slices; ++k) sum += s[k * Wp + t];
-            dw[b + t] = from_acc<T>(sum);
-        }
-        __syncthreads();
-    }
-}
-
-// The fused kernels' grid barrier between their partial rows of dw and summing them (kernels that
-// take `dw`: one launch per call, stream-ordered, so one barrier serves them all).
-__device__ GridBarrier g_dw_barrier;
-
 // Pipelined: a resident CTA of 1024 threads (one per SM) steps through the rows rpc = 1024 / G
 // at a time, and each thread copies its own units of x and dy for the rows S - 1 steps ahead into
 // shared memory with 16-byte cp.async while it works on the current step: the loads of the next
@@ -201,15 +166,10 @@ __device__ GridBarrier g_dw_barrier;
 // every row the cluster steps through; the row sums add the C CTAs' partial sums through
 // distributed shared memory (cluster_publish / cluster_collect), and the cluster's partial row of dw is written in
 // slices, one row per cluster.
-// dw != nullptr: the kernel sums the partial rows itself, after a grid barrier (the grid is
-// resident: launched cooperatively), each CTA a block of dw's columns, instead of leaving them to
-// the dw kernel: no second launch and no kernel boundary between the last row and dw (the dw
-// kernel and its launch cost 8-10 points of SOL on 32-64 MB tensors before PDL, NOTES.md round 3).
 template <typename T, int U, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                    const T *__restrict__ dy, T *__restrict__ dx,
-                                                                   acc_t<T> *__restrict__ partial, T *__restrict__ dw,
-                                                                   long rows, long N,
+                                                                   acc_t<T> *__restrict__ partial, long rows, long N,
                                                                    long units, int G, int S, long slice,
                                                                    int out_of_phase, acc_t<T> eps) {
     using A = acc_t<T>;
@@ -375,25 +335,32 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         out[c] = s;
     }
     if constexpr (CLUSTER) cluster_wait();
-    if (dw != nullptr) {
-        grid_barrier(&g_dw_barrier);  // every partial row written and visible
-        // this CTA's block of columns: N over the grid, in multiples of 32 (whole warps' lines)
-        const long per = ((N + gridDim.x - 1) / gridDim.x + 31) / 32 * 32;
-        const long c0 = (long)blockIdx.x * per, c1 = c0 + per < N ? c0 + per : N;
-        sum_partial_rows<T>(partial, teams, N, dw, c0, c1, reinterpret_cast<A *>(smem_raw));
-    }
 }
 
-// dw over the grid's partial rows: 32 columns per CTA (sum_partial_rows), launched as a
-// programmatic dependent of the row kernel (launch_dw).
+// dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 32 warps each adding every
+// 32nd partial row (a few loads per thread: the partial rows are one per SM or per resident CTA),
+// then the 32 warp sums in warp order.
 template <typename T>
 __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial, long P, long N,
                                                           T *__restrict__ dw) {
-    __shared__ acc_t<T> s[1024];
-    const long c0 = (long)blockIdx.x * 32, c1 = c0 + 32 < N ? c0 + 32 : N;
-    // wait here for all of the row kernel (its partial rows written and visible)
+    using A = acc_t<T>;
+    __shared__ A s[32][33];
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const long c = (long)blockIdx.x * 32 + tx;
+    // launched as a programmatic dependent of the row kernel: wait here for all of it (its
+    // partial rows written and visible)
     wait_prerequisite_grid();
-    sum_partial_rows<T>(partial, P, N, dw, c0, c1, s);
+    A acc = A(0);
+    if (c < N)
+        for (long p = ty; p < P; p += 32) acc += partial[p * N + c];
+    s[ty][tx] = acc;
+    __syncthreads();
+    if (ty == 0 && c < N) {
+        A t = A(0);
+#pragma unroll
+        for (int q = 0; q < 32; ++q) t += s[q][tx];
+        dw[c] = from_acc<T>(t);
+    }
 }
 
 // The dw kernel, launched with programmatic stream serialisation (PDL): it may be scheduled
@@ -678,16 +645,12 @@ template <Grid M> struct Variant {
             acc_t<T> eps = (acc_t<T>)kEps;
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                             &rows, &N, &units, &G, &eps};
-            // the pipelined kernel sums dw itself (one cooperative launch) where its shared memory
-            // holds the sum's scratch; else the dw kernel after it
-            const bool own_dw = piped && L.smem >= (size_t)L.threads * sizeof(acc_t<T>);
-            T *dw_arg = own_dw ? (T *)p.dw : nullptr;
-            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial, &dw_arg,
+            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                                  &rows, &N, &units, &G, &S, &slice, &out_of_phase, &eps};
             // a plain launch for C = 1, clusters of C CTAs otherwise
             e = launch_clusters_args(L.fn, L.grid, (unsigned)L.threads, L.smem, c->stream, L.C,
-                                     piped ? pipe_args : args, own_dw);
-            if (e == cudaSuccess && !own_dw) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
+                                     piped ? pipe_args : args);
+            if (e == cudaSuccess) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
         });
         return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
     }
