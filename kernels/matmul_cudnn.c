@@ -3,9 +3,10 @@
  *
  *   matmul_add.cudnn   two graphs, matmul → add D and matmul → add D → add 0 (a bias of N
  *                      zeros: for the convolution the heuristics offer that shape the engine
- *                      the bias graphs run on, conv_fused.c graph_prepare_add), every engine
- *                      config either gets timed in one race (fb_cudnn_graphs_tune), the
- *                      fastest kept; the result's note names the graph and the engine.
+ *                      the bias graphs run on, conv_fused.c graph_prepare_add), each with the
+ *                      heuristics' first engine config (MM_CUDNN_CANDIDATES), the two timed
+ *                      in one race (fb_cudnn_graphs_tune), the faster kept; the result's note
+ *                      names the graph and the engine.
  *
  * Why: matmul_add.fused is cuBLASLt with beta = 1 and C = D, whose kernels read D after their
  * main loop, 1.12-1.20x the plain GEMM at K = 1024 (kernels/NOTES.md, stops 40-43), where
@@ -26,7 +27,12 @@
 #include "matmul_add_problem.h"
 
 #define MM_CUDNN_WORKSPACE ((size_t)64 << 20)
-#define MM_CUDNN_CANDIDATES 8
+/* Engine configs planned a graph: the heuristics' first only. The two graphs' firsts are still
+ * timed against each other. Eight a graph (each compiled on a cell's first prepare) cost 3.7-8.7 s
+ * of host time a bfloat16 cell and bought nothing measurable: matmul_add.fused's paired geomean over
+ * the nine K = 1024 cells read 1.172 with 8, 1.171 with 1 and 1.168 with 2, where one config a
+ * graph prepares in 0.2-0.4 s (kernels/NOTES.md, "Stop 48"). */
+#define MM_CUDNN_CANDIDATES 1
 
 static const char kName[] = "matmul_add.cudnn";
 
@@ -203,7 +209,7 @@ static const char *note(const void *state)
 }
 
 const fb_variant fb_matmul_cudnn_variants[] = {
-    {kName, "out = A @ B + D as one cuDNN operation graph (matmul -> add D [-> add 0]), engine configs tuned",
+    {kName, "out = A @ B + D as one cuDNN operation graph (matmul -> add D [-> add 0]), the two graphs timed",
      FB_DTYPE_BIT(FB_F32) | FB_DTYPE_BIT(FB_F16) | FB_DTYPE_BIT(FB_BF16), supports, workspace, run, 1, prepare,
      release, note},
 };

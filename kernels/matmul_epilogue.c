@@ -151,8 +151,9 @@ static const char *note(const void *state) { return fb_gemm_plan_note((fb_gemm_p
  * 1%); the note says which runs. The three-way race measured 1.163x (bfloat16) and 1.164x
  * (float16) the plain GEMM, geomean over nine K = 1024 cells, against 1.187 and 1.182 with the
  * own GEMM alone beside cuBLASLt ("Stop 47"). Its cost is host time in prepare: cuDNN compiles
- * its graphs' kernels on the cell's first prepare, 5-12 s a half-type cell (wall_ms.prepare;
- * prepare_ms, the warm second prepare, 0.6-1.2 s) where the two-way race took 0.1 s. */
+ * its graphs' kernels on the cell's first prepare. With eight engine configs a graph that was
+ * 5-12 s a half-type cell; with the heuristics' first alone (matmul_cudnn.c, stop 48) 0.2-0.4 s
+ * (wall_ms.prepare) for the same geomean (1.171 against 1.172 over the nine bfloat16 cells). */
 #define ADD_ALTERNATIVES 2
 static const fb_variant *add_alternative(int i)
 {
