@@ -37,6 +37,7 @@
 #include "rmsnorm_backward.h"
 #include "rowgroup.cuh"
 
+#include <stdint.h>
 #include <stdio.h>
 
 namespace {
@@ -337,29 +338,58 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
     if constexpr (CLUSTER) cluster_wait();
 }
 
-// dw[c] = sum over p of partial[p][c], p in order: 32 columns per CTA, 32 warps each adding every
-// 32nd partial row (a few loads per thread: the partial rows are one per SM or per resident CTA),
-// then the 32 warp sums in warp order.
-template <typename T>
+// dw[c] = sum over p of partial[p][c], p in order: a CTA takes 32 x V columns, lane l the V
+// adjacent columns l * V.. (one 16-byte load a partial row where rows are 16-byte multiples: V = 4
+// float32 or 2 float64 partials, else V = 1), its 32 warps each adding every 32nd partial row,
+// then the 32 warp sums in warp order: the same order, so the same bits, for every V.
+// Why V: at 32 columns a CTA the kernel had N / 32 CTAs of 1024 threads, two waves from N = 8192
+// float32 partials (2 CTAs an SM), and it cost the timed call 3.9-4.3 us at N = 16384 against
+// 2.3-2.9 at 8192 (stop 48, FB_DEV_RMSBWD_SKIP_DW); with V = 4 N = 16384 is 128 CTAs, one wave.
+template <typename T, int V>
 __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial, long P, long N,
                                                           T *__restrict__ dw) {
     using A = acc_t<T>;
-    __shared__ A s[32][33];
+    constexpr int CB = 32 * V;  // columns a CTA
+    struct alignas(V > 1 ? 16 : alignof(A)) Pack {
+        A v[V];
+    };
+    __shared__ Pack s[32][32];  // [warp][lane]: the warps' sums, V columns a lane
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
-    const long c = (long)blockIdx.x * 32 + tx;
+    const long c = (long)blockIdx.x * CB + (long)tx * V;  // V > 1 only where N % V == 0
     // launched as a programmatic dependent of the row kernel: wait here for all of it (its
     // partial rows written and visible)
     wait_prerequisite_grid();
-    A acc = A(0);
-    if (c < N)
-        for (long p = ty; p < P; p += 32) acc += partial[p * N + c];
+    Pack acc;
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc.v[i] = A(0);
+    if (c < N) {
+        const Pack *src = reinterpret_cast<const Pack *>(partial + c);
+        const long stride = N / V;  // a partial row, in packs
+        // kB partial rows' loads issued before any of their adds (a plain loop, even unrolled,
+        // came out of the compiler load, add, load: one L2 round trip per partial row); the adds
+        // stay in p order
+        constexpr int kB = 8;
+        for (long p0 = ty; p0 < P; p0 += 32 * kB) {
+            Pack x[kB];
+#pragma unroll
+            for (int k = 0; k < kB; ++k)
+                if (p0 + 32L * k < P) x[k] = src[(p0 + 32L * k) * stride];
+#pragma unroll
+            for (int k = 0; k < kB; ++k)
+                if (p0 + 32L * k < P)
+#pragma unroll
+                    for (int i = 0; i < V; ++i) acc.v[i] += x[k].v[i];
+        }
+    }
     s[ty][tx] = acc;
     __syncthreads();
-    if (ty == 0 && c < N) {
-        A t = A(0);
+    const int t = threadIdx.x;  // column t of the CTA's block: lane t / V's value t % V
+    const long col = (long)blockIdx.x * CB + t;
+    if (t < CB && col < N) {
+        A sum = A(0);
 #pragma unroll
-        for (int q = 0; q < 32; ++q) t += s[q][tx];
-        dw[c] = from_acc<T>(t);
+        for (int q = 0; q < 32; ++q) sum += s[q][t / V].v[t % V];
+        dw[col] = from_acc<T>(sum);
     }
 }
 
@@ -369,9 +399,15 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
 // on 32-64 MB tensors, NOTES.md, RMSNorm backward round 3).
 template <typename T>
 cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream_t stream) {
+    using A = acc_t<T>;
+    constexpr int V = 16 / (int)sizeof(A);
+    // 16-byte loads where every partial row starts on 16 bytes (the workspace itself does)
+    const bool wide = (N * (long)sizeof(A)) % 16 == 0 && reinterpret_cast<uintptr_t>(partial) % 16 == 0;
+    const void *fn = wide ? reinterpret_cast<const void *>(&rmsnorm_dw_kernel<T, V>)
+                          : reinterpret_cast<const void *>(&rmsnorm_dw_kernel<T, 1>);
+    const long cb = 32L * (wide ? V : 1);
     void *args[] = {(void *)&partial, &P, &N, (void *)&dw};
-    cudaError_t e = launch_dependent(reinterpret_cast<const void *>(&rmsnorm_dw_kernel<T>),
-                                     dim3((unsigned)((N + 31) / 32)), dim3(1024), 0, args, stream);
+    cudaError_t e = launch_dependent(fn, dim3((unsigned)((N + cb - 1) / cb)), dim3(1024), 0, args, stream);
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
