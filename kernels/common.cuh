@@ -298,42 +298,6 @@ __device__ __forceinline__ void cluster_wait() {
     asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 }
 
-// ---- grid barrier (device) ---------------------------------------------------------
-// Every CTA of a grid waits here until all have arrived, and then sees every global store made
-// before any CTA's arrival. Only for a grid whose CTAs are all resident at once: launch it with
-// launch_clusters_args(..., cooperative = true), which the driver refuses rather than deadlock.
-// The state is a zero-initialised __device__ GridBarrier of the kernel's file, shared by its
-// launches in stream order (two launches in flight at once on two streams would mix their
-// arrivals). It resets itself: the last CTA to arrive puts the count back to 0 before it bumps the
-// generation the others wait on, and each CTA reads the generation before it arrives, so the
-// bump it waits for is this barrier's.
-struct GridBarrier {
-    unsigned count;
-    unsigned generation;
-};
-__device__ __forceinline__ void grid_barrier(GridBarrier *b) {
-    __syncthreads();  // the CTA's stores are done before its arrival is published
-    if (threadIdx.x == 0) {
-        const unsigned nblocks = gridDim.x * gridDim.y * gridDim.z;
-        unsigned gen;
-        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(gen) : "l"(&b->generation) : "memory");
-        __threadfence();  // release: this CTA's stores before its arrival
-        if (atomicAdd(&b->count, 1u) == nblocks - 1) {
-            b->count = 0;
-            __threadfence();
-            asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(&b->generation) : "memory");
-        } else {
-            unsigned now;
-            do {
-                __nanosleep(32);
-                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(now) : "l"(&b->generation) : "memory");
-            } while (now == gen);
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
-
 // ---- clusters (host) -------------------------------------------------------------
 // A launch of `grid` CTAs in clusters of C along x (C = 1: no cluster attribute). `attr` is
 // the caller's and must outlive the launch call.
@@ -353,16 +317,10 @@ inline cudaLaunchConfig_t cluster_config(unsigned grid, unsigned threads, size_t
     return cfg;
 }
 // The same launch of a kernel known by address, its arguments as an array (cudaLaunchKernel's).
-// `cooperative`: every CTA resident at once or the launch fails (a kernel with grid_barrier).
 inline cudaError_t launch_clusters_args(const void *fn, unsigned grid, unsigned threads, size_t smem,
-                                        cudaStream_t st, int C, void **args, bool cooperative = false) {
-    cudaLaunchAttribute attr[2];
-    cudaLaunchConfig_t cfg = cluster_config(grid, threads, smem, st, C, attr);
-    if (cooperative) {
-        attr[cfg.numAttrs].id = cudaLaunchAttributeCooperative;
-        attr[cfg.numAttrs].val.cooperative = 1;
-        ++cfg.numAttrs;
-    }
+                                        cudaStream_t st, int C, void **args) {
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t cfg = cluster_config(grid, threads, smem, st, C, attr);
     return cudaLaunchKernelExC(&cfg, fn, args);
 }
 // Clusters of C CTAs (of `threads` threads, `smem` dynamic bytes) of `fn` resident at once:

@@ -151,70 +151,6 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
     write_partial_row(groups, W, rpc, N, partial);
 }
 
-template <typename A, int V> struct alignas(V > 1 ? 16 : alignof(A)) PartialPack {
-    A v[V];
-};
-// Column block b (columns b * 32V ..) of dw by a CTA of 1024 threads: the dw kernel's body, and
-// the pipelined kernel's own sum (its `dw` argument). s: 32 x 32 packs of scratch.
-template <typename T, int V>
-__device__ __forceinline__ void sum_partial_block(const acc_t<T> *__restrict__ partial, long P, long N,
-                                                  T *__restrict__ dw, long b, PartialPack<acc_t<T>, V> (*s)[32]) {
-    using A = acc_t<T>;
-    using Pack = PartialPack<A, V>;
-    constexpr int CB = 32 * V;  // columns a block
-    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
-    const long c = b * CB + (long)tx * V;  // V > 1 only where N % V == 0
-    Pack acc;
-#pragma unroll
-    for (int i = 0; i < V; ++i) acc.v[i] = A(0);
-    if (c < N) {
-        const Pack *src = reinterpret_cast<const Pack *>(partial + c);
-        const long stride = N / V;  // a partial row, in packs
-        // kB partial rows' loads issued before any of their adds (a plain loop, even unrolled,
-        // came out of the compiler load, add, load: one L2 round trip per partial row); the adds
-        // stay in p order. From L2 (ld.global.cg): in the pipelined kernel's own sum the rows
-        // were written by other SMs during this kernel.
-        constexpr int kB = 8;
-        for (long p0 = ty; p0 < P; p0 += 32 * kB) {
-            Pack x[kB];
-#pragma unroll
-            for (int k = 0; k < kB; ++k)
-                if (p0 + 32L * k < P) {
-                    const Pack *q = src + (p0 + 32L * k) * stride;
-                    if constexpr (V > 1 && sizeof(A) == 4) {
-                        const float4 f = __ldcg(reinterpret_cast<const float4 *>(q));
-                        x[k] = *reinterpret_cast<const Pack *>(&f);
-                    } else if constexpr (V > 1) {
-                        const double2 f = __ldcg(reinterpret_cast<const double2 *>(q));
-                        x[k] = *reinterpret_cast<const Pack *>(&f);
-                    } else {
-                        x[k].v[0] = __ldcg(reinterpret_cast<const A *>(q));
-                    }
-                }
-#pragma unroll
-            for (int k = 0; k < kB; ++k)
-                if (p0 + 32L * k < P)
-#pragma unroll
-                    for (int i = 0; i < V; ++i) acc.v[i] += x[k].v[i];
-        }
-    }
-    s[ty][tx] = acc;
-    __syncthreads();
-    const int t = threadIdx.x;  // column t of the block: lane t / V's value t % V
-    const long col = b * CB + t;
-    if (t < CB && col < N) {
-        A sum = A(0);
-#pragma unroll
-        for (int q = 0; q < 32; ++q) sum += s[q][t / V].v[t % V];
-        dw[col] = from_acc<T>(sum);
-    }
-    __syncthreads();  // s is free again
-}
-
-// The pipelined kernel's grid barrier between its partial rows of dw and their sum (the kernel
-// given `dw`): one launch at a time, in stream order, so one barrier serves every instance.
-__device__ GridBarrier g_dw_barrier;
-
 // Pipelined: a resident CTA of 1024 threads (one per SM) steps through the rows rpc = 1024 / G
 // at a time, and each thread copies its own units of x and dy for the rows S - 1 steps ahead into
 // shared memory with 16-byte cp.async while it works on the current step: the loads of the next
@@ -231,15 +167,10 @@ __device__ GridBarrier g_dw_barrier;
 // every row the cluster steps through; the row sums add the C CTAs' partial sums through
 // distributed shared memory (cluster_publish / cluster_collect), and the cluster's partial row of dw is written in
 // slices, one row per cluster.
-// dw != nullptr (1024 threads, launched cooperatively: every CTA resident): the kernel sums the
-// partial rows itself after a grid barrier, each CTA some of dw's column blocks, in place of the
-// dw kernel and the kernel boundary before it, which cost the 2048-row cells 2.3-2.9 us at N = 8192
-// (stop 48, call 3).
 template <typename T, int U, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                    const T *__restrict__ dy, T *__restrict__ dx,
-                                                                   acc_t<T> *__restrict__ partial, T *__restrict__ dw,
-                                                                   long rows, long N,
+                                                                   acc_t<T> *__restrict__ partial, long rows, long N,
                                                                    long units, int G, int S, long slice,
                                                                    int out_of_phase, acc_t<T> eps) {
     using A = acc_t<T>;
@@ -405,13 +336,6 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         out[c] = s;
     }
     if constexpr (CLUSTER) cluster_wait();
-    if (dw != nullptr) {
-        grid_barrier(&g_dw_barrier);  // every partial row written and visible
-        constexpr int V = 16 / (int)sizeof(A);  // the pipelined kernel's rows are 16-byte multiples
-        auto *s = reinterpret_cast<PartialPack<A, V>(*)[32]>(smem_raw);
-        const long blocks = (N + 32 * V - 1) / (32 * V);
-        for (long b = blockIdx.x; b < blocks; b += gridDim.x) sum_partial_block<T, V>(partial, teams, N, dw, b, s);
-    }
 }
 
 // dw[c] = sum over p of partial[p][c], p in order: a CTA takes 32 x V columns, lane l the V
@@ -420,16 +344,53 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
 // then the 32 warp sums in warp order: the same order, so the same bits, for every V.
 // Why V: at 32 columns a CTA the kernel had N / 32 CTAs of 1024 threads, two waves from N = 8192
 // float32 partials (2 CTAs an SM), and it cost the timed call 3.9-4.3 us at N = 16384 against
-// 2.3-2.9 at 8192 (stop 48, FB_DEV_RMSBWD_SKIP_DW); with V = 4 N = 16384 is 128 CTAs, one wave
-// (t_old / t_new 1.016-1.036 on the 2048-row cells of N = 16384, NOTES.md "Stop 48").
+// 2.3-2.9 at 8192 (stop 48, FB_DEV_RMSBWD_SKIP_DW); with V = 4 N = 16384 is 128 CTAs, one wave.
 template <typename T, int V>
 __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial, long P, long N,
                                                           T *__restrict__ dw) {
-    __shared__ PartialPack<acc_t<T>, V> s[32][32];  // [warp][lane]: the warps' sums
+    using A = acc_t<T>;
+    constexpr int CB = 32 * V;  // columns a CTA
+    struct alignas(V > 1 ? 16 : alignof(A)) Pack {
+        A v[V];
+    };
+    __shared__ Pack s[32][32];  // [warp][lane]: the warps' sums, V columns a lane
+    const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+    const long c = (long)blockIdx.x * CB + (long)tx * V;  // V > 1 only where N % V == 0
     // launched as a programmatic dependent of the row kernel: wait here for all of it (its
     // partial rows written and visible)
     wait_prerequisite_grid();
-    sum_partial_block<T, V>(partial, P, N, dw, blockIdx.x, s);
+    Pack acc;
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc.v[i] = A(0);
+    if (c < N) {
+        const Pack *src = reinterpret_cast<const Pack *>(partial + c);
+        const long stride = N / V;  // a partial row, in packs
+        // kB partial rows' loads issued before any of their adds (a plain loop, even unrolled,
+        // came out of the compiler load, add, load: one L2 round trip per partial row); the adds
+        // stay in p order
+        constexpr int kB = 8;
+        for (long p0 = ty; p0 < P; p0 += 32 * kB) {
+            Pack x[kB];
+#pragma unroll
+            for (int k = 0; k < kB; ++k)
+                if (p0 + 32L * k < P) x[k] = src[(p0 + 32L * k) * stride];
+#pragma unroll
+            for (int k = 0; k < kB; ++k)
+                if (p0 + 32L * k < P)
+#pragma unroll
+                    for (int i = 0; i < V; ++i) acc.v[i] += x[k].v[i];
+        }
+    }
+    s[ty][tx] = acc;
+    __syncthreads();
+    const int t = threadIdx.x;  // column t of the CTA's block: lane t / V's value t % V
+    const long col = (long)blockIdx.x * CB + t;
+    if (t < CB && col < N) {
+        A sum = A(0);
+#pragma unroll
+        for (int q = 0; q < 32; ++q) sum += s[q][t / V].v[t % V];
+        dw[col] = from_acc<T>(sum);
+    }
 }
 
 // The dw kernel, launched with programmatic stream serialisation (PDL): it may be scheduled
@@ -720,17 +681,12 @@ template <Grid M> struct Variant {
             acc_t<T> eps = (acc_t<T>)kEps;
             void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                             &rows, &N, &units, &G, &eps};
-            // the pipelined kernel sums dw itself (one cooperative launch) where it has 1024
-            // threads (sum_partial_block's warps) and the shared memory for the sum's scratch;
-            // else the dw kernel after it
-            const bool own_dw = piped && L.threads == 1024 && L.smem >= 32 * 32 * 16;
-            T *dw_arg = own_dw ? (T *)p.dw : nullptr;
-            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial, &dw_arg,
+            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                                  &rows, &N, &units, &G, &S, &slice, &out_of_phase, &eps};
             // a plain launch for C = 1, clusters of C CTAs otherwise
             e = launch_clusters_args(L.fn, L.grid, (unsigned)L.threads, L.smem, c->stream, L.C,
-                                     piped ? pipe_args : args, own_dw);
-            if (e == cudaSuccess && !own_dw) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
+                                     piped ? pipe_args : args);
+            if (e == cudaSuccess) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
         });
         return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
     }
