@@ -6,6 +6,13 @@ Call 1: rmsnorm_backward's pipelined kernel summing dw itself behind a grid barr
 dev/rmsbwd_own_dw.patch) against the dw kernel (the knob FB_DEV_RMSBWD_DW_KERNEL=1 in the same
 binary), two alternating rounds; matmul_add.fused with N = 8, 1, 2 cuDNN engine configs a graph
 (dev/mm_cudnn_candidates_knob.patch).
+Call 2: what the dw kernel costs (FB_DEV_RMSBWD_SKIP_DW: the row kernel alone; its dw check fails
+by design), both kernels under Nsight Compute; matmul_add's K = 1024 bfloat16 grid on one cuDNN
+config a graph; the own GEMM's SM clock per CTA (the trace build's CLOCK lines).
+Call 3: the wide dw kernel (7282402) against the one before (alternating rounds, and the row
+kernel alone); Nsight Compute's SM frequency for cuBLASLt's eight candidates and the own GEMM.
+Call 4: the own dw sum with batched loads (890a38d), cooperative and not, against the dw kernel.
+Call 5: the final tree: rmsnorm_backward checked and its cells of 4TN >= 16M, two rounds.
 """
 import math
 import os
@@ -23,6 +30,20 @@ CALLS = [
      " (fb48r = 3875b46 + dev/rmsbwd_dw_kernel_knob.patch); matmul_add.fused with N cuDNN configs a"
      " graph (fb48c = c14aeef + dev/mm_cudnn_candidates_knob.patch)",
      ["st-rbwd", "memcheck", "racecheck"]),
+    ("call2-rmsbwd-dw-cost-ncu-mm-grid-gemm-clock.tar.xz",
+     "2. fb48s = ad3408b + dev/rmsbwd_skip_dw_knob.patch: matmul_add checked and its K = 1024 bfloat16"
+     " grid; the dw kernel's cost; both kernels under ncu; the own GEMM's clock (gemm_add_dev of ad3408b)",
+     ["selftest"]),
+    ("call3-rmsbwd-dw-kernel-wide-gemm-ncu-clock.tar.xz",
+     "3. fb48d = 7282402 + dev/rmsbwd_skip_dw_knob.patch (the wide dw kernel) against fb48s (the one"
+     " before); Nsight Compute's SM frequency, cuBLASLt's candidates and the own GEMM",
+     ["st-rbwd", "memcheck"]),
+    ("call4-rmsbwd-own-dw-batched.tar.xz",
+     "4. fb48o = 890a38d + its knobs: the own dw sum with batched loads, cooperative (own) and not"
+     " (nocoop), against the dw kernel of 7282402 (kernel)",
+     ["st-rbwd", "memcheck", "racecheck"]),
+    ("call5-final-rmsbwd.tar.xz", "5. fb48f = 2b2a6e5 (the final tree): rmsnorm_backward's >= 16M cells, two rounds",
+     ["st-rbwd"]),
 ]
 
 
@@ -56,6 +77,117 @@ def ab_table(r, a, b, label_a, label_b, variant="rmsnorm_backward.fused"):
           f"({min(ratios):.3f}-{max(ratios):.3f})")
 
 
+def fused_times_any(path, variant="rmsnorm_backward.fused"):
+    """As fused_times, the checks not asserted (a knob that leaves dw wrong by design)."""
+    out = {}
+    for _, d, c in cells(path):
+        v = c["variants"][variant]
+        out[(d, c["row"], c["col"])] = (v["time_ms"]["median"] * 1e3, v["sol_pct"], v["check"]["passed"])
+    return out
+
+
+def forms_table(r, forms, base, checked):
+    """Forms timed in rounds 1 and 2 (files {form}-{1,2}.json): % of SOL each round, t_base /
+    t_form from each side's geometric mean; `checked`: forms whose checks must all pass."""
+    t = {}
+    for f in forms:
+        t[f] = [fused_times(os.path.join(r, f"{f}-{i}.json"), "rmsnorm_backward.fused") if f in checked else
+                fused_times_any(os.path.join(r, f"{f}-{i}.json")) for i in (1, 2)]
+    print("  rmsnorm_backward.fused, events, clean flush, % of SOL in rounds 1 and 2; "
+          f"t_{base} / t_form (geometric mean of the rounds); * marks 4TN >= 16M")
+    ratios = {f: [] for f in forms if f != base}
+    for k in sorted(t[base][0]):
+        d, T, N = k
+        g = {f: math.sqrt(t[f][0][k][0] * t[f][1][k][0]) for f in forms}
+        big = "*" if 4 * T * N >= 16 * 2**20 else " "
+        cols = "  ".join(f"{f} {t[f][0][k][1]:5.1f} {t[f][1][k][1]:5.1f}" for f in forms)
+        rat = "  ".join(f"{g[base] / g[f]:.3f}" for f in forms if f != base)
+        for f in ratios:
+            ratios[f].append(g[base] / g[f])
+        print(f"  {d:<9} {T:5d} {N:6d} {big} | {cols} | {rat}")
+    for f, xs in ratios.items():
+        print(f"  geomean t_{base} / t_{f}: {geomean(xs):.3f} over {len(xs)} cells ({min(xs):.3f}-{max(xs):.3f})")
+
+
+def dw_cost(r, with_dw, without, label):
+    """us the dw kernel adds: the geometric means of two rounds with it and without it."""
+    a = [fused_times(os.path.join(r, f"{with_dw}-{i}.json"), "rmsnorm_backward.fused") for i in (1, 2)]
+    b = [fused_times_any(os.path.join(r, f"{without}-{i}.json")) for i in (1, 2)]
+    print(f"  {label}: us the dw kernel adds (t with - t without, geometric means of two rounds)")
+    for k in sorted(a[0]):
+        ga = math.sqrt(a[0][k][0] * a[1][k][0])
+        gb = math.sqrt(b[0][k][0] * b[1][k][0])
+        print(f"    {k[0]:<9} {k[1]:5d} x {k[2]:<6} {ga - gb:5.2f} us ({ga:.1f} against {gb:.1f}; % of SOL "
+              f"{a[0][k][1]:.1f}/{a[1][k][1]:.1f} against {b[0][k][1]:.1f}/{b[1][k][1]:.1f})")
+
+
+NCU_KERNEL = re.compile(r"^\s+(\S.*?) \(\d+, \d+, \d+\)x\(\d+, 1, 1\), Context", re.M)
+
+
+def ncu_kernels(r, prefix):
+    """Per kernel name in ncu-{prefix}*.txt: the median of its launches' duration, SM frequency and
+    elapsed cycles (free clocks, caches flushed before each)."""
+    for name in sorted(os.listdir(r)):
+        if not (name.startswith("ncu-" + prefix) and name.endswith(".txt")):
+            continue
+        t = open(os.path.join(r, name)).read()
+        rows = {}
+        for block in re.split(r"\n(?=  \S)", t):
+            k = NCU_KERNEL.search(block)
+            if not k:
+                continue
+            kn = re.sub(r"\(.*", "", k.group(1)).replace("void ", "")
+            vals = {}
+            for m, key in (("gpu__time_duration.sum", "t"), ("sm__cycles_elapsed.avg.per_second", "f"),
+                           ("sm__cycles_elapsed.max", "c"), ("dram__bytes_read.sum", "rd")):
+                mm = re.search(re.escape(m) + r"\s+(\S+)\s+([\d.,]+)", block)
+                if mm:
+                    v = float(mm.group(2).replace(",", ""))
+                    if key == "t" and mm.group(1) == "ms":
+                        v *= 1e3
+                    vals[key] = v
+            rows.setdefault(kn, []).append(vals)
+        print(f"  [{name[:-4]}] median over launches: kernel, duration us, SM GHz, max cycles")
+        for kn, vs in rows.items():
+            med = lambda key: sorted(v[key] for v in vs if key in v)[len(vs) // 2] if any(key in v for v in vs) else float("nan")
+            print(f"    {kn[:64]:<64} n={len(vs)}  {med('t'):8.2f} us  {med('f'):.2f} GHz  {med('c'):10,.0f} cycles")
+
+
+def gemm_lines(r):
+    for name in sorted(os.listdir(r)):
+        if name.startswith(("clock", "g-")) and name.endswith(".txt"):
+            for l in open(os.path.join(r, name)).read().splitlines():
+                if l.startswith("CHECK"):
+                    assert "passed" in l, (name, l)
+                elif l.startswith(("TIME", "TRACE", "CLOCK")):
+                    print(f"  [{name[:-4]}] {l}")
+
+
+def mm_grid(r):
+    p = os.path.join(r, "mm-k1024.json")
+    if not os.path.exists(p):
+        return
+    pr = pair_ratios(p)
+    wall = [c["variants"]["matmul_add.fused"]["wall_ms"]["prepare"] / 1e3 for _, _, c in cells(p)]
+    rs = [v["matmul_add.fused"][0] for v in pr.values()]
+    print(f"  matmul_add bfloat16 K = 1024, default grid: {len(rs)} cells; matmul_add.fused / matmul.tuned geomean "
+          f"{geomean(rs):.3f}, {sum(x <= 1.03 for x in rs)} within 3%; prepare {min(wall):.2f}-{max(wall):.2f} s a "
+          f"cell, {sum(wall):.1f} s in all; " + [l for l in open(os.path.join(r, "mm-k1024.txt")).read().splitlines()
+                                                if "cells in" in l][0].strip())
+
+
+def final_sol(r):
+    """% of SOL in two rounds on the cells of 4TN >= 16M; those under issue 9's 80% in both marked."""
+    t = [fused_times(os.path.join(r, f"rb-final-{i}.json"), "rmsnorm_backward.fused") for i in (1, 2)]
+    print("  rmsnorm_backward.fused % of SOL, rounds 1 and 2, cells of 4TN >= 16M (issue 9: >= 80%)")
+    for k in sorted(t[0]):
+        d, T, N = k
+        if 4 * T * N < 16 * 2**20:
+            continue
+        a, b = t[0][k][1], t[1][k][1]
+        print(f"    {d:<9} [4, {T}, {N}] {a:5.1f} {b:5.1f}{'   under 80' if max(a, b) < 80 else ''}")
+
+
 def candidates(r):
     """matmul_add.fused per N: the paired geomean over the cells, prepare wall time, what ran."""
     for n in (8, 1, 2):
@@ -84,8 +216,21 @@ def main():
             for f in ("memcheck.json", "racecheck.json"):
                 if os.path.exists(os.path.join(r, f)):
                     print_checks(os.path.join(r, f))
-            if os.path.exists(os.path.join(r, "rb-new-1.json")):
+            if tar.startswith("call1"):
                 ab_table(r, "rb-old", "rb-new", "dw kernel", "own dw")
+            if tar.startswith("call2"):
+                dw_cost(r, "rb-dw", "rb-nodw", "the dw kernel of ad3408b")
+                ncu_kernels(r, "float")
+                ncu_kernels(r, "bfloat")
+                mm_grid(r)
+                gemm_lines(r)
+            if tar.startswith("call3"):
+                forms_table(r, ["rb-old", "rb-new", "rb-nodw"], "rb-old", {"rb-old", "rb-new"})
+                ncu_kernels(r, "clock")
+            if tar.startswith("call4"):
+                forms_table(r, ["rb-kernel", "rb-own", "rb-nocoop"], "rb-kernel", {"rb-kernel", "rb-own", "rb-nocoop"})
+            if tar.startswith("call5"):
+                final_sol(r)
             candidates(r)
             print()
 
