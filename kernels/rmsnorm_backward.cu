@@ -411,6 +411,120 @@ cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream
     return e != cudaSuccess ? e : cudaGetLastError();
 }
 
+// Prefetched: rows of 2049..4096 16-byte units (float32 N 8196..16384, float64 4098..8192), which
+// no pipelined stage holds (a stage of x and dy is 128 KB there: two do not fit an SM), so the
+// pipelined kernel splits them over a cluster of two and pays a cluster exchange each row (float32
+// [4, 512, 16384] 79-81% of SOL, float64 rows of 8192 72-78%). Here one resident CTA of 1024
+// threads takes whole rows: thread t holds units t + 1024 j (j < U) of the current row's x and dy in
+// registers while the next row's x and dy land in shared memory (16-byte cp.async, each thread
+// its own units: it reads only the slots it copied, so neither the copy nor the reuse needs a
+// barrier). Two row sums a row (one CTA reduction), w read per unit (L1/L2), dw in shared memory
+// (each column one owner thread) and written as the CTA's partial row at the end.
+// Shared memory: 64 scratch slots, dw (units x NV values), the stage (x then dy: 2 x units x 16 B).
+template <typename T, int U>
+__global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_prefetch_kernel(const T *__restrict__ x, const T *__restrict__ w,
+                                                                       const T *__restrict__ dy, T *__restrict__ dx,
+                                                                       acc_t<T> *__restrict__ partial, long rows, long N,
+                                                                       long units, int G, acc_t<T> eps) {
+    using A = acc_t<T>;
+    using IO = Io<T, true>;
+    using Raw = typename IO::Raw;
+    constexpr int NV = IO::NV;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    A *scratch = reinterpret_cast<A *>(smem_raw);  // 64 slots: the paired row sums
+    A *dwacc = scratch + 64;                        // [units * NV]
+    Raw *stage = reinterpret_cast<Raw *>(dwacc + units * NV);  // [2][units]: x, then dy
+    const int t = threadIdx.x, T_ = blockDim.x;
+    (void)G;
+    const A inv_n = A(1) / (A)N;
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+        const long k = t + (long)j * T_;
+        if (k < units)
+#pragma unroll
+            for (int i = 0; i < NV; ++i) dwacc[k * NV + i] = A(0);
+    }
+    // the next row's units into this thread's slots of the stage
+    auto prefetch = [&](long row) {
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = t + (long)j * T_;
+            if (k < units) {
+                cp_async16(stage + k, x + row * N + k * NV);
+                cp_async16(stage + units + k, dy + row * N + k * NV);
+            }
+        }
+        cp_async_commit();
+    };
+    Raw xraw[U], draw[U];
+    long row = blockIdx.x;
+    if (row < rows) {
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = t + (long)j * T_;
+            if (k < units) {
+                xraw[j] = IO::load_raw(x + row * N, k);
+                draw[j] = IO::load_raw(dy + row * N, k);
+            }
+        }
+    }
+    for (; row < rows; row += gridDim.x) {
+        const long next = row + gridDim.x;
+        if (next < rows) prefetch(next);
+        A ss = A(0), gx = A(0);
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = t + (long)j * T_;
+            if (k < units) {
+                A xv[NV], dv[NV], wv[NV];
+                IO::widen(xraw[j], xv);
+                IO::widen(draw[j], dv);
+                IO::load(w, k, wv);
+                unit_sums(xv, dv, wv, ss, gx);
+            }
+        }
+        row_sum2(ss, gx, T_, scratch);
+        const A r = rsqrt_acc(ss * inv_n + eps);
+        const A k3 = r * r * r * (gx * inv_n);
+        T *dxr = dx + row * N;
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const long k = t + (long)j * T_;
+            if (k < units) {
+                A xv[NV], dv[NV], wv[NV], o[NV];
+                IO::widen(xraw[j], xv);
+                IO::widen(draw[j], dv);
+                IO::load(w, k, wv);
+                unit_dx_dw(xv, dv, wv, r, k3, o, dwacc + k * NV);
+                IO::store_stream(dxr, k, o);
+            }
+        }
+        if (next < rows) {
+            // the next row: this thread's own slots, landed
+            cp_async_wait_all();
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const long k = t + (long)j * T_;
+                if (k < units) {
+                    xraw[j] = stage[k];
+                    draw[j] = stage[units + k];
+                }
+            }
+        }
+    }
+    // This CTA's partial row: every column has one owner thread, so straight from dwacc. The dw
+    // kernel may start launching now (it waits for this grid's end before reading anything).
+    allow_dependent_launch();
+    A *out = partial + (long)blockIdx.x * N;
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+        const long k = t + (long)j * T_;
+        if (k < units)
+#pragma unroll
+            for (int i = 0; i < NV; ++i) out[k * NV + i] = dwacc[k * NV + i];
+    }
+}
+
 template <typename T, bool VEC, int U> void *bwd_fn() { return (void *)rmsnorm_bwd_kernel<T, VEC, U>; }
 
 struct Problem {
@@ -420,8 +534,8 @@ struct Problem {
     Geom g;
 };
 
-enum Grid { PERSISTENT = 0, AUTO = 1, PIPELINED = 2 };
-const char *const grid_names[] = {"persistent", "fused", "pipelined"};
+enum Grid { PERSISTENT = 0, AUTO = 1, PIPELINED = 2, PREFETCH = 3 };
+const char *const grid_names[] = {"persistent", "fused", "pipelined", "prefetch"};
 
 int check(const fb_call *c, char *why, size_t n) {
     if (c->n_in != 3 || c->n_out != 2) {
@@ -577,6 +691,19 @@ template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
     return true;
 }
 
+// The prefetched kernel's launch: 16-byte rows of at most kPrefetchUnits units, one resident CTA
+// of 1024 threads an SM (its shared memory: the stage, 128 KB at 4096 units, and dw).
+constexpr long kPrefetchUnits = 4096;
+template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
+    if (!g.vec || g.units > kPrefetchUnits) return false;
+    using A = acc_t<T>;
+    const long nv = 16 / (long)sizeof(T);
+    L->fn = (void *)rmsnorm_bwd_prefetch_kernel<T, 4>;
+    L->threads = 1024;
+    L->smem = (64 + (size_t)(g.units * nv)) * sizeof(A) + 2 * (size_t)g.units * 16;
+    return resident_grid(L, g.rows);
+}
+
 // The kernel and grid of a mode; false where it has none for this shape. L->S > 0 when the
 // pipelined kernel is the one picked.
 // fused: the pipelined kernel from 8 MiB of x, where it supports the row, else the kernel above
@@ -589,6 +716,10 @@ bool pick(Grid mode, const Problem &p, Launch *L) {
     bool ok = false;
     *L = Launch();
     const double xbytes = (double)p.g.rows * (double)p.g.N * (double)fb_dtype_size(p.dt);
+    if (mode == PREFETCH) {
+        FB_DISPATCH(p.dt, T, { ok = pick_prefetch<T>(p.g, L); });
+        return ok;
+    }
     if (mode == PIPELINED || (mode == AUTO && xbytes >= kPipeFromBytes)) {
         FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, L); });
         if (ok || mode == PIPELINED) return ok;
@@ -616,6 +747,16 @@ template <Grid M> struct Variant {
         const int st = check(c, why, n);
         if (st != FB_OK) return st;
         const Problem p = problem(c);
+        if (M == PREFETCH && p.g.rows > 0 && p.g.N > 0) {
+            Launch L;
+            if (!pick(M, p, &L)) {
+                if (why)
+                    snprintf(why, n, "rmsnorm_backward.prefetch holds a row in registers, 16-byte units, at most %ld "
+                             "(this row: %ld %s)", kPrefetchUnits, p.g.units, p.g.vec ? "units" : "elements, unaligned");
+                return FB_E_UNSUPPORTED;
+            }
+            return FB_OK;
+        }
         if (M == PIPELINED && p.g.rows > 0 && p.g.N > 0) {
             Launch L;
             if (!pick(M, p, &L)) {
@@ -718,6 +859,11 @@ extern "C" const fb_variant fb_rmsnorm_backward_variants[] = {
      "RMSNorm backward, one 1024-thread CTA per SM: the next rows' x and dy staged in shared memory (cp.async) "
      "during this row's reduction; dw in registers, one partial row per CTA, deterministic",
      FB_DTYPES_ALL, Variant<PIPELINED>::supports, Variant<PIPELINED>::workspace, Variant<PIPELINED>::run, 2},
+    {"rmsnorm_backward.prefetch",
+     "RMSNorm backward, one 1024-thread CTA per SM taking whole rows (16-byte units, at most 4096): the row in "
+     "registers, the next row's x and dy copied into shared memory meanwhile (cp.async); dw in shared memory, "
+     "one partial row per CTA, deterministic",
+     FB_DTYPES_ALL, Variant<PREFETCH>::supports, Variant<PREFETCH>::workspace, Variant<PREFETCH>::run, 2},
 };
 extern "C" const int fb_rmsnorm_backward_variant_count =
     (int)(sizeof fb_rmsnorm_backward_variants / sizeof fb_rmsnorm_backward_variants[0]);
