@@ -29,7 +29,14 @@
 //                                 dy read twice, 80-81% over clusters of 4; NOTES.md, stop 24).
 //                                 The half types' one-CTA steps go out of phase too from 16 MiB
 //                                 (an mbarrier instead of the CTA barrier: pipe_shape).
-//   rmsnorm_backward.fused        pipelined where it applies from 8 MiB of x, else the kernel
+//   rmsnorm_backward.prefetch     one 1024-thread CTA per SM taking whole rows of up to 4096
+//                                 16-byte units: the row's x and dy in registers, the next row's
+//                                 copied into shared memory (cp.async) meanwhile. For the rows a
+//                                 pipelined stage cannot hold (float32 N 8196..16384, float64
+//                                 4098..8192), which the pipelined kernel splits over a cluster.
+//   rmsnorm_backward.fused        from 8 MiB of x: prefetch for the rows it measured faster on
+//                                 (prefetch_wins: float64 rows of 2049..4096 units, float32's
+//                                 while w fits L1), else pipelined where it applies; below, the kernel
 //                                 above on a resident grid, or the pipelined kernel for rows the
 //                                 registers cannot hold (the rule and its table: pick()).
 // The dw kernel is launched as a programmatic dependent (PDL) of either row kernel, so its launch
@@ -703,6 +710,19 @@ template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
     L->smem = (64 + (size_t)(g.units * nv)) * sizeof(A) + 2 * (size_t)g.units * 16;
     return resident_grid(L, g.rows);
 }
+// Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two
+// (rows of more than kPipeUnits units): float64, and the other dtypes where w (read per unit, twice
+// a row) still fits L1 beside the kernel's shared memory. Measured (NVIDIA H200, stop 48 call 6, two
+// rounds, t_pipelined / t_prefetch, 2048 / 8192 rows): float64 N = 8192 1.06 / 1.12 (72 -> 77%,
+// 78 -> 87% of SOL); float32 N = 12288 (w 48 KB beside 144 KB) 1.18 / 1.23; float32 N = 16384
+// (64 KB beside 192 KB: L1 cannot hold w) 0.94 / 0.91. The half types spill in it (rows of more
+// than 2048 units are N > 16384 there, never measured).
+bool prefetch_wins(const Geom &g, fb_dtype dt) {
+    if (!g.vec || g.units <= kPipeUnits || g.units > kPrefetchUnits || fb_dtype_size(dt) < 4) return false;
+    if (dt == FB_F64) return true;
+    const size_t smem = (64 + (size_t)g.units * 4) * 4 + 2 * (size_t)g.units * 16;
+    return smem + (size_t)g.units * 16 <= 224 * 1024;
+}
 
 // The kernel and grid of a mode; false where it has none for this shape. L->S > 0 when the
 // pipelined kernel is the one picked.
@@ -719,6 +739,11 @@ bool pick(Grid mode, const Problem &p, Launch *L) {
     if (mode == PREFETCH) {
         FB_DISPATCH(p.dt, T, { ok = pick_prefetch<T>(p.g, L); });
         return ok;
+    }
+    if (mode == AUTO && xbytes >= kPipeFromBytes && prefetch_wins(p.g, p.dt)) {
+        FB_DISPATCH(p.dt, T, { ok = pick_prefetch<T>(p.g, L); });
+        if (ok) return true;
+        *L = Launch();
     }
     if (mode == PIPELINED || (mode == AUTO && xbytes >= kPipeFromBytes)) {
         FB_DISPATCH(p.dt, T, { ok = pick_pipe<T>(p.g, L); });
