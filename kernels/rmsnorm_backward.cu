@@ -705,7 +705,9 @@ template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
     if (!g.vec || g.units > kPrefetchUnits) return false;
     using A = acc_t<T>;
     const long nv = 16 / (long)sizeof(T);
-    L->fn = (void *)rmsnorm_bwd_prefetch_kernel<T, 4>;
+    // units a thread: 2 up to 2048 units (the half types' rows of <= 16384 elements, held in half
+    // the registers), else 4
+    L->fn = g.units <= 2048 ? (void *)rmsnorm_bwd_prefetch_kernel<T, 2> : (void *)rmsnorm_bwd_prefetch_kernel<T, 4>;
     L->threads = 1024;
     L->smem = (64 + (size_t)(g.units * nv)) * sizeof(A) + 2 * (size_t)g.units * 16;
     return resident_grid(L, g.rows);
