@@ -12,7 +12,9 @@ config a graph; the own GEMM's SM clock per CTA (the trace build's CLOCK lines).
 Call 3: the wide dw kernel (7282402) against the one before (alternating rounds, and the row
 kernel alone); Nsight Compute's SM frequency for cuBLASLt's eight candidates and the own GEMM.
 Call 4: the own dw sum with batched loads (890a38d), cooperative and not, against the dw kernel.
-Call 5: the final tree: rmsnorm_backward checked and its cells of 4TN >= 16M, two rounds.
+Call 5: the tree at 2b2a6e5: rmsnorm_backward checked and its cells of 4TN >= 16M, two rounds.
+Call 6: rmsnorm_backward.prefetch (21095be) against .fused (the pipelined kernel), two rounds.
+Call 7: the final tree (90698ba: .fused takes the prefetched kernel where prefetch_wins says).
 """
 import math
 import os
@@ -42,8 +44,14 @@ CALLS = [
      "4. fb48o = 890a38d + its knobs: the own dw sum with batched loads, cooperative (own) and not"
      " (nocoop), against the dw kernel of 7282402 (kernel)",
      ["st-rbwd", "memcheck", "racecheck"]),
-    ("call5-final-rmsbwd.tar.xz", "5. fb48f = 2b2a6e5 (the final tree): rmsnorm_backward's >= 16M cells, two rounds",
+    ("call5-final-rmsbwd.tar.xz", "5. fb48f = 2b2a6e5: rmsnorm_backward's >= 16M cells, two rounds",
      ["st-rbwd"]),
+    ("call6-rmsbwd-prefetch.tar.xz", "6. fb48p = 21095be: rmsnorm_backward.prefetch against .fused, two rounds",
+     ["st-rbwd", "memcheck", "racecheck"]),
+    ("call7-final-rmsbwd-prefetch-rule.tar.xz",
+     "7. fb48q = ab64560 (the final tree's kernels): rmsnorm_backward's >= 16M cells and N = 12288, two rounds;"
+     " the half types' prefetch at two units a thread beside .fused, one round",
+     ["st-rbwd", "memcheck"]),
 ]
 
 
@@ -179,13 +187,50 @@ def mm_grid(r):
 def final_sol(r):
     """% of SOL in two rounds on the cells of 4TN >= 16M; those under issue 9's 80% in both marked."""
     t = [fused_times(os.path.join(r, f"rb-final-{i}.json"), "rmsnorm_backward.fused") for i in (1, 2)]
-    print("  rmsnorm_backward.fused % of SOL, rounds 1 and 2, cells of 4TN >= 16M (issue 9: >= 80%)")
+    print("  rmsnorm_backward.fused % of SOL, rounds 1 and 2, cells of 4TN >= 16M (issue 9: >= 80%;"
+          " N = 12288 is not in the case's grid)")
     for k in sorted(t[0]):
         d, T, N = k
         if 4 * T * N < 16 * 2**20:
             continue
         a, b = t[0][k][1], t[1][k][1]
         print(f"    {d:<9} [4, {T}, {N}] {a:5.1f} {b:5.1f}{'   under 80' if max(a, b) < 80 else ''}")
+
+
+def prefetch_table(r):
+    """.fused (the pipelined kernel there) and .prefetch timed in one run, twice (the variants'
+    order reversed the second time): % of SOL each round, t_fused / t_prefetch."""
+    t = []
+    for i in (1, 2):
+        out = {}
+        for _, d, c in cells(os.path.join(r, f"rb-{i}.json")):
+            for n in ("rmsnorm_backward.fused", "rmsnorm_backward.prefetch"):
+                v = c["variants"].get(n, {})
+                if "time_ms" not in v:
+                    continue
+                assert v["check"]["passed"], (d, c["row"], c["col"], n)
+                out[(d, c["row"], c["col"], n)] = (v["time_ms"]["median"] * 1e3, v["sol_pct"])
+        t.append(out)
+    print("  % of SOL rounds 1 and 2: fused | prefetch | t_fused / t_prefetch (geometric means of the rounds)")
+    for k in sorted({k[:3] for k in t[0]}):
+        f = [x.get(k + ("rmsnorm_backward.fused",)) for x in t]
+        q = [x.get(k + ("rmsnorm_backward.prefetch",)) for x in t]
+        if None in q:
+            print(f"    {k[0]:<9} [4, {k[1]}, {k[2]}] fused {f[0][1]:.1f} {f[1][1]:.1f} | prefetch declines (> 4096 units)")
+            continue
+        gf = math.sqrt(f[0][0] * f[1][0])
+        gq = math.sqrt(q[0][0] * q[1][0])
+        print(f"    {k[0]:<9} [4, {k[1]}, {k[2]}] fused {f[0][1]:.1f} {f[1][1]:.1f} | prefetch {q[0][1]:.1f} {q[1][1]:.1f}"
+              f" | {gf / gq:.3f}")
+
+
+def half_prefetch(r):
+    """One run of .fused and .prefetch on the half types (prefetch at two units a thread)."""
+    print("  half types, one round: % of SOL fused | prefetch")
+    for _, d, c in cells(os.path.join(r, "rb-half.json")):
+        f, q = c["variants"]["rmsnorm_backward.fused"], c["variants"]["rmsnorm_backward.prefetch"]
+        assert f["check"]["passed"] and q["check"]["passed"]
+        print(f"    {d:<9} [4, {c['row']}, {c['col']}] {f['sol_pct']:.1f} | {q['sol_pct']:.1f}")
 
 
 def candidates(r):
@@ -210,6 +255,8 @@ def candidates(r):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         for tar, title, names in CALLS:
+            if not os.path.exists(os.path.join(HERE, tar)):
+                continue
             print(f"== {title} ({tar})")
             r = unpack(tmp, os.path.join(HERE, tar))
             steps(r, [n for n in names if os.path.exists(os.path.join(r, n + ".txt"))])
@@ -229,8 +276,12 @@ def main():
                 ncu_kernels(r, "clock")
             if tar.startswith("call4"):
                 forms_table(r, ["rb-kernel", "rb-own", "rb-nocoop"], "rb-kernel", {"rb-kernel", "rb-own", "rb-nocoop"})
-            if tar.startswith("call5"):
+            if tar.startswith(("call5", "call7")):
                 final_sol(r)
+            if tar.startswith("call6"):
+                prefetch_table(r)
+            if tar.startswith("call7"):
+                half_prefetch(r)
             candidates(r)
             print()
 
