@@ -421,41 +421,57 @@ cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream
 // Prefetched: rows of 2049..4096 16-byte units (float32 N 8196..16384, float64 4098..8192), which
 // no pipelined stage holds (a stage of x and dy is 128 KB there: two do not fit an SM), so the
 // pipelined kernel splits them over a cluster of two and pays a cluster exchange each row (float32
-// [4, 512, 16384] 79-81% of SOL, float64 rows of 8192 72-78%). Here one resident CTA of 1024
-// threads takes whole rows: thread t holds units t + 1024 j (j < U) of the current row's x and dy in
+// [4, 512, 16384] 79-81% of SOL, float64 rows of 8192 72-78%). Here one resident CTA of NT
+// threads takes whole rows: thread t holds units t + NT j (j < U) of the current row's x and dy in
 // registers while the next row's x and dy land in shared memory (16-byte cp.async, each thread
 // its own units: it reads only the slots it copied, so neither the copy nor the reuse needs a
-// barrier). Two row sums a row (one CTA reduction), w read per unit (L1/L2), dw in shared memory
-// (each column one owner thread) and written as the CTA's partial row at the end.
-// Shared memory: 64 scratch slots, dw (units x NV values), the stage (x then dy: 2 x units x 16 B).
-template <typename T, int U>
-__global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_prefetch_kernel(const T *__restrict__ x, const T *__restrict__ w,
-                                                                       const T *__restrict__ dy, T *__restrict__ dx,
-                                                                       acc_t<T> *__restrict__ partial, long rows, long N,
-                                                                       long units, int G, acc_t<T> eps) {
+// barrier). Two row sums a row (one CTA reduction); the CTA's partial row of dw at the end (each
+// column has one owner thread).
+//   WSM = false (NT = 1024): w read per unit from L1/L2, dw accumulated in shared memory.
+//   WSM = true (NT = 512, U = 8: 128 registers a thread): w copied into shared memory once, dw
+//   accumulated in registers. Why: at 4096 float32 units the first form's 192 KB of shared memory
+//   leaves L1 too small for w (64 KB, read twice a row), and it lost to the cluster (stop 48).
+// Shared memory: 64 scratch slots, dw (units x NV values) or w (units x 16 B), the stage (x then
+// dy: 2 x units x 16 B).
+template <typename T, int U, int NT, bool WSM>
+__global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__restrict__ x, const T *__restrict__ w,
+                                                                     const T *__restrict__ dy, T *__restrict__ dx,
+                                                                     acc_t<T> *__restrict__ partial, long rows, long N,
+                                                                     long units, int G, acc_t<T> eps) {
     using A = acc_t<T>;
     using IO = Io<T, true>;
     using Raw = typename IO::Raw;
     constexpr int NV = IO::NV;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     A *scratch = reinterpret_cast<A *>(smem_raw);  // 64 slots: the paired row sums
-    A *dwacc = scratch + 64;                        // [units * NV]
-    Raw *stage = reinterpret_cast<Raw *>(dwacc + units * NV);  // [2][units]: x, then dy
-    const int t = threadIdx.x, T_ = blockDim.x;
+    A *dwacc = scratch + 64;                        // [units * NV] (WSM: unused)
+    Raw *wsm = reinterpret_cast<Raw *>(scratch + 64);  // [units] (WSM only)
+    Raw *stage = WSM ? wsm + units : reinterpret_cast<Raw *>(dwacc + units * NV);  // [2][units]: x, then dy
+    const int t = threadIdx.x;
     (void)G;
     const A inv_n = A(1) / (A)N;
+    A dwr[WSM ? U : 1][NV];  // WSM: dw in registers
 #pragma unroll
     for (int j = 0; j < U; ++j) {
-        const long k = t + (long)j * T_;
-        if (k < units)
+        const long k = t + (long)j * NT;
 #pragma unroll
-            for (int i = 0; i < NV; ++i) dwacc[k * NV + i] = A(0);
+        for (int i = 0; i < NV; ++i) {
+            if constexpr (WSM) dwr[j][i] = A(0);
+            else if (k < units) dwacc[k * NV + i] = A(0);
+        }
+        if constexpr (WSM)
+            if (k < units) cp_async16(wsm + k, w + k * NV);  // its own units: read only by this thread
     }
+    auto wunit = [&](int j, long k, A (&wv)[NV]) {
+        if constexpr (WSM) IO::widen(wsm[k], wv);
+        else IO::load(w, k, wv);
+        (void)j;
+    };
     // the next row's units into this thread's slots of the stage
     auto prefetch = [&](long row) {
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            const long k = t + (long)j * T_;
+            const long k = t + (long)j * NT;
             if (k < units) {
                 cp_async16(stage + k, x + row * N + k * NV);
                 cp_async16(stage + units + k, dy + row * N + k * NV);
@@ -468,41 +484,42 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_prefetch_kernel(const T *
     if (row < rows) {
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            const long k = t + (long)j * T_;
+            const long k = t + (long)j * NT;
             if (k < units) {
                 xraw[j] = IO::load_raw(x + row * N, k);
                 draw[j] = IO::load_raw(dy + row * N, k);
             }
         }
     }
+    if constexpr (WSM) cp_async_wait_all();  // w landed (this thread's own units)
     for (; row < rows; row += gridDim.x) {
         const long next = row + gridDim.x;
         if (next < rows) prefetch(next);
         A ss = A(0), gx = A(0);
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            const long k = t + (long)j * T_;
+            const long k = t + (long)j * NT;
             if (k < units) {
                 A xv[NV], dv[NV], wv[NV];
                 IO::widen(xraw[j], xv);
                 IO::widen(draw[j], dv);
-                IO::load(w, k, wv);
+                wunit(j, k, wv);
                 unit_sums(xv, dv, wv, ss, gx);
             }
         }
-        row_sum2(ss, gx, T_, scratch);
+        row_sum2(ss, gx, NT, scratch);
         const A r = rsqrt_acc(ss * inv_n + eps);
         const A k3 = r * r * r * (gx * inv_n);
         T *dxr = dx + row * N;
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            const long k = t + (long)j * T_;
+            const long k = t + (long)j * NT;
             if (k < units) {
                 A xv[NV], dv[NV], wv[NV], o[NV];
                 IO::widen(xraw[j], xv);
                 IO::widen(draw[j], dv);
-                IO::load(w, k, wv);
-                unit_dx_dw(xv, dv, wv, r, k3, o, dwacc + k * NV);
+                wunit(j, k, wv);
+                unit_dx_dw(xv, dv, wv, r, k3, o, WSM ? dwr[WSM ? j : 0] : dwacc + k * NV);
                 IO::store_stream(dxr, k, o);
             }
         }
@@ -511,7 +528,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_prefetch_kernel(const T *
             cp_async_wait_all();
 #pragma unroll
             for (int j = 0; j < U; ++j) {
-                const long k = t + (long)j * T_;
+                const long k = t + (long)j * NT;
                 if (k < units) {
                     xraw[j] = stage[k];
                     draw[j] = stage[units + k];
@@ -519,16 +536,16 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_prefetch_kernel(const T *
             }
         }
     }
-    // This CTA's partial row: every column has one owner thread, so straight from dwacc. The dw
-    // kernel may start launching now (it waits for this grid's end before reading anything).
+    // This CTA's partial row: every column has one owner thread. The dw kernel may start launching
+    // now (it waits for this grid's end before reading anything).
     allow_dependent_launch();
     A *out = partial + (long)blockIdx.x * N;
 #pragma unroll
     for (int j = 0; j < U; ++j) {
-        const long k = t + (long)j * T_;
+        const long k = t + (long)j * NT;
         if (k < units)
 #pragma unroll
-            for (int i = 0; i < NV; ++i) out[k * NV + i] = dwacc[k * NV + i];
+            for (int i = 0; i < NV; ++i) out[k * NV + i] = WSM ? dwr[WSM ? j : 0][i] : dwacc[k * NV + i];
     }
 }
 
@@ -707,9 +724,11 @@ template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
     const long nv = 16 / (long)sizeof(T);
     // units a thread: 2 up to 2048 units (the half types' rows of <= 16384 elements, held in half
     // the registers), else 4
-    L->fn = g.units <= 2048 ? (void *)rmsnorm_bwd_prefetch_kernel<T, 2> : (void *)rmsnorm_bwd_prefetch_kernel<T, 4>;
+    L->fn = g.units <= 2048 ? (void *)rmsnorm_bwd_prefetch_kernel<T, 2, 1024, false>
+                            : (void *)rmsnorm_bwd_prefetch_kernel<T, 4, 1024, false>;
     L->threads = 1024;
     L->smem = (64 + (size_t)(g.units * nv)) * sizeof(A) + 2 * (size_t)g.units * 16;
+
     return resident_grid(L, g.rows);
 }
 // Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two
