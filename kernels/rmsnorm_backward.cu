@@ -34,9 +34,9 @@
 //                                 copied into shared memory (cp.async) meanwhile. For the rows a
 //                                 pipelined stage cannot hold (float32 N 8196..16384, float64
 //                                 4098..8192), which the pipelined kernel splits over a cluster.
-//   rmsnorm_backward.fused        from 8 MiB of x: prefetch for the rows it measured faster on
-//                                 (prefetch_wins: float64 rows of 2049..4096 units, float32's
-//                                 while w fits L1), else pipelined where it applies; below, the kernel
+//   rmsnorm_backward.fused        from 8 MiB of x: prefetch for the float32 and float64 rows of
+//                                 2049..4096 units (prefetch_wins), else pipelined where it
+//                                 applies; below, the kernel
 //                                 above on a resident grid, or the pipelined kernel for rows the
 //                                 registers cannot hold (the rule and its table: pick()).
 // The dw kernel is launched as a programmatic dependent (PDL) of either row kernel, so its launch
@@ -425,15 +425,13 @@ cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream
 // threads takes whole rows: thread t holds units t + NT j (j < U) of the current row's x and dy in
 // registers while the next row's x and dy land in shared memory (16-byte cp.async, each thread
 // its own units: it reads only the slots it copied, so neither the copy nor the reuse needs a
-// barrier). Two row sums a row (one CTA reduction); the CTA's partial row of dw at the end (each
-// column has one owner thread).
-//   WSM = false (NT = 1024): w read per unit from L1/L2, dw accumulated in shared memory.
-//   WSM = true (NT = 512, U = 8: 128 registers a thread): w copied into shared memory once, dw
-//   accumulated in registers. Why: at 4096 float32 units the first form's 192 KB of shared memory
-//   leaves L1 too small for w (64 KB, read twice a row), and it lost to the cluster (stop 48).
-// Shared memory: 64 scratch slots, dw (units x NV values) or w (units x 16 B), the stage (x then
-// dy: 2 x units x 16 B).
-template <typename T, int U, int NT, bool WSM>
+// barrier). Two row sums a row (one CTA reduction), w read per unit (L1/L2), dw accumulated in
+// shared memory (each column one owner thread) and written as the CTA's partial row at the end.
+// NT, the thread count, is a compile-time constant: with blockDim.x in the unit index the kernel
+// took 1.6x the instructions (1860 against 1156 SASS lines) and ran float32 [4, 2048, 16384] at
+// 79.6% of SOL instead of 96.3 (stop 48, calls 6 and 8).
+// Shared memory: 64 scratch slots, dw (units x NV values), the stage (x then dy: 2 x units x 16 B).
+template <typename T, int U, int NT>
 __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                      const T *__restrict__ dy, T *__restrict__ dx,
                                                                      acc_t<T> *__restrict__ partial, long rows, long N,
@@ -444,29 +442,18 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
     constexpr int NV = IO::NV;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     A *scratch = reinterpret_cast<A *>(smem_raw);  // 64 slots: the paired row sums
-    A *dwacc = scratch + 64;                        // [units * NV] (WSM: unused)
-    Raw *wsm = reinterpret_cast<Raw *>(scratch + 64);  // [units] (WSM only)
-    Raw *stage = WSM ? wsm + units : reinterpret_cast<Raw *>(dwacc + units * NV);  // [2][units]: x, then dy
+    A *dwacc = scratch + 64;                        // [units * NV]
+    Raw *stage = reinterpret_cast<Raw *>(dwacc + units * NV);  // [2][units]: x, then dy
     const int t = threadIdx.x;
     (void)G;
     const A inv_n = A(1) / (A)N;
-    A dwr[WSM ? U : 1][NV];  // WSM: dw in registers
 #pragma unroll
     for (int j = 0; j < U; ++j) {
         const long k = t + (long)j * NT;
+        if (k < units)
 #pragma unroll
-        for (int i = 0; i < NV; ++i) {
-            if constexpr (WSM) dwr[j][i] = A(0);
-            else if (k < units) dwacc[k * NV + i] = A(0);
-        }
-        if constexpr (WSM)
-            if (k < units) cp_async16(wsm + k, w + k * NV);  // its own units: read only by this thread
+            for (int i = 0; i < NV; ++i) dwacc[k * NV + i] = A(0);
     }
-    auto wunit = [&](int j, long k, A (&wv)[NV]) {
-        if constexpr (WSM) IO::widen(wsm[k], wv);
-        else IO::load(w, k, wv);
-        (void)j;
-    };
     // the next row's units into this thread's slots of the stage
     auto prefetch = [&](long row) {
 #pragma unroll
@@ -491,7 +478,6 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
             }
         }
     }
-    if constexpr (WSM) cp_async_wait_all();  // w landed (this thread's own units)
     for (; row < rows; row += gridDim.x) {
         const long next = row + gridDim.x;
         if (next < rows) prefetch(next);
@@ -503,7 +489,7 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
                 A xv[NV], dv[NV], wv[NV];
                 IO::widen(xraw[j], xv);
                 IO::widen(draw[j], dv);
-                wunit(j, k, wv);
+                IO::load(w, k, wv);
                 unit_sums(xv, dv, wv, ss, gx);
             }
         }
@@ -518,8 +504,8 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
                 A xv[NV], dv[NV], wv[NV], o[NV];
                 IO::widen(xraw[j], xv);
                 IO::widen(draw[j], dv);
-                wunit(j, k, wv);
-                unit_dx_dw(xv, dv, wv, r, k3, o, WSM ? dwr[WSM ? j : 0] : dwacc + k * NV);
+                IO::load(w, k, wv);
+                unit_dx_dw(xv, dv, wv, r, k3, o, dwacc + k * NV);
                 IO::store_stream(dxr, k, o);
             }
         }
@@ -545,7 +531,7 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
         const long k = t + (long)j * NT;
         if (k < units)
 #pragma unroll
-            for (int i = 0; i < NV; ++i) out[k * NV + i] = WSM ? dwr[WSM ? j : 0][i] : dwacc[k * NV + i];
+            for (int i = 0; i < NV; ++i) out[k * NV + i] = dwacc[k * NV + i];
     }
 }
 
@@ -724,25 +710,22 @@ template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
     const long nv = 16 / (long)sizeof(T);
     // units a thread: 2 up to 2048 units (the half types' rows of <= 16384 elements, held in half
     // the registers), else 4
-    L->fn = g.units <= 2048 ? (void *)rmsnorm_bwd_prefetch_kernel<T, 2, 1024, false>
-                            : (void *)rmsnorm_bwd_prefetch_kernel<T, 4, 1024, false>;
+    L->fn = g.units <= 2048 ? (void *)rmsnorm_bwd_prefetch_kernel<T, 2, 1024>
+                            : (void *)rmsnorm_bwd_prefetch_kernel<T, 4, 1024>;
     L->threads = 1024;
     L->smem = (64 + (size_t)(g.units * nv)) * sizeof(A) + 2 * (size_t)g.units * 16;
 
     return resident_grid(L, g.rows);
 }
-// Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two
-// (rows of more than kPipeUnits units): float64, and the other dtypes where w (read per unit, twice
-// a row) still fits L1 beside the kernel's shared memory. Measured (NVIDIA H200, stop 48 call 6, two
-// rounds, t_pipelined / t_prefetch, 2048 / 8192 rows): float64 N = 8192 1.06 / 1.12 (72 -> 77%,
-// 78 -> 87% of SOL); float32 N = 12288 (w 48 KB beside 144 KB) 1.18 / 1.23; float32 N = 16384
-// (64 KB beside 192 KB: L1 cannot hold w) 0.94 / 0.91. The half types spill in it (rows of more
-// than 2048 units are N > 16384 there, never measured).
+// Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two:
+// rows of 2049..4096 units in float32 and float64. Measured (NVIDIA H200, stop 48 call 8, two
+// rounds, % of SOL pipelined -> prefetched at 2048 / 8192 rows): float32 N = 12288 88.7 -> 88.0 /
+// 93.1 -> 93.4, N = 16384 80.9 -> 90.8 / 87.0 -> 96.3; float64 N = 8192 (.fused already on the
+// prefetched kernel there: call 6 had the pipelined kernel at 72.3 / 77.8). The half types spill
+// in it (their rows of more than 2048 units are N > 16384, never measured); at <= 2048 units the
+// pipelined kernel's own stages win (float32 N = 8192 86.1 / 93.5 against 86.3 / 89.9).
 bool prefetch_wins(const Geom &g, fb_dtype dt) {
-    if (!g.vec || g.units <= kPipeUnits || g.units > kPrefetchUnits || fb_dtype_size(dt) < 4) return false;
-    if (dt == FB_F64) return true;
-    const size_t smem = (64 + (size_t)g.units * 4) * 4 + 2 * (size_t)g.units * 16;
-    return smem + (size_t)g.units * 16 <= 224 * 1024;
+    return g.vec && g.units > kPipeUnits && g.units <= kPrefetchUnits && fb_dtype_size(dt) >= 4;
 }
 
 // The kernel and grid of a mode; false where it has none for this shape. L->S > 0 when the
