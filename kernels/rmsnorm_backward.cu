@@ -718,12 +718,13 @@ template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
     return resident_grid(L, g.rows);
 }
 // Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two:
-// rows of 2049..4096 units in float32 and float64. Measured (NVIDIA H200, stop 48 call 8, two
-// rounds, % of SOL pipelined -> prefetched at 2048 / 8192 rows): float32 N = 12288 88.7 -> 88.0 /
-// 93.1 -> 93.4, N = 16384 80.9 -> 90.8 / 87.0 -> 96.3; float64 N = 8192 (.fused already on the
-// prefetched kernel there: call 6 had the pipelined kernel at 72.3 / 77.8). The half types spill
-// in it (their rows of more than 2048 units are N > 16384, never measured); at <= 2048 units the
-// pipelined kernel's own stages win (float32 N = 8192 86.1 / 93.5 against 86.3 / 89.9).
+// rows of 2049..4096 units in float32 and float64. Measured (NVIDIA H200, stop 48, two rounds each,
+// % of SOL at 2048 / 8192 rows, the pipelined kernel -> the prefetched one): float32 N = 12288
+// 70.5 / 76.3 -> 83.2 / 94.1 (call 6), N = 16384 80.9 / 87.0 -> 90.8 / 96.3 (call 8, with the
+// thread count a compile-time constant: call 6's build, indexing by blockDim.x, lost there);
+// float64 N = 8192 72.3 / 77.8 (call 6) -> 86.4 / 95.7 (call 8). The half types spill in it (their
+// rows of more than 2048 units are N > 16384, never measured); at <= 2048 units the pipelined
+// kernel's own stages win (float32 N = 8192 86.1 / 93.5 against 86.3 / 89.9, call 8).
 bool prefetch_wins(const Geom &g, fb_dtype dt) {
     return g.vec && g.units > kPipeUnits && g.units <= kPrefetchUnits && fb_dtype_size(dt) >= 4;
 }
