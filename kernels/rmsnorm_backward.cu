@@ -174,15 +174,12 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
 // every row the cluster steps through; the row sums add the C CTAs' partial sums through
 // distributed shared memory (cluster_publish / cluster_collect), and the cluster's partial row of dw is written in
 // slices, one row per cluster.
-template <typename T, int U, bool CLUSTER, int GC = 0>
+template <typename T, int U, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                    const T *__restrict__ dy, T *__restrict__ dx,
                                                                    acc_t<T> *__restrict__ partial, long rows, long N,
-                                                                   long units, int G_, int S, long slice,
+                                                                   long units, int G, int S, long slice,
                                                                    int out_of_phase, acc_t<T> eps) {
-    // GC > 0: the group width and the CTA size as compile-time constants (one row a step of GC
-    // threads): the unit indices and slot addresses fold to constant strides
-    const int G = GC > 0 ? GC : G_;
     using A = acc_t<T>;
     using IO = Io<T, true>;
     using Raw = typename IO::Raw;
@@ -200,8 +197,7 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         mine = units - k0 < slice ? units - k0 : slice;
         if (mine < 0) mine = 0;
     }
-    StagedRows<T, U, 2> sr(smem_raw + kStagedScratch + kClusterScratch, S, G, rows, N, mine, team, teams, k0,
-                           GC > 0 ? GC : (int)blockDim.x);
+    StagedRows<T, U, 2> sr(smem_raw + kStagedScratch + kClusterScratch, S, G, rows, N, mine, team, teams, k0);
     const T *const src[2] = {x, dy};
     const int l = sr.l, g = sr.g, rpc = sr.threads / G;
     const A inv_n = A(1) / (A)N;
@@ -653,10 +649,8 @@ template <typename T> bool pick_kernel(Grid mode, const Geom &g, Launch *L) {
 constexpr int kPipeStages = 4;
 constexpr size_t kPipeSmem = 200 * 1024;
 constexpr long kPipeUnits = 2048;  // units of a row (or a cluster CTA's slice) one CTA stages
-template <typename T> void *pipe_fn(int U, bool cluster, bool whole_cta_rows) {
+template <typename T> void *pipe_fn(int U, bool cluster) {
     if (cluster) return U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1, true> : (void *)rmsnorm_bwd_pipe_kernel<T, 2, true>;
-    if (whole_cta_rows)  // one row a step of 1024 threads
-        return U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1, false, 1024> : (void *)rmsnorm_bwd_pipe_kernel<T, 2, false, 1024>;
     return U == 1 ? (void *)rmsnorm_bwd_pipe_kernel<T, 1, false> : (void *)rmsnorm_bwd_pipe_kernel<T, 2, false>;
 }
 // The staging of a row (host arithmetic only): C CTAs a row, `slice` units each, plan_staged's
@@ -694,7 +688,7 @@ bool pipe_shape(const Geom &g, int esz, PipeShape *ps) {
 template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
     PipeShape ps;
     if (!pipe_shape(g, (int)sizeof(T), &ps)) return false;
-    L->fn = pipe_fn<T>(ps.sg.U, ps.C > 1, ps.sg.G == 1024 && ps.sg.threads == 1024);
+    L->fn = pipe_fn<T>(ps.sg.U, ps.C > 1);
     L->threads = ps.sg.threads;
     L->smem = ps.smem();
     L->C = ps.C;

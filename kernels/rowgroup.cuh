@@ -299,12 +299,10 @@ template <typename T, int U, int Q> struct StagedRows {
     Raw *stage;
     int S, G, threads, t, l, g;
     long rows, N, units, k0, base0, per_step, steps;
-    // threads_: the CTA's size (blockDim.x), passed so that a kernel knowing it at compile time
-    // gets constant slot strides
     __device__ StagedRows(void *smem, int S_, int G_, long rows_, long N_, long units_, long team, long teams,
-                          long k0_, int threads_)
+                          long k0_)
         : stage(reinterpret_cast<Raw *>(smem)), S(S_), G(G_), rows(rows_), N(N_), units(units_), k0(k0_) {
-        threads = threads_;
+        threads = blockDim.x;
         t = threadIdx.x;
         l = t & (G - 1);
         g = t / G;
