@@ -14,7 +14,13 @@ kernel alone); Nsight Compute's SM frequency for cuBLASLt's eight candidates and
 Call 4: the own dw sum with batched loads (890a38d), cooperative and not, against the dw kernel.
 Call 5: the tree at 2b2a6e5: rmsnorm_backward checked and its cells of 4TN >= 16M, two rounds.
 Call 6: rmsnorm_backward.prefetch (21095be) against .fused (the pipelined kernel), two rounds.
-Call 7: the final tree (90698ba: .fused takes the prefetched kernel where prefetch_wins says).
+Call 7: ab64560 (.fused takes the prefetched kernel where call 6's prefetch_wins said).
+Call 8: 12271ec (the prefetched kernel's thread count a compile-time constant) with and without its
+WSM form (dev knob), two rounds; racecheck of the WSM form (its hazards: a real missing commit).
+Call 9: the final tree's kernels (89a556d: .fused on the prefetched kernel for every float32/float64
+row of 2049..4096 units).
+Call 10: the pipelined kernel's compile-time 1024-thread instance (bf73ba9, reverted) against the
+run-time one (dev knob FB_DEV_PIPE_GC0), two rounds.
 """
 import math
 import os
@@ -52,6 +58,16 @@ CALLS = [
      "7. fb48q = ab64560 (the final tree's kernels): rmsnorm_backward's >= 16M cells and N = 12288, two rounds;"
      " the half types' prefetch at two units a thread beside .fused, one round",
      ["st-rbwd", "memcheck"]),
+    ("call8-rmsbwd-prefetch-wsm.tar.xz",
+     "8. fb48w = 12271ec + its WSM knob: .fused and .prefetch, base form (rb-base) and WSM form (rb-wsm)",
+     ["st-wsm", "memcheck-wsm"]),
+    ("call9-final-rmsbwd.tar.xz",
+     "9. fb48z = 89a556d (the final tree's kernels): rmsnorm_backward's >= 16M cells and N = 12288, two rounds",
+     ["st-rbwd", "memcheck", "racecheck"]),
+    ("call10-rmsbwd-pipe-gc.tar.xz",
+     "10. fb48g = bf73ba9 + dev/rmsbwd_pipe_gc0_knob.patch: the pipelined kernel's widths as constants (rb-gc)"
+     " or read at run time (rb-gc0), two rounds",
+     ["st-rbwd"]),
 ]
 
 
@@ -233,6 +249,32 @@ def half_prefetch(r):
         print(f"    {d:<9} [4, {c['row']}, {c['col']}] {f['sol_pct']:.1f} | {q['sol_pct']:.1f}")
 
 
+def wsm_table(r):
+    """.fused and .prefetch, base and WSM forms, two rounds each: % of SOL."""
+    def load(name):
+        out = {}
+        for _, d, c in cells(os.path.join(r, name)):
+            for n in ("rmsnorm_backward.fused", "rmsnorm_backward.prefetch"):
+                v = c["variants"].get(n, {})
+                if "time_ms" in v:
+                    assert v["check"]["passed"], (name, d, n)
+                    out[(d, c["row"], c["col"], n)] = v["sol_pct"]
+        return out
+    b = [load(f"rb-base-{i}.json") for i in (1, 2)]
+    w = [load(f"rb-wsm-{i}.json") for i in (1, 2)]
+    print("  % of SOL, rounds 1 and 2: base form | WSM form (.fused is the pipelined kernel except where"
+          " 90698ba's prefetch_wins picked the prefetched one: float32 N = 12288, float64 N = 8192)")
+    for k in sorted({k[:3] for k in b[0]}):
+        parts = []
+        for n in ("rmsnorm_backward.fused", "rmsnorm_backward.prefetch"):
+            kk = k + (n,)
+            if kk in b[0]:
+                parts.append(f"{n.split('.')[1]} {b[0][kk]:.1f} {b[1][kk]:.1f} | {w[0][kk]:.1f} {w[1][kk]:.1f}")
+            else:
+                parts.append(f"{n.split('.')[1]} declines")
+        print(f"    {k[0]:<8} [4, {k[1]}, {k[2]}]  " + ";  ".join(parts))
+
+
 def candidates(r):
     """matmul_add.fused per N: the paired geomean over the cells, prepare wall time, what ran."""
     for n in (8, 1, 2):
@@ -263,24 +305,32 @@ def main():
             for f in ("memcheck.json", "racecheck.json"):
                 if os.path.exists(os.path.join(r, f)):
                     print_checks(os.path.join(r, f))
-            if tar.startswith("call1"):
+            if tar.startswith("call1-"):
                 ab_table(r, "rb-old", "rb-new", "dw kernel", "own dw")
-            if tar.startswith("call2"):
+            if tar.startswith("call2-"):
                 dw_cost(r, "rb-dw", "rb-nodw", "the dw kernel of ad3408b")
                 ncu_kernels(r, "float")
                 ncu_kernels(r, "bfloat")
                 mm_grid(r)
                 gemm_lines(r)
-            if tar.startswith("call3"):
+            if tar.startswith("call3-"):
                 forms_table(r, ["rb-old", "rb-new", "rb-nodw"], "rb-old", {"rb-old", "rb-new"})
                 ncu_kernels(r, "clock")
-            if tar.startswith("call4"):
+            if tar.startswith("call4-"):
                 forms_table(r, ["rb-kernel", "rb-own", "rb-nocoop"], "rb-kernel", {"rb-kernel", "rb-own", "rb-nocoop"})
-            if tar.startswith(("call5", "call7")):
+            if tar.startswith("call8-"):
+                print("  racecheck-wsm: " + [l for l in open(os.path.join(r, "racecheck-wsm.txt")).read().splitlines()
+                                             if "RACECHECK SUMMARY" in l][0].strip("= ")
+                      + " (cp.async writes against widen's reads of w in shared memory: the w copies were never"
+                      " committed before cp.async.wait_group 0)")
+                wsm_table(r)
+            if tar.startswith("call10-"):
+                forms_table(r, ["rb-gc0", "rb-gc"], "rb-gc0", {"rb-gc0", "rb-gc"})
+            if tar.startswith(("call5-", "call7-", "call9-")):
                 final_sol(r)
-            if tar.startswith("call6"):
+            if tar.startswith("call6-"):
                 prefetch_table(r)
-            if tar.startswith("call7"):
+            if tar.startswith("call7-"):
                 half_prefetch(r)
             candidates(r)
             print()
