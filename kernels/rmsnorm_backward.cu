@@ -737,6 +737,10 @@ bool prefetch_wins(const Geom &g, fb_dtype dt) {
 // 16-32 MB 1.13 (12, none slower), 8-16 MB 1.11 (13; 2 slower by > 3%, rows of 8 and 16 units),
 // 4-8 MB 1.03 (3 of 12 slower), 2-4 MB 1.00 (6 of 13), < 2 MB 0.93 (30 of 40 slower).
 constexpr double kPipeFromBytes = 8.0 * 1024 * 1024;
+// .fused's first choice: the prefetched kernel, from 8 MiB of x, where prefetch_wins says
+bool fused_takes_prefetch(const Geom &g, fb_dtype dt, double xbytes) {
+    return xbytes >= kPipeFromBytes && prefetch_wins(g, dt);
+}
 bool pick(Grid mode, const Problem &p, Launch *L) {
     bool ok = false;
     *L = Launch();
@@ -745,7 +749,7 @@ bool pick(Grid mode, const Problem &p, Launch *L) {
         FB_DISPATCH(p.dt, T, { ok = pick_prefetch<T>(p.g, L); });
         return ok;
     }
-    if (mode == AUTO && xbytes >= kPipeFromBytes && prefetch_wins(p.g, p.dt)) {
+    if (mode == AUTO && fused_takes_prefetch(p.g, p.dt, xbytes)) {
         FB_DISPATCH(p.dt, T, { ok = pick_prefetch<T>(p.g, L); });
         if (ok) return true;
         *L = Launch();
@@ -867,6 +871,13 @@ template <Grid M> struct Variant {
 }  // namespace
 
 extern "C" int fb_rmsnorm_backward_plan_only(const fb_call *c) { return Variant<AUTO>::launch(c, true); }
+
+extern "C" int fb_rmsnorm_backward_takes_prefetch(long rows, long N, int esz) {
+    Geom g;
+    (void)plan_geom(rows, N, esz, true, held_values(esz), &g);
+    const fb_dtype dt = esz == 8 ? FB_F64 : esz == 4 ? FB_F32 : FB_BF16;  // a half type: either
+    return fused_takes_prefetch(g, dt, (double)rows * (double)N * (double)esz) ? 1 : 0;
+}
 
 extern "C" int fb_rmsnorm_backward_pipe_plan(long rows, long N, int esz, fb_rmsnorm_pipe_plan *out) {
     Geom g;

@@ -23,6 +23,9 @@ typedef struct fb_rmsnorm_pipe_plan {
     int out_of_phase;
 } fb_rmsnorm_pipe_plan;
 int fb_rmsnorm_backward_pipe_plan(long rows, long N, int esz, fb_rmsnorm_pipe_plan *out);
+/* 1 when rmsnorm_backward.fused runs the prefetched kernel on rows x N of `esz`-byte elements
+ * (16-byte aligned tensors): its rule alone, no device query. */
+int fb_rmsnorm_backward_takes_prefetch(long rows, long N, int esz);
 #ifdef __cplusplus
 }
 #endif

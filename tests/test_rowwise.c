@@ -506,6 +506,26 @@ static void test_rmsnorm_pipe_plan(void)
     CHECK(fb_rmsnorm_backward_pipe_plan(0, 4096, 4, &p) == FB_E_UNSUPPORTED);
 }
 
+/* rmsnorm_backward.fused's prefetched kernel (prefetch_wins, NOTES.md "Stop 48"): float32 and
+ * float64 16-byte rows of 2049..4096 units from 8 MiB of x; not the half types, not rows the
+ * pipelined kernel holds in one CTA (<= 2048 units) or beyond the registers (> 4096), not small
+ * tensors, not unaligned rows. */
+static void test_rmsnorm_backward_prefetch_rule(void)
+{
+    static const struct { long rows, N; int esz, want; } c[] = {
+        {2048, 16384, 4, 1}, {2048, 12288, 4, 1}, {8192, 8196, 4, 1},  {2048, 8192, 8, 1},
+        {2048, 8192, 4, 0},  {2048, 16384, 8, 0}, {2048, 32768, 2, 0}, {16, 16384, 4, 0},
+        {2048, 16383, 4, 0}, {2048, 20480, 4, 0},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const int got = fb_rmsnorm_backward_takes_prefetch(c[i].rows, c[i].N, c[i].esz);
+        if (got != c[i].want)
+            fprintf(stderr, "prefetch rule %ld x %ld (esz %d): %d, want %d\n", c[i].rows, c[i].N, c[i].esz, got,
+                    c[i].want);
+        CHECK(got == c[i].want);
+    }
+}
+
 /* What rmsnorm.fused runs (rmsnorm.cu: fused_pick over use_engine, straight_fits, pick_mode; "Stop 33"):
  * the row engine on float32 16-byte rows of >= 16384 and on rows that are not 16-byte rows, of >=
  * 128 elements, from 2048 rows, but not where the engine would need a workspace (its two-pass
@@ -594,6 +614,7 @@ int main(void)
     test_two_cta_cluster();
     test_half_smem_plan();
     test_rmsnorm_pipe_plan();
+    test_rmsnorm_backward_prefetch_rule();
     test_rmsnorm_fused_pick();
     test_rmsnorm_group_shape();
     return fb_t_report("rowwise");
