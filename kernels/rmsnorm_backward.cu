@@ -714,7 +714,6 @@ template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
                             : (void *)rmsnorm_bwd_prefetch_kernel<T, 4, 1024>;
     L->threads = 1024;
     L->smem = (64 + (size_t)(g.units * nv)) * sizeof(A) + 2 * (size_t)g.units * 16;
-
     return resident_grid(L, g.rows);
 }
 // Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two:
