@@ -212,6 +212,42 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity) {
     } while (!done);
 }
 
+// Arrive once and add `bytes` to the transactions this phase waits for (st.async or bulk copies
+// into this CTA count them down as they land).
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                     (uint32_t)__cvta_generic_to_shared(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+// After mbarrier.init: the barriers visible to the cluster's other CTAs (and async copies).
+__device__ __forceinline__ void fence_mbar_init_cluster() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+// ---- distributed shared memory (sm_90 clusters) ------------------------------------
+// The shared::cluster address of `p` (this CTA's shared memory) in CTA `rank` of the cluster.
+__device__ __forceinline__ uint32_t dsmem_addr(const void *p, uint32_t rank) {
+    uint32_t out;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(out)
+                 : "r"((uint32_t)__cvta_generic_to_shared(p)), "r"(rank));
+    return out;
+}
+// Two values into another CTA's shared memory (`dst`, 8- or 16-byte aligned), their bytes counted
+// on that CTA's mbarrier `bar` (both shared::cluster addresses from dsmem_addr). No fence and no
+// cluster barrier: the receiver's mbarrier wait is what orders the data.
+__device__ __forceinline__ void st_async_pair(uint32_t dst, float a, float b, uint32_t bar) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];\n" ::"r"(dst),
+                 "f"(a), "f"(b), "r"(bar)
+                 : "memory");
+}
+__device__ __forceinline__ void st_async_pair(uint32_t dst, double a, double b, uint32_t bar) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f64 [%0], {%1, %2}, [%3];\n" ::"r"(dst),
+                 "d"(a), "d"(b), "r"(bar)
+                 : "memory");
+}
+
 // ---- math in the accumulation type ----------------------------------------------
 // Precise libdevice functions (cosf, not __cosf): results are checked against float64
 // (float32 with rtol ~1e-5). math::cos(x) picks cosf or cos by the type of x.

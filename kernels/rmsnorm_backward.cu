@@ -430,8 +430,15 @@ cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream
 // NT, the thread count, is a compile-time constant: with blockDim.x in the unit index the kernel
 // took 1.6x the instructions (1860 against 1156 SASS lines) and ran float32 [4, 2048, 16384] at
 // 79.6% of SOL instead of 96.3 (stop 48, calls 6 and 8).
-// Shared memory: 64 scratch slots, dw (units x NV values), the stage (x then dy: 2 x units x 16 B).
-template <typename T, int U, int NT>
+// CLUSTER: rows of 4097..8192 units (float64 N 8194..16384) over a cluster of two CTAs, CTA
+// `rank` holding units [rank * slice, + slice) of every row its cluster takes, as above within its
+// slice; the two CTAs' row sums meet through distributed shared memory (PairExchange: st.async
+// into the peer's mbarrier-counted slot, no cluster barrier a row) while the next row's copies
+// are in flight; one partial row of dw per cluster, each CTA writing its slice.
+// Shared memory: 64 scratch slots, 8 more for the PairExchange, dw (slice x NV values), the stage
+// (x then dy: 2 x slice x 16 B).
+constexpr int kPrefetchScratch = 64 + 8;
+template <typename T, int U, int NT, bool CLUSTER>
 __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                      const T *__restrict__ dy, T *__restrict__ dx,
                                                                      acc_t<T> *__restrict__ partial, long rows, long N,
@@ -442,15 +449,33 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
     constexpr int NV = IO::NV;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     A *scratch = reinterpret_cast<A *>(smem_raw);  // 64 slots: the paired row sums
-    A *dwacc = scratch + 64;                        // [units * NV]
-    Raw *stage = reinterpret_cast<Raw *>(dwacc + units * NV);  // [2][units]: x, then dy
+    auto *pair = reinterpret_cast<PairExchange<A> *>(scratch + 64);  // CLUSTER: the row sums' exchange
+    A *dwacc = scratch + kPrefetchScratch;          // [slice * NV]
     const int t = threadIdx.x;
     (void)G;
+    // this CTA's team (a cluster, or itself), the teams, and its units [k0, k0 + mine) of each row
+    long team = blockIdx.x, teams = gridDim.x, k0 = 0, mine = units;
+    uint32_t peer = 0;
+    if constexpr (CLUSTER) {
+        const long rank = (long)cooperative_groups::this_cluster().block_rank();  // of 2
+        const long slice = (units + 1) / 2;
+        team = blockIdx.x / 2;  // clusters tile grid.x: a cluster's CTAs are consecutive
+        teams = gridDim.x / 2;
+        k0 = rank * slice;
+        mine = units - k0 < slice ? units - k0 : slice;
+        peer = (uint32_t)rank ^ 1u;
+        if (t == 0) pair->init();
+        // the peer's barriers initialised before any send to them
+        cluster_arrive_release();
+        cluster_wait();
+    }
+    Raw *stage = reinterpret_cast<Raw *>(dwacc + mine * NV);  // [2][mine]: x, then dy
+    const T *xs = x + k0 * NV, *dys = dy + k0 * NV, *ws = w + k0 * NV;
     const A inv_n = A(1) / (A)N;
 #pragma unroll
     for (int j = 0; j < U; ++j) {
         const long k = t + (long)j * NT;
-        if (k < units)
+        if (k < mine)
 #pragma unroll
             for (int i = 0; i < NV; ++i) dwacc[k * NV + i] = A(0);
     }
@@ -459,52 +484,53 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const long k = t + (long)j * NT;
-            if (k < units) {
-                cp_async16(stage + k, x + row * N + k * NV);
-                cp_async16(stage + units + k, dy + row * N + k * NV);
+            if (k < mine) {
+                cp_async16(stage + k, xs + row * N + k * NV);
+                cp_async16(stage + mine + k, dys + row * N + k * NV);
             }
         }
         cp_async_commit();
     };
     Raw xraw[U], draw[U];
-    long row = blockIdx.x;
+    long row = team;
     if (row < rows) {
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const long k = t + (long)j * NT;
-            if (k < units) {
-                xraw[j] = IO::load_raw(x + row * N, k);
-                draw[j] = IO::load_raw(dy + row * N, k);
+            if (k < mine) {
+                xraw[j] = IO::load_raw(xs + row * N, k);
+                draw[j] = IO::load_raw(dys + row * N, k);
             }
         }
     }
-    for (; row < rows; row += gridDim.x) {
-        const long next = row + gridDim.x;
+    for (long i = 0; row < rows; row += teams, ++i) {
+        const long next = row + teams;
         if (next < rows) prefetch(next);
         A ss = A(0), gx = A(0);
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const long k = t + (long)j * NT;
-            if (k < units) {
+            if (k < mine) {
                 A xv[NV], dv[NV], wv[NV];
                 IO::widen(xraw[j], xv);
                 IO::widen(draw[j], dv);
-                IO::load(w, k, wv);
+                IO::load(ws, k, wv);
                 unit_sums(xv, dv, wv, ss, gx);
             }
         }
         row_sum2(ss, gx, NT, scratch);
+        if constexpr (CLUSTER) pair->exchange(ss, gx, i, peer);
         const A r = rsqrt_acc(ss * inv_n + eps);
         const A k3 = r * r * r * (gx * inv_n);
-        T *dxr = dx + row * N;
+        T *dxr = dx + row * N + k0 * NV;
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const long k = t + (long)j * NT;
-            if (k < units) {
+            if (k < mine) {
                 A xv[NV], dv[NV], wv[NV], o[NV];
                 IO::widen(xraw[j], xv);
                 IO::widen(draw[j], dv);
-                IO::load(w, k, wv);
+                IO::load(ws, k, wv);
                 unit_dx_dw(xv, dv, wv, r, k3, o, dwacc + k * NV);
                 IO::store_stream(dxr, k, o);
             }
@@ -515,24 +541,29 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
 #pragma unroll
             for (int j = 0; j < U; ++j) {
                 const long k = t + (long)j * NT;
-                if (k < units) {
+                if (k < mine) {
                     xraw[j] = stage[k];
-                    draw[j] = stage[units + k];
+                    draw[j] = stage[mine + k];
                 }
             }
         }
     }
-    // This CTA's partial row: every column has one owner thread. The dw kernel may start launching
-    // now (it waits for this grid's end before reading anything).
+    // no CTA of the cluster exits while a send to it may be in flight (each waits for its peer's
+    // last send; the wait before exit below covers the rest)
+    if constexpr (CLUSTER) cluster_arrive_release();
+    // This CTA's partial row (its team's, in the columns it holds): every column has one owner
+    // thread. The dw kernel may start launching now (it waits for this grid's end before reading
+    // anything).
     allow_dependent_launch();
-    A *out = partial + (long)blockIdx.x * N;
+    A *out = partial + team * N + k0 * NV;
 #pragma unroll
     for (int j = 0; j < U; ++j) {
         const long k = t + (long)j * NT;
-        if (k < units)
+        if (k < mine)
 #pragma unroll
             for (int i = 0; i < NV; ++i) out[k * NV + i] = dwacc[k * NV + i];
     }
+    if constexpr (CLUSTER) cluster_wait();
 }
 
 template <typename T, bool VEC, int U> void *bwd_fn() { return (void *)rmsnorm_bwd_kernel<T, VEC, U>; }
@@ -701,19 +732,28 @@ template <typename T> bool pick_pipe(const Geom &g, Launch *L) {
     return true;
 }
 
-// The prefetched kernel's launch: 16-byte rows of at most kPrefetchUnits units, one resident CTA
-// of 1024 threads an SM (its shared memory: the stage, 128 KB at 4096 units, and dw).
+// The prefetched kernel's launch: 16-byte rows of at most kPrefetchUnits units on one resident
+// CTA of 1024 threads an SM (its shared memory: the stage, 128 KB at 4096 units, and dw), rows of
+// up to twice that over a cluster of two such CTAs.
 constexpr long kPrefetchUnits = 4096;
+constexpr int kPrefetchMaxC = 2;
 template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
-    if (!g.vec || g.units > kPrefetchUnits) return false;
+    if (!g.vec || g.units > kPrefetchMaxC * kPrefetchUnits) return false;
     using A = acc_t<T>;
     const long nv = 16 / (long)sizeof(T);
+    const int C = g.units > kPrefetchUnits ? 2 : 1;
+    const long slice = (g.units + C - 1) / C;
     // units a thread: 2 up to 2048 units (the half types' rows of <= 16384 elements, held in half
     // the registers), else 4
-    L->fn = g.units <= 2048 ? (void *)rmsnorm_bwd_prefetch_kernel<T, 2, 1024>
-                            : (void *)rmsnorm_bwd_prefetch_kernel<T, 4, 1024>;
+    if (C > 1)
+        L->fn = (void *)rmsnorm_bwd_prefetch_kernel<T, 4, 1024, true>;
+    else
+        L->fn = slice <= 2048 ? (void *)rmsnorm_bwd_prefetch_kernel<T, 2, 1024, false>
+                              : (void *)rmsnorm_bwd_prefetch_kernel<T, 4, 1024, false>;
     L->threads = 1024;
-    L->smem = (64 + (size_t)(g.units * nv)) * sizeof(A) + 2 * (size_t)g.units * 16;
+    L->C = C;
+    L->slice = slice;
+    L->smem = (kPrefetchScratch + (size_t)(slice * nv)) * sizeof(A) + 2 * (size_t)slice * 16;
     return resident_grid(L, g.rows);
 }
 // Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two:
@@ -784,8 +824,9 @@ template <Grid M> struct Variant {
             Launch L;
             if (!pick(M, p, &L)) {
                 if (why)
-                    snprintf(why, n, "rmsnorm_backward.prefetch holds a row in registers, 16-byte units, at most %ld "
-                             "(this row: %ld %s)", kPrefetchUnits, p.g.units, p.g.vec ? "units" : "elements, unaligned");
+                    snprintf(why, n, "rmsnorm_backward.prefetch holds a row in registers (over a cluster of %d "
+                             "CTAs), 16-byte units, at most %ld (this row: %ld %s)", kPrefetchMaxC,
+                             kPrefetchMaxC * kPrefetchUnits, p.g.units, p.g.vec ? "units" : "elements, unaligned");
                 return FB_E_UNSUPPORTED;
             }
             return FB_OK;

@@ -271,6 +271,37 @@ __device__ __forceinline__ void cluster_collect(A &a, A &b, int g, int rpc, A *c
     b = sb;
 }
 
+// Rows split over a cluster of exactly two CTAs, each holding one slice: their CTA row sums
+// exchanged without a cluster barrier. barrier.cluster.arrive.release (cluster_publish) compiles to
+// MEMBAR.ALL.GPU, which waits for every store this CTA still has in flight (the previous row's
+// outputs) before the peer may go on; here thread 0 writes its two sums straight into the peer's
+// slot by st.async, whose bytes complete a phase of the peer's mbarrier, and every thread waits
+// on its own CTA's barrier. Slot and barrier p = row parity; a CTA sends row i + 2 into slot p
+// only after it received row i + 1, which its peer sends after a CTA barrier (row_sum2's) that
+// every one of its threads reaches after reading row i's slot p. The pair is added in rank
+// order (IEEE addition commutes: both CTAs get the same bits).
+template <typename A> struct PairExchange {
+    A slot[2][2];      // the peer's sums, by row parity
+    uint64_t bar[2];   // one barrier a slot: 1 arrival (this CTA's thread 0) + the peer's bytes
+    // thread 0, once, before the cluster barrier that precedes the first send
+    __device__ void init() {
+        mbar_init(&bar[0], 1);
+        mbar_init(&bar[1], 1);
+        fence_mbar_init_cluster();
+    }
+    // every thread of the CTA, row i of the cluster's rows (i = 0, 1, ...): a, b become the pair's
+    __device__ __forceinline__ void exchange(A &a, A &b, long i, uint32_t peer) {
+        const int p = (int)(i & 1);
+        if (threadIdx.x == 0) {
+            mbar_arrive_expect_tx(&bar[p], (uint32_t)(2 * sizeof(A)));
+            st_async_pair(dsmem_addr(&slot[p][0], peer), a, b, dsmem_addr(&bar[p], peer));
+        }
+        mbar_wait(&bar[p], (uint32_t)((i >> 1) & 1));
+        a += slot[p][0];
+        b += slot[p][1];
+    }
+};
+
 __device__ __forceinline__ float rsqrt_acc(float x) { return rsqrtf(x); }
 __device__ __forceinline__ double rsqrt_acc(double x) { return rsqrt(x); }
 
