@@ -31,11 +31,15 @@
 //                                 (an mbarrier instead of the CTA barrier: pipe_shape).
 //   rmsnorm_backward.prefetch     one 1024-thread CTA per SM taking whole rows of up to 4096
 //                                 16-byte units: the row's x and dy in registers, the next row's
-//                                 copied into shared memory (cp.async) meanwhile. For the rows a
-//                                 pipelined stage cannot hold (float32 N 8196..16384, float64
-//                                 4098..8192), which the pipelined kernel splits over a cluster.
+//                                 copied into shared memory (cp.async) meanwhile; rows of up to
+//                                 8192 units over a cluster of two such CTAs, one slice each,
+//                                 their row sums exchanged by st.async (no cluster barrier). For
+//                                 the rows a pipelined stage cannot hold (float32 N 8196..32768,
+//                                 float64 4098..16384), which the pipelined kernel splits over a
+//                                 cluster of 2-4 CTAs with a cluster barrier a row (float64
+//                                 [4, 2048, 16384]: 69% of SOL there, 92-93% here).
 //   rmsnorm_backward.fused        from 8 MiB of x: prefetch for the float32 and float64 rows of
-//                                 2049..4096 units (prefetch_wins), else pipelined where it
+//                                 2049..8192 units (prefetch_wins), else pipelined where it
 //                                 applies; below, the kernel
 //                                 above on a resident grid, or the pipelined kernel for rows the
 //                                 registers cannot hold (the rule and its table: pick()).
@@ -756,16 +760,20 @@ template <typename T> bool pick_prefetch(const Geom &g, Launch *L) {
     L->smem = (kPrefetchScratch + (size_t)(slice * nv)) * sizeof(A) + 2 * (size_t)slice * 16;
     return resident_grid(L, g.rows);
 }
-// Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's cluster of two:
-// rows of 2049..4096 units in float32 and float64. Measured (NVIDIA H200, stop 48, two rounds each,
+// Where rmsnorm_backward.fused takes the prefetched kernel over the pipelined one's clusters:
+// rows of 2049..8192 units in float32 and float64. Measured (NVIDIA H200, stop 48, two rounds each,
 // % of SOL at 2048 / 8192 rows, the pipelined kernel -> the prefetched one): float32 N = 12288
 // 70.5 / 76.3 -> 83.2 / 94.1 (call 6), N = 16384 80.9 / 87.0 -> 90.8 / 96.3 (call 8, with the
 // thread count a compile-time constant: call 6's build, indexing by blockDim.x, lost there);
 // float64 N = 8192 72.3 / 77.8 (call 6) -> 86.4 / 95.7 (call 8). The half types spill in it (their
 // rows of more than 2048 units are N > 16384, never measured); at <= 2048 units the pipelined
-// kernel's own stages win (float32 N = 8192 86.1 / 93.5 against 86.3 / 89.9, call 8).
+// kernel's own stages win (float32 N = 8192 86.1 / 93.5 against 86.3 / 89.9, call 8). Rows of
+// 4097..8192 units on the prefetched kernel's cluster of two (stop 49, call 1, two rounds, % of
+// SOL at 128 / 512 / 2048 rows of 4 x T): float64 N = 16384 58 / 67.3 / 68-69 (the pipelined
+// kernel's cluster of four) -> 66-68 / 87.0 / 92-93. The half types lose on it at 1024 units
+// (bfloat16 [4, 512, 8192] 76 -> 52.5%, call 1), so they keep the pipelined kernel.
 bool prefetch_wins(const Geom &g, fb_dtype dt) {
-    return g.vec && g.units > kPipeUnits && g.units <= kPrefetchUnits && fb_dtype_size(dt) >= 4;
+    return g.vec && g.units > kPipeUnits && g.units <= kPrefetchMaxC * kPrefetchUnits && fb_dtype_size(dt) >= 4;
 }
 
 // The kernel and grid of a mode; false where it has none for this shape. L->S > 0 when the

@@ -506,16 +506,17 @@ static void test_rmsnorm_pipe_plan(void)
     CHECK(fb_rmsnorm_backward_pipe_plan(0, 4096, 4, &p) == FB_E_UNSUPPORTED);
 }
 
-/* rmsnorm_backward.fused's prefetched kernel (prefetch_wins, NOTES.md "Stop 48"): float32 and
- * float64 16-byte rows of 2049..4096 units from 8 MiB of x; not the half types, not rows the
- * pipelined kernel holds in one CTA (<= 2048 units) or beyond the registers (> 4096), not small
- * tensors, not unaligned rows. */
+/* rmsnorm_backward.fused's prefetched kernel (prefetch_wins, NOTES.md "Stops 48-49"): float32 and
+ * float64 16-byte rows of 2049..8192 units (over 4096: its cluster of two) from 8 MiB of x; not the
+ * half types, not rows the pipelined kernel holds in one CTA (<= 2048 units) or beyond a cluster of
+ * two (> 8192), not small tensors, not unaligned rows. */
 static void test_rmsnorm_backward_prefetch_rule(void)
 {
     static const struct { long rows, N; int esz, want; } c[] = {
         {2048, 16384, 4, 1}, {2048, 12288, 4, 1}, {8192, 8196, 4, 1},  {2048, 8192, 8, 1},
-        {2048, 8192, 4, 0},  {2048, 16384, 8, 0}, {2048, 32768, 2, 0}, {16, 16384, 4, 0},
-        {2048, 16383, 4, 0}, {2048, 20480, 4, 0},
+        {2048, 8192, 4, 0},  {2048, 16384, 8, 1}, {2048, 32768, 2, 0}, {16, 16384, 4, 0},
+        {2048, 16383, 4, 0}, {2048, 20480, 4, 1}, {2048, 32768, 4, 1}, {2048, 32772, 4, 0},
+        {512, 16388, 8, 0},  {8192, 8194, 8, 1},  {128, 16384, 8, 1},  {2048, 4096, 8, 0},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         const int got = fb_rmsnorm_backward_takes_prefetch(c[i].rows, c[i].N, c[i].esz);
