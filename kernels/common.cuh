@@ -152,34 +152,6 @@ inline cudaError_t launch_dependent(const void *fn, dim3 grid, dim3 block, size_
     cfg.numAttrs = 1;
     return cudaLaunchKernelExC(&cfg, fn, args);
 }
-// Per-CTA ready flags from a kernel to its programmatic dependent, so that the dependent starts
-// on each CTA's output as it lands instead of after the whole grid (wait_prerequisite_grid waits
-// for the grid's end and a memory flush). The producer CTA clears its flag first thing (the
-// dependent cannot launch before every producer CTA reached allow_dependent_launch, which comes
-// later) and publishes it after a CTA barrier that follows all its writes; the consumer polls
-// with acquire loads and reads the data through L2 (load_cg: L1 may not be coherent with it).
-__device__ __forceinline__ void flag_clear(unsigned *f) {
-    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(f), "r"(0u) : "memory");
-    __threadfence();
-}
-__device__ __forceinline__ void flag_publish(unsigned *f) {
-    __threadfence();
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(f), "r"(1u) : "memory");
-}
-__device__ __forceinline__ unsigned flag_peek(const unsigned *f) {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(f) : "memory");
-    return v;
-}
-// A 4-, 8- or 16-byte value read at L2 (ld.global.cg), not through L1.
-template <typename P> __device__ __forceinline__ P load_cg(const P *p) {
-    static_assert(sizeof(P) == 4 || sizeof(P) == 8 || sizeof(P) == 16, "4, 8 or 16 bytes");
-    P r;
-    if constexpr (sizeof(P) == 16) *reinterpret_cast<int4 *>(&r) = __ldcg(reinterpret_cast<const int4 *>(p));
-    else if constexpr (sizeof(P) == 8) *reinterpret_cast<long long *>(&r) = __ldcg(reinterpret_cast<const long long *>(p));
-    else *reinterpret_cast<int *>(&r) = __ldcg(reinterpret_cast<const int *>(p));
-    return r;
-}
 template <typename T, int N> __device__ __forceinline__ void store_pack_plain(T *p, const pack<T, N> &x) {
     if constexpr (N == 1) *p = x.v[0];
     else *reinterpret_cast<int4 *>(p) = *reinterpret_cast<const int4 *>(&x);

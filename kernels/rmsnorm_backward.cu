@@ -43,10 +43,8 @@
 //                                 applies; below, the kernel
 //                                 above on a resident grid, or the pipelined kernel for rows the
 //                                 registers cannot hold (the rule and its table: pick()).
-// The dw kernel is launched as a programmatic dependent (PDL) of every row kernel, so its launch
-// overlaps the row kernel's tail (1-2 points of SOL on 32-64 MB tensors, NOTES.md), and it sums
-// each partial row as soon as the CTAs that wrote it publish their flags, not after the row
-// kernel's end.
+// The dw kernel is launched as a programmatic dependent (PDL) of either row kernel, so its launch
+// overlaps the row kernel's tail (1-2 points of SOL on 32-64 MB tensors, NOTES.md).
 #include "rmsnorm_backward.h"
 #include "rowgroup.cuh"
 
@@ -99,7 +97,7 @@ __device__ __forceinline__ void write_partial_row(const A *groups, long stride, 
 template <typename T, bool VEC, int U>
 __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                            const T *__restrict__ dy, T *__restrict__ dx,
-                                                           acc_t<T> *__restrict__ partial, unsigned *__restrict__ flags, long rows, long N,
+                                                           acc_t<T> *__restrict__ partial, long rows, long N,
                                                            long units, int G, acc_t<T> eps) {
     using A = acc_t<T>;
     using IO = Io<T, VEC>;
@@ -115,7 +113,6 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
     // registers stay free for x and dy.
     A *mine = groups + (long)g * W;
     for (long c = l; c < W; c += G) mine[c] = A(0);
-    if (threadIdx.x == 0) flag_clear(flags + blockIdx.x);
 
     for (long row = (long)blockIdx.x * rpc + g; row < rows; row += (long)gridDim.x * rpc) {
         const T *xr = x + row * N, *dyr = dy + row * N;
@@ -159,12 +156,10 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
     }
 
     // This CTA's partial row: its groups' dw in group order. The dw kernel may start launching
-    // now (it reads a partial row once its flag is published).
+    // now (it waits for this grid's end before reading anything).
     allow_dependent_launch();
     __syncthreads();
     write_partial_row(groups, W, rpc, N, partial);
-    __syncthreads();
-    if (threadIdx.x == 0) flag_publish(flags + blockIdx.x);
 }
 
 // Pipelined: a resident CTA of 1024 threads (one per SM) steps through the rows rpc = 1024 / G
@@ -186,7 +181,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_bwd_kernel(const T *__restrict__
 template <typename T, int U, bool CLUSTER>
 __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                    const T *__restrict__ dy, T *__restrict__ dx,
-                                                                   acc_t<T> *__restrict__ partial, unsigned *__restrict__ flags, long rows, long N,
+                                                                   acc_t<T> *__restrict__ partial, long rows, long N,
                                                                    long units, int G, int S, long slice,
                                                                    int out_of_phase, acc_t<T> eps) {
     using A = acc_t<T>;
@@ -207,7 +202,6 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         if (mine < 0) mine = 0;
     }
     StagedRows<T, U, 2> sr(smem_raw + kStagedScratch + kClusterScratch, S, G, rows, N, mine, team, teams, k0);
-    if (threadIdx.x == 0) flag_clear(flags + blockIdx.x);
     const T *const src[2] = {x, dy};
     const int l = sr.l, g = sr.g, rpc = sr.threads / G;
     const A inv_n = A(1) / (A)N;
@@ -352,8 +346,6 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
         for (int q = 0; q < rpc; ++q) s += groups[(long)q * width + c];
         out[c] = s;
     }
-    __syncthreads();
-    if (threadIdx.x == 0) flag_publish(flags + blockIdx.x);
     if constexpr (CLUSTER) cluster_wait();
 }
 
@@ -364,15 +356,8 @@ __global__ void __launch_bounds__(1024, 1) rmsnorm_bwd_pipe_kernel(const T *__re
 // Why V: at 32 columns a CTA the kernel had N / 32 CTAs of 1024 threads, two waves from N = 8192
 // float32 partials (2 CTAs an SM), and it cost the timed call 3.9-4.3 us at N = 16384 against
 // 2.3-2.9 at 8192 (stop 48, FB_DEV_RMSBWD_SKIP_DW); with V = 4 N = 16384 is 128 CTAs, one wave.
-// Partial row p is the row kernel's team p: CTAs p * C .. p * C + C - 1, each of which publishes
-// its flag once its slice is written (common.cuh flag_publish). The kernel is a programmatic
-// dependent of the row kernel: it lands on an SM as the row kernel's CTA there exits, and reads
-// each batch of partial rows as soon as their flags are up, so its loads overlap the row kernel's
-// last CTAs rather than following the whole grid's end. flags == nullptr: wait for the row
-// kernel's end (wait_prerequisite_grid) as before.
 template <typename T, int V>
-__global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial,
-                                                          const unsigned *__restrict__ flags, int C, long P, long N,
+__global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__restrict__ partial, long P, long N,
                                                           T *__restrict__ dw) {
     using A = acc_t<T>;
     constexpr int CB = 32 * V;  // columns a CTA
@@ -382,33 +367,24 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
     __shared__ Pack s[32][32];  // [warp][lane]: the warps' sums, V columns a lane
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
     const long c = (long)blockIdx.x * CB + (long)tx * V;  // V > 1 only where N % V == 0
-    if (!flags) wait_prerequisite_grid();
+    // launched as a programmatic dependent of the row kernel: wait here for all of it (its
+    // partial rows written and visible)
+    wait_prerequisite_grid();
     Pack acc;
 #pragma unroll
     for (int i = 0; i < V; ++i) acc.v[i] = A(0);
-    const Pack *src = reinterpret_cast<const Pack *>(partial + (c < N ? c : 0));
-    const long stride = N / V;  // a partial row, in packs
-    // kB partial rows' loads issued before any of their adds (a plain loop, even unrolled,
-    // came out of the compiler load, add, load: one L2 round trip per partial row); the adds
-    // stay in p order
-    constexpr int kB = 8;
-    for (long p0 = ty; p0 < P; p0 += 32 * kB) {
-        if (flags) {
-            // the batch's kB x C flags polled 32 at once, a lane each, until all are up (the
-            // warp's lanes then read the rows through L2)
-            for (int f0 = 0; f0 < kB * C; f0 += 32) {
-                const int q = f0 + tx;
-                const long fp = p0 + 32L * (q / C);
-                const bool mine = q < kB * C && fp < P;
-                const unsigned *f = flags + (mine ? fp * C + q % C : 0);
-                while (!__all_sync(0xffffffffu, !mine || flag_peek(f) != 0)) __nanosleep(32);
-            }
-        }
-        if (c < N) {
+    if (c < N) {
+        const Pack *src = reinterpret_cast<const Pack *>(partial + c);
+        const long stride = N / V;  // a partial row, in packs
+        // kB partial rows' loads issued before any of their adds (a plain loop, even unrolled,
+        // came out of the compiler load, add, load: one L2 round trip per partial row); the adds
+        // stay in p order
+        constexpr int kB = 8;
+        for (long p0 = ty; p0 < P; p0 += 32 * kB) {
             Pack x[kB];
 #pragma unroll
             for (int k = 0; k < kB; ++k)
-                if (p0 + 32L * k < P) x[k] = load_cg(src + (p0 + 32L * k) * stride);
+                if (p0 + 32L * k < P) x[k] = src[(p0 + 32L * k) * stride];
 #pragma unroll
             for (int k = 0; k < kB; ++k)
                 if (p0 + 32L * k < P)
@@ -429,12 +405,11 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
 }
 
 // The dw kernel, launched with programmatic stream serialisation (PDL): it may be scheduled
-// before the row kernel ends (measured against the same launch without PDL: 1-2 points of SOL on
-// 32-64 MB tensors, NOTES.md, RMSNorm backward round 3), and reads each partial row once its
-// flags are published.
+// before the row kernel ends and waits in griddepcontrol.wait, so the launch gap between the two
+// overlaps the row kernel's tail (measured against the same launch without PDL: 1-2 points of SOL
+// on 32-64 MB tensors, NOTES.md, RMSNorm backward round 3).
 template <typename T>
-cudaError_t launch_dw(const acc_t<T> *partial, const unsigned *flags, int C, long P, long N, T *dw,
-                      cudaStream_t stream) {
+cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream_t stream) {
     using A = acc_t<T>;
     constexpr int V = 16 / (int)sizeof(A);
     // 16-byte loads where every partial row starts on 16 bytes (the workspace itself does)
@@ -442,7 +417,7 @@ cudaError_t launch_dw(const acc_t<T> *partial, const unsigned *flags, int C, lon
     const void *fn = wide ? reinterpret_cast<const void *>(&rmsnorm_dw_kernel<T, V>)
                           : reinterpret_cast<const void *>(&rmsnorm_dw_kernel<T, 1>);
     const long cb = 32L * (wide ? V : 1);
-    void *args[] = {(void *)&partial, (void *)&flags, &C, &P, &N, (void *)&dw};
+    void *args[] = {(void *)&partial, &P, &N, (void *)&dw};
     cudaError_t e = launch_dependent(fn, dim3((unsigned)((N + cb - 1) / cb)), dim3(1024), 0, args, stream);
     return e != cudaSuccess ? e : cudaGetLastError();
 }
@@ -470,7 +445,7 @@ constexpr int kPrefetchScratch = 64 + 8;
 template <typename T, int U, int NT, bool CLUSTER>
 __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__restrict__ x, const T *__restrict__ w,
                                                                      const T *__restrict__ dy, T *__restrict__ dx,
-                                                                     acc_t<T> *__restrict__ partial, unsigned *__restrict__ flags, long rows, long N,
+                                                                     acc_t<T> *__restrict__ partial, long rows, long N,
                                                                      long units, int G, acc_t<T> eps) {
     using A = acc_t<T>;
     using IO = Io<T, true>;
@@ -508,7 +483,6 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
 #pragma unroll
             for (int i = 0; i < NV; ++i) dwacc[k * NV + i] = A(0);
     }
-    if (t == 0) flag_clear(flags + blockIdx.x);
     // the next row's units into this thread's slots of the stage
     auto prefetch = [&](long row) {
 #pragma unroll
@@ -582,8 +556,8 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
     // last send; the wait before exit below covers the rest)
     if constexpr (CLUSTER) cluster_arrive_release();
     // This CTA's partial row (its team's, in the columns it holds): every column has one owner
-    // thread. The dw kernel may start launching now (it reads a partial row once its CTAs'
-    // flags are published).
+    // thread. The dw kernel may start launching now (it waits for this grid's end before reading
+    // anything).
     allow_dependent_launch();
     A *out = partial + team * N + k0 * NV;
 #pragma unroll
@@ -593,8 +567,6 @@ __global__ void __launch_bounds__(NT, 1) rmsnorm_bwd_prefetch_kernel(const T *__
 #pragma unroll
             for (int i = 0; i < NV; ++i) out[k * NV + i] = dwacc[k * NV + i];
     }
-    __syncthreads();
-    if (t == 0) flag_publish(flags + blockIdx.x);
     if constexpr (CLUSTER) cluster_wait();
 }
 
@@ -660,11 +632,8 @@ struct Launch {
     int out_of_phase = 0;  // the pipelined kernel's one-CTA steps out of phase (see pipe_shape)
     long slice = 0;    // units of a row each CTA of a cluster holds
     long teams() const { return (long)grid / C; }  // partial rows of dw: one per CTA or cluster
-    // the workspace: the partial rows of dw, in float32 (float64 for float64), then from the next
-    // 16 bytes a ready flag per CTA (rmsnorm_dw_kernel)
+    // the workspace: the partial rows of dw, in float32 (float64 for float64)
     size_t partial_bytes(long N, fb_dtype dt) const { return (size_t)teams() * (size_t)N * (dt == FB_F64 ? 8 : 4); }
-    size_t flags_offset(long N, fb_dtype dt) const { return (partial_bytes(N, dt) + 15) / 16 * 16; }
-    size_t workspace_bytes(long N, fb_dtype dt) const { return flags_offset(N, dt) + (size_t)grid * sizeof(unsigned); }
 };
 
 // With L->fn, threads, smem and C chosen: allow the dynamic shared memory, and size the grid to
@@ -851,7 +820,7 @@ size_t workspace_for(Grid mode, const Problem &p) {
     // the partial rows: one per CTA of a resident grid at most
     Launch L;
     if (!pick(mode, p, &L)) return 0;
-    return L.workspace_bytes(p.g.N, p.dt);
+    return L.partial_bytes(p.g.N, p.dt);
 }
 
 template <Grid M> struct Variant {
@@ -913,7 +882,7 @@ template <Grid M> struct Variant {
             return FB_E_UNSUPPORTED;
         }
         if (dry) return FB_OK;
-        const size_t need = L.workspace_bytes(p.g.N, p.dt);
+        const size_t need = L.partial_bytes(p.g.N, p.dt);
         if (c->workspace_bytes < need || !c->workspace) {
             fb_error("rmsnorm_backward.%s: needs a %zu-byte workspace", grid_names[M], need);
             return FB_E_UNSUPPORTED;
@@ -922,8 +891,6 @@ template <Grid M> struct Variant {
         int out_of_phase = L.out_of_phase;
         int G = p.g.G;
         void *partial = c->workspace;
-        unsigned *flags = reinterpret_cast<unsigned *>(static_cast<char *>(c->workspace) + L.flags_offset(N, p.dt));
-        int C = L.C;
         cudaError_t e = cudaErrorInvalidValue;
         if (rows == 0) {
             // no rows: dw is a sum of nothing
@@ -935,15 +902,14 @@ template <Grid M> struct Variant {
         if (piped) G = L.G;
         FB_DISPATCH(p.dt, T, {
             acc_t<T> eps = (acc_t<T>)kEps;
-            void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial, (void *)&flags,
+            void *args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                             &rows, &N, &units, &G, &eps};
-            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial, (void *)&flags,
+            void *pipe_args[] = {(void *)&p.x, (void *)&p.w, (void *)&p.dy, (void *)&p.dx, &partial,
                                  &rows, &N, &units, &G, &S, &slice, &out_of_phase, &eps};
             // a plain launch for C = 1, clusters of C CTAs otherwise
             e = launch_clusters_args(L.fn, L.grid, (unsigned)L.threads, L.smem, c->stream, L.C,
                                      piped ? pipe_args : args);
-            if (e == cudaSuccess)
-                e = launch_dw<T>((const acc_t<T> *)partial, flags, C, P, N, (T *)p.dw, c->stream);
+            if (e == cudaSuccess) e = launch_dw<T>((const acc_t<T> *)partial, P, N, (T *)p.dw, c->stream);
         });
         return fb_cuda_status((int)e, "rmsnorm_backward", __FILE__, __LINE__);
     }
