@@ -361,9 +361,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
                                                           T *__restrict__ dw) {
     using A = acc_t<T>;
     constexpr int CB = 32 * V;  // columns a CTA
-    struct alignas(V > 1 ? 16 : alignof(A)) Pack {
-        A v[V];
-    };
+    using Pack = pack<A, V>;  // V = 1, or 16 bytes (common.cuh's load_pack_plain)
     __shared__ Pack s[32][32];  // [warp][lane]: the warps' sums, V columns a lane
     const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
     const long c = (long)blockIdx.x * CB + (long)tx * V;  // V > 1 only where N % V == 0
@@ -374,8 +372,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
 #pragma unroll
     for (int i = 0; i < V; ++i) acc.v[i] = A(0);
     if (c < N) {
-        const Pack *src = reinterpret_cast<const Pack *>(partial + c);
-        const long stride = N / V;  // a partial row, in packs
+        const A *src = partial + c;
         // kB partial rows' loads issued before any of their adds (a plain loop, even unrolled,
         // came out of the compiler load, add, load: one L2 round trip per partial row); the adds
         // stay in p order
@@ -384,7 +381,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_dw_kernel(const acc_t<T> *__rest
             Pack x[kB];
 #pragma unroll
             for (int k = 0; k < kB; ++k)
-                if (p0 + 32L * k < P) x[k] = src[(p0 + 32L * k) * stride];
+                if (p0 + 32L * k < P) x[k] = load_pack_plain<A, V>(src + (p0 + 32L * k) * N);
 #pragma unroll
             for (int k = 0; k < kB; ++k)
                 if (p0 + 32L * k < P)
