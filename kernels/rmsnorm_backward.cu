@@ -431,11 +431,12 @@ cudaError_t launch_dw(const acc_t<T> *partial, long P, long N, T *dw, cudaStream
 // NT, the thread count, is a compile-time constant: with blockDim.x in the unit index the kernel
 // took 1.6x the instructions (1860 against 1156 SASS lines) and ran float32 [4, 2048, 16384] at
 // 79.6% of SOL instead of 96.3 (stop 48, calls 6 and 8).
-// CLUSTER: rows of 4097..8192 units (float64 N 8194..16384) over a cluster of two CTAs, CTA
-// `rank` holding units [rank * slice, + slice) of every row its cluster takes, as above within its
-// slice; the two CTAs' row sums meet through distributed shared memory (PairExchange: st.async
-// into the peer's mbarrier-counted slot, no cluster barrier a row) while the next row's copies
-// are in flight; one partial row of dw per cluster, each CTA writing its slice.
+// CLUSTER: rows of 4097..8192 units (float64 N 8194..16384, float32 16388..32768) over a
+// cluster of two CTAs, CTA `rank` holding units [rank * slice, + slice) of every row its cluster
+// takes, as above within its slice; the two CTAs' row sums meet through distributed shared memory
+// (PairExchange: st.async into the peer's mbarrier-counted slot, no cluster barrier a row) while
+// the next row's copies are in flight; one partial row of dw per cluster, each CTA writing its
+// slice.
 // Shared memory: 64 scratch slots, 8 more for the PairExchange, dw (slice x NV values), the stage
 // (x then dy: 2 x slice x 16 B).
 constexpr int kPrefetchScratch = 64 + 8;
