@@ -330,6 +330,11 @@ template <typename K> inline int resident_ctas(K kernel, int threads, size_t sme
 __device__ __forceinline__ void cluster_arrive_release() {
     asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }
+// An arrive with no release (no fence): for a barrier that only orders mbarrier initialisation
+// (fence.mbarrier_init.release.cluster covers that) before the peers' first remote arrivals.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
 __device__ __forceinline__ void cluster_wait() {
     asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 }

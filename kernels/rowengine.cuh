@@ -143,22 +143,41 @@ struct GroupReducer {
     }
 };
 
+// The CTA partials of a cluster's reductions (CtaReducer<true>), pushed rather than pulled: warp 0's
+// lane r sends its CTA's partial into CTA r's slot[parity][own rank] by st.async, whose bytes
+// complete a phase of CTA r's bar[parity]; every thread then waits on its own CTA's barrier. No
+// cluster barrier a reduction (barrier.cluster.arrive.release compiles to MEMBAR.ALL.GPU and meets
+// every warp of every CTA). One per CTA in shared memory; init() before a cluster barrier that
+// precedes the first send. Slot reuse: a CTA sends reduction i + 2 into slot[i & 1] only after it
+// received i + 1, which each peer sends after its reduction's __syncthreads, which every one of its
+// threads reaches after reading reduction i's slots (rowgroup.cuh's PairExchange, C-way).
+struct ClusterSlots {
+    float2 slot[2][8];  // [parity][sender rank]
+    uint64_t bar[2];
+    __device__ void init() {
+        mbar_init(&bar[0], 1);
+        mbar_init(&bar[1], 1);
+        fence_mbar_init_cluster();
+    }
+};
+
 // A row owned by a CTA, or by a cluster of C CTAs. Each warp reduces with shuffles and
 // publishes one partial. A CTA: one __syncthreads, then every warp reads all nwarps partials
 // and reduces them itself. A cluster: after the __syncthreads warp 0 reduces the CTA's partials
-// to one and publishes it; ONE cluster barrier later every warp reads the C CTA partials over
-// DSMEM (one remote load per lane, lanes < C) and reduces them. (Every warp reading all
-// C * nwarps warp partials over DSMEM instead took 2-4 dependent remote round trips per
-// reduction and cost long-row ops ~10 points of SOL per reduction: NOTES.md.)
+// to one and sends it to every CTA of the cluster (ClusterSlots); once the C - 1 peers' partials
+// have landed every warp reduces the C of them in rank order. (Every warp reading all C *
+// nwarps warp partials over DSMEM instead took 2-4 dependent remote round trips per reduction
+// and cost long-row ops ~10 points of SOL per reduction: NOTES.md.)
 // Partials alternate between two buffers: a reduction's writes land in the buffer the
 // previous-but-one reduction read, and the barrier of the reduction in between orders them
-// after those reads (for clusters, arrive.release orders the DSMEM loads before it). `phase`
-// carries on across rows of a persistent CTA for the same reason.
+// after those reads. `phase` carries on across rows of a persistent CTA for the same reason.
 template <bool CLUSTER> struct CtaReducer {
     static constexpr bool kLocalIsRow = false;
     float2 *part;  // __shared__ float2[66]: two buffers of 33: a partial per warp, then the CTA's
     int C;         // CTAs per row (1 without a cluster)
     int phase;
+    ClusterSlots *cs = nullptr;  // CLUSTER: this CTA's slots, initialised (see ClusterSlots)
+    int rank = 0;                // CLUSTER: this CTA's rank in the cluster
     template <class Cb> __device__ __forceinline__ typename Cb::type local(typename Cb::type x) {
         return lanes_reduce<Cb>(x, 32);
     }
@@ -173,13 +192,18 @@ template <bool CLUSTER> struct CtaReducer {
         if (lane < nwarps) acc = unpack2<typename Cb::type>(buf[lane]);
         acc = lanes_reduce<Cb>(acc, 32);
         if constexpr (CLUSTER) {
-            // the CTA partial: slot nwarps (<= 32) of the same 33-slot buffer
-            if (warp == 0 && lane == 0) buf[nwarps] = pack2(acc);
-            cluster_arrive_release();
-            cluster_wait();
-            cg::cluster_group cl = cg::this_cluster();
+            const int i = phase - 1, p = i & 1;
+            if (warp == 0) {
+                if (lane == 0) mbar_arrive_expect_tx(&cs->bar[p], (uint32_t)((C - 1) * sizeof(float2)));
+                if (lane < C && lane != rank) {
+                    const float2 v = pack2(acc);
+                    st_async_pair(dsmem_addr(&cs->slot[p][rank], (uint32_t)lane), v.x, v.y,
+                                  dsmem_addr(&cs->bar[p], (uint32_t)lane));
+                }
+            }
+            mbar_wait(&cs->bar[p], (uint32_t)((i >> 1) & 1));
             typename Cb::type c = Cb::identity();
-            if (lane < C) c = unpack2<typename Cb::type>(cl.map_shared_rank(buf, lane)[nwarps]);
+            if (lane < C) c = lane == rank ? acc : unpack2<typename Cb::type>(cs->slot[p][lane]);
             acc = lanes_reduce<Cb>(c, 8);
             // lanes_reduce over 8 lanes leaves lanes 0..7's result in each aligned group of 8;
             // lane 0's group holds ranks 0..7
@@ -683,6 +707,13 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
     }
     const long count = min(W / N - begin, chunk);  // <= 0 for a trailing rank of a short row
     const long off = row * W + begin * N;
+    __shared__ ClusterSlots cs;
+    if constexpr (CLUSTER) {
+        // the slots' barriers initialised, and the cluster barrier that publishes them begun, before
+        // the row's loads; its wait comes after them
+        if (threadIdx.x == 0) cs.init();
+        cluster_arrive_relaxed();
+    }
 
     RegVals<NIN, UPT, N, false> v;
     {
@@ -704,11 +735,16 @@ __global__ void __launch_bounds__(1024, 1) row_cta_kernel(const Args<T> a, long 
         if (few_ctas() && count > 0) prefetch_param_lines<NP>(a, begin * N, (begin + count) * N);
     }
     CtaReducer<CLUSTER> red{part, C, 0};
+    if constexpr (CLUSTER) {
+        red.cs = &cs;
+        red.rank = (int)cg::this_cluster().block_rank();
+        cluster_wait();  // every CTA's slots initialised (the arrive is at the top) before any send
+    }
     Op op;
     Row<RegVals<NIN, UPT, N, false>, CtaReducer<CLUSTER>> r{v, red, W};
     op.row(r);
-    // Done with the peers' shared memory (release: the DSMEM loads complete before a peer can
-    // pass its final wait and exit); the matching wait comes after the stores.
+    // No CTA exits while a peer may still send to it (each has received every peer's partials;
+    // this pair keeps the rule simple); the matching wait comes after the stores.
     if constexpr (CLUSTER) cluster_arrive_release();
     store_slice<Op, U, VEC, EP>(op, v, a, off, begin, pe);
     if constexpr (CLUSTER) cluster_wait();
