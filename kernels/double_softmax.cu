@@ -19,8 +19,9 @@
 //                         float32 W = 16384 on the CTA kernel (Op::kCtaRegisterRows: 1.01-1.14x
 //                         at 256..4096 rows), rows of 4096..8192 on few rows on a CTA of four
 //                         units a thread (plan_few_long_rows: 1.09-1.37x), W = 65536 on 256..1024
-//                         rows in clusters of eight 256-thread CTAs (Op::kWideRowClusters:
-//                         1.07-1.18x). Per row: 2 exps per element, one (max, sum)
+//                         rows in clusters of eight 256-thread CTAs (1.07-1.18x); since stop 49
+//                         (cluster partials by st.async) on 128..8192 rows (Op::
+//                         kWideRowClusterMaxRows: 1.05-1.10x, 2048 x 65536 83.6 -> 92.5% of SOL). Per row: 2 exps per element, one (max, sum)
 //                         merge and one sum (2 barriers in CTA rows, shuffles only in group rows).
 //                         Prediction (not measured): within 1-3 points of softmax.fused wherever
 //                         both use the same plan (the second exp pass is register-only work), so
@@ -40,9 +41,9 @@ struct DoubleSoftmax {
     // float32 W = 16384 on K_CTA's kernel, not row_smem's with no shared part (1.01-1.14x at
     // 256..4096 rows, 1.00 at 128; H200, NOTES.md "Stop 39")
     static constexpr bool kCtaRegisterRows = true;
-    // float32 W = 65536 on 256..1024 rows in clusters of 256-thread CTAs, not row_smem (1.07-1.18x,
-    // H200, NOTES.md "Stop 39")
-    static constexpr bool kWideRowClusters = true;
+    // float32 W = 65536 on 128..8192 rows in clusters of 256-thread CTAs, not row_smem (stop 49,
+    // H200: 1.088, 1.103, 1.050 at 128, 2048, 8192 rows; stop 39: 1.07-1.18 at 256..1024)
+    static constexpr long kWideRowClusterMaxRows = 8192;
     float inv;
     template <class R> __device__ __forceinline__ void row(R &r) {
         // values: exp(x - shift); s = e * scale1. Second pass: exp(s) = ex2(e * scale1 * log2e).

@@ -13,6 +13,9 @@ struct LayerNorm {
     static constexpr bool kHalfSmemRows = true;
     // rows that fill a CTA's registers: the weight staged in shared memory (K_STAGED, NOTES.md "Stop 35")
     static constexpr bool kStagedParams = true;
+    // float32 W = 65536 on 128..1024 rows in clusters of 256-thread CTAs, not row_smem (stop 49, H200:
+    // 1.019-1.062; 0.996 and 0.974 at 2048 and 8192 rows, NOTES.md "Stop 49")
+    static constexpr long kWideRowClusterMaxRows = 1024;
     static constexpr float kEps = 1e-5f;
     float mean, rstd;
     template <class R> __device__ __forceinline__ void row(R &r) {

@@ -19,7 +19,9 @@
 //                         NOTES.md "Stop 39"): float32 rows of 4096..8192 on few rows on a CTA of
 //                         four units a thread (plan_few_long_rows: 128 x 8192 6.50 -> 4.64 us),
 //                         and W = 65536 on 256..1024 rows in clusters of eight 256-thread CTAs
-//                         (Op::kWideRowClusters: 1.06-1.07 at 256..512 rows).
+//                         (1.06-1.07 at 256..512 rows); since stop 49 (cluster partials by
+//                         st.async) on 128..8192 rows (Op::kWideRowClusterMaxRows: 1.08-1.17x,
+//                         2048 x 65536 87.0 -> 95.8% of SOL).
 //                         Three row sums (three barriers in CTA rows, three cluster exchanges).
 //                         Prediction (first version): >= 90% of SOL on float32 cells >= 64 MB
 //                         where softmax.fused is; on clusters 1-3 points under softmax (three
@@ -42,9 +44,9 @@ struct NormChain {
     // W = 32768, ran 3-4% behind one 1024-thread CTA on the H100 from 1024 rows (NOTES.md).
     // float32 W = 16384 on K_CTA's kernel, not row_smem's (1.02-1.11x, H200, NOTES.md "Stop 38").
     static constexpr bool kCtaRegisterRows = true;
-    // float32 W = 65536 on 256..1024 rows in clusters of 256-thread CTAs, not row_smem (1.00-1.07x,
-    // H200, NOTES.md "Stop 39").
-    static constexpr bool kWideRowClusters = true;
+    // float32 W = 65536 on 128..8192 rows in clusters of 256-thread CTAs, not row_smem (stop 49,
+    // H200: 1.086, 1.097, 1.079 at 128, 2048, 8192 rows; 1.17 at 256..1024)
+    static constexpr long kWideRowClusterMaxRows = 8192;
     float s3;
     template <class R> __device__ __forceinline__ void row(R &r) {
         float s = 0.f;

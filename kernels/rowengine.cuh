@@ -27,10 +27,10 @@
 //   static constexpr bool kCtaRegisterRows; optional: float32 rows of >= 64 KB that one CTA's
 //                                          registers hold (row_smem's plan with no shared part)
 //                                          run on K_CTA's kernel (measured per op; default false)
-//   static constexpr bool kWideRowClusters; optional: float32 rows of one input beyond one CTA's
-//                                          registers (W = 32769..65536) on 256..1024 rows run in a
-//                                          cluster of 256-thread CTAs, not row_smem (measured per
-//                                          op; default false)
+//   static constexpr long kWideRowClusterMaxRows; optional: float32 rows of one input beyond one
+//                                          CTA's registers (W = 32769..65536) on 128..this many rows
+//                                          run in a cluster of 256-thread CTAs, not row_smem
+//                                          (measured per op; default 0: never)
 // The Op object lives for one row, so row() can keep per-row results (mean, rstd) in members.
 // Every thread of a row runs the same program (reductions are collective): no control flow
 // in row() may depend on the values a thread holds, only on reduced results.
@@ -1342,15 +1342,20 @@ inline bool plan_rows(const Shape &s, Plan *p) {
         }
     }
     // Float32 rows of one input that one 1024-thread CTA's registers cannot hold, up to eight
-    // 256-thread CTAs' (W = 32769..65536), on 256..1024 rows, where the op asks
-    // (Op::kWideRowClusters): a cluster of 256-thread CTAs of eight units, not row_smem's one
-    // 1024-thread CTA with half the row in shared memory: several rows' CTAs an SM overlap one
-    // row's reductions with another's loads. Measured (NOTES.md "Stop 39", H200, W = 65536,
-    // --timer cupti, write flush, two rounds, t_row_smem / t_cluster): double_softmax 1.17-1.18 at
-    // 256..512 rows (256 x 65536 51.1 -> 43.5 us), 1.07 at 1024, 1.06 at 128, 1.00 at 2048;
-    // norm_chain 1.06-1.07 at 256..512, 1.00-1.01 at 1024, 0.95-0.96 at 128 and 2048; layernorm
-    // 0.86-0.97 (no trait). Clusters of four 256- or 512-thread CTAs at W = 32768 lost (0.75-0.98).
-    if (vec && s.esz == 4 && s.nin == 1 && s.wide_row_clusters && s.rows >= 256 && s.rows <= 1024) {
+    // 256-thread CTAs' (W = 32769..65536), on 128 rows up to the op's bound
+    // (Op::kWideRowClusterMaxRows): a cluster of 256-thread CTAs of eight units, not row_smem's
+    // one 1024-thread CTA with half the row in shared memory: several rows' CTAs an SM overlap one
+    // row's reductions with another's loads. Stop 39 (a cluster barrier a reduction; H200, W =
+    // 65536, --timer cupti, t_row_smem / t_cluster) found it for 256..1024 rows only:
+    // double_softmax 1.17-1.18 at 256..512, 1.00 at 2048; norm_chain 1.06-1.07 at 256..512,
+    // 0.95-0.96 at 128 and 2048; layernorm 0.86-0.97. With the partials pushed into ClusterSlots
+    // (stop 49, H200, events, clean flush, two rounds, t_row_smem / t_cluster): double_softmax
+    // 1.088, 1.103, 1.050 at 128, 2048, 8192 rows (2048 x 65536 83.6 -> 92.5% of SOL), norm_chain
+    // 1.086, 1.097, 1.079 (87.0 -> 95.8), layernorm 1.019, 1.062, 1.060, 1.035 at 128..1024 but
+    // 0.996 and 0.974 at 2048 and 8192 (its parameters' L2 reads: NOTES.md "Stop 47"). Rows past
+    // 8192 were not measured and keep row_smem. Clusters of four 256- or 512-thread CTAs at W =
+    // 32768 lost (0.75-0.98, stop 39).
+    if (vec && s.esz == 4 && s.nin == 1 && s.rows >= 128 && s.rows <= s.wide_cluster_max_rows) {
         const long nunits = s.W / N;
         if (nunits > 1024L * 8 && nunits <= (long)kMaxCluster * 256 * 8) {
             const Plan w = vector_cta_plan(nunits, (int)cdiv(nunits, 256L * 8), 8);
@@ -1590,9 +1595,9 @@ template <class Op> constexpr bool staged_params_of(long) { return false; }
 // Op::kCtaRegisterRows if the op declares it, else false.
 template <class Op> constexpr auto cta_register_rows_of(int) -> decltype(Op::kCtaRegisterRows, bool()) { return Op::kCtaRegisterRows; }
 template <class Op> constexpr bool cta_register_rows_of(long) { return false; }
-// Op::kWideRowClusters if the op declares it, else false.
-template <class Op> constexpr auto wide_row_clusters_of(int) -> decltype(Op::kWideRowClusters, bool()) { return Op::kWideRowClusters; }
-template <class Op> constexpr bool wide_row_clusters_of(long) { return false; }
+// Op::kWideRowClusterMaxRows if the op declares it, else 0.
+template <class Op> constexpr auto wide_cluster_max_rows_of(int) -> decltype(Op::kWideRowClusterMaxRows, long()) { return Op::kWideRowClusterMaxRows; }
+template <class Op> constexpr long wide_cluster_max_rows_of(long) { return 0; }
 
 template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowVariant {
     static int check(const fb_call *c, char *why, size_t n) {
@@ -1656,7 +1661,7 @@ template <class Op, bool (*PLAN)(const Shape &, Plan *) = plan_rows> struct RowV
         s.half_smem_rows = half_smem_rows_of<Op>(0);
         s.staged_params = staged_params_of<Op>(0);
         s.cta_register_rows = cta_register_rows_of<Op>(0);
-        s.wide_row_clusters = wide_row_clusters_of<Op>(0);
+        s.wide_cluster_max_rows = wide_cluster_max_rows_of<Op>(0);
         s.nparam = Op::NPARAM;
         return s;
     }

@@ -174,9 +174,9 @@ struct Shape {
     // float32 rows of >= 64 KB that one CTA's registers hold take K_CTA, not row_smem's kernel with
     // no shared part (rowengine.cuh: Op::kCtaRegisterRows, measured per op).
     bool cta_register_rows = false;
-    // float32 rows of one input beyond one CTA's registers, on 256..1024 rows, run in a cluster of
-    // 256-thread CTAs (rowengine.cuh: Op::kWideRowClusters, measured per op).
-    bool wide_row_clusters = false;
+    // float32 rows of one input beyond one CTA's registers, on 128 rows up to this many, run in a
+    // cluster of 256-thread CTAs (rowengine.cuh: Op::kWideRowClusterMaxRows, measured per op).
+    long wide_cluster_max_rows = 0;
     int nparam = 0;  // per-column inputs (Op::NPARAM): weight, bias
 };
 

@@ -331,21 +331,28 @@ static void test_few_long_rows(void)
     expect_plan(fb_layernorm_plan_info, ln, FB_F32, 128, 8192, 1, 1024, 2);      /* early parameters */
 }
 
-/* Float32 rows of one input beyond one CTA's registers, up to eight 256-thread CTAs', on 256..1024
- * rows of an op that asks (Op::kWideRowClusters: double_softmax, norm_chain): a cluster of
- * 256-thread CTAs of eight units (NOTES.md "Stop 39"); other row counts and layernorm keep
- * row_smem. */
+/* Float32 rows of one input beyond one CTA's registers, up to eight 256-thread CTAs', from 128 rows
+ * to the op's bound (Op::kWideRowClusterMaxRows: double_softmax and norm_chain 8192, layernorm 1024;
+ * NOTES.md "Stops 39, 49"): a cluster of 256-thread CTAs of eight units; fewer or more rows, and
+ * rows one CTA holds, keep row_smem. */
 static void test_wide_row_clusters(void)
 {
     const op_case *ds = &ops[0], *ln = &ops[2], *nc = &ops[3];
     expect_plan_c(fb_double_softmax_plan_info, ds, FB_F32, 256, 65536, 1, 256, 8, 8);
     expect_plan_c(fb_double_softmax_plan_info, ds, FB_F32, 1024, 65536, 1, 256, 8, 8);
+    expect_plan_c(fb_double_softmax_plan_info, ds, FB_F32, 128, 65536, 1, 256, 8, 8);
+    expect_plan_c(fb_double_softmax_plan_info, ds, FB_F32, 8192, 65536, 1, 256, 8, 8);
     expect_plan_c(fb_norm_chain_plan_info, nc, FB_F32, 512, 65536, 1, 256, 8, 8);
+    expect_plan_c(fb_norm_chain_plan_info, nc, FB_F32, 2048, 65536, 1, 256, 8, 8);
     expect_plan_c(fb_norm_chain_plan_info, nc, FB_F32, 256, 40000, 1, 256, 8, 5);  /* 10000 units */
-    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 128, 65536, 5, 1024, 8);
-    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 2048, 65536, 5, 1024, 8);
+    expect_plan_c(fb_layernorm_plan_info, ln, FB_F32, 512, 65536, 1, 256, 8, 8);
+    expect_plan_c(fb_layernorm_plan_info, ln, FB_F32, 128, 65536, 1, 256, 8, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 127, 65536, 5, 1024, 8);
+    expect_plan(fb_double_softmax_plan_info, ds, FB_F32, 8193, 65536, 5, 1024, 8);
+    expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 16384, 65536, 5, 1024, 8);
     expect_plan(fb_norm_chain_plan_info, nc, FB_F32, 512, 32768, 5, 512, 8);
-    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 512, 65536, 5, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 2048, 65536, 5, 1024, 8);
+    expect_plan(fb_layernorm_plan_info, ln, FB_F32, 1025, 65536, 5, 1024, 8);
 }
 
 /* Early-parameter group rows of float32 on grids of up to 2048 units of row and parameters an SM
