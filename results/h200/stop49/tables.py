@@ -14,6 +14,10 @@ the half types' cells, issue 9's full seed table.
 Call 5: the pipelined kernel's shape forced on the half types' cells (dev/rmsbwd_pipe_shape_knob.patch).
 Call 6: the final tree (408029c: the dw kernel on common.cuh's pack<A, V>): checks and the backward's
 cells in two rounds.
+Calls 7-8: the row engine's cluster reductions pushed into ClusterSlots (f) against a cluster barrier a
+reduction (e), alternating binaries on one machine (call 8 on call 7's warm machine, more cells).
+Call 9: 76e3675 + dev/wide_row_clusters_knob.patch: checks in float16, racecheck; the wide-row clusters
+forced (f) against the default plans (e) at W = 65536.
 """
 import math
 import os
@@ -43,6 +47,14 @@ CALLS = [
     ("call6-final-pack.tar.xz",
      "6. fb49e = 875fc0d (the final tree: 408029c's dw kernel on pack<A, V>): checks, the backward's cells,"
      " two rounds", ["st-rbwd", "memcheck"]),
+    ("call7-engine-cluster-slots.tar.xz",
+     "7. fb49e = 875fc0d (e: a cluster barrier a reduction) against fb49f = 9a5bb9a + the ClusterSlots change"
+     " (f, landed as 76e3675): selftest of the engine's cases (float32, bfloat16), memcheck", ["st-engine", "memcheck"]),
+    ("call8-engine-cluster-slots-more.tar.xz",
+     "8. the same two binaries, more cells, two alternating rounds each", []),
+    ("call9-wide-clusters-knob.tar.xz",
+     "9. fb49g = 76e3675 + dev/wide_row_clusters_knob.patch: selftest in float16, racecheck; the default plans"
+     " (e) against wide-row clusters forced from 128 rows for every op (f)", ["st-f16", "racecheck"]),
 ]
 
 
@@ -102,6 +114,34 @@ def one_round(r, name, variants):
             f"{n.split('.')[-1]} {t[k + (n,)][3]:5.1f} ({t[k + (n,)][0]:.1f})" for n in variants if k + (n,) in t))
 
 
+def ef_table(r, pre, label_e, label_f):
+    """Binaries or modes e and f, files {pre}-{e,f}-{1,2}.json: % of SOL each round, t_e / t_f from
+    the geometric means of the rounds, every variant but eager."""
+    t = {}
+    for side in "ef":
+        for i in (1, 2):
+            p = os.path.join(r, f"{pre}-{side}-{i}.json")
+            if not os.path.exists(p):
+                continue
+            for case, d, c in cells(p):
+                for n, v in c["variants"].items():
+                    if n == "eager" or "time_ms" not in v:
+                        continue
+                    assert v["check"]["passed"], (p, n, c["row"], c["col"])
+                    t.setdefault((n, c["row"], c["col"]), {}).setdefault(side, []).append(
+                        (v["time_ms"]["median"] * 1e3, v.get("sol_pct") or 0))
+    print(f"  [{pre}] % of SOL rounds 1, 2: {label_e} | {label_f}; t_{label_e} / t_{label_f} (geometric means)")
+    rs = []
+    for k in sorted(t):
+        e, f = t[k]["e"], t[k]["f"]
+        ge = math.exp(sum(math.log(x[0]) for x in e) / len(e))
+        gf = math.exp(sum(math.log(x[0]) for x in f) / len(f))
+        rs.append(ge / gf)
+        print(f"    {k[0]:<26} {k[1]:6d} x {k[2]:6d} | {' '.join(f'{x[1]:5.1f}' for x in e)} ({ge:8.1f} us) | "
+              f"{' '.join(f'{x[1]:5.1f}' for x in f)} ({gf:8.1f} us) | {ge / gf:.3f}")
+    print(f"    geomean {geomean(rs):.3f} over {len(rs)} cells ({min(rs):.3f}-{max(rs):.3f})")
+
+
 def final_sol(r):
     t = [times(os.path.join(r, f"rb-final-{i}.json"), ["rmsnorm_backward.fused"]) for i in (1, 2)]
     print("  rmsnorm_backward.fused % of SOL, rounds 1 and 2, the cells of 4TN >= 16M (issue 9: >= 80%)")
@@ -140,6 +180,18 @@ def main():
                 ab(r, "hold", "hflags", label="a | b flags: ")
             if tar.startswith("call6-"):
                 final_sol(r)
+            if tar.startswith(("call7-", "call8-")):
+                for pre in ("sb", "sc", "ds", "nc"):
+                    if os.path.exists(os.path.join(r, f"{pre}-e-1.json")):
+                        ef_table(r, pre, "barrier", "slots")
+            if tar.startswith("call9-"):
+                for c in ("ln", "double_softmax", "norm_chain"):
+                    for side, mode in (("e", "base"), ("f", "wide")):
+                        for i in (1, 2):
+                            src = os.path.join(r, f"{c}-{mode}-{i}.json")
+                            if os.path.exists(src):
+                                os.rename(src, os.path.join(r, f"{c}-{side}-{i}.json"))
+                    ef_table(r, c, "default", "wide")
             if tar.startswith("call4-"):
                 print("  table: " + [l for l in open(os.path.join(r, "table.txt")).read().splitlines()
                                      if "cells in" in l][0].strip())
