@@ -34,6 +34,10 @@
 //                         (K_STAGED, rowengine.cuh plan_staged: 1024 x 32768 float32 88.3 ->
 //                         74.8 us, 99-100% of the copy from 4096 rows of 32768; H200, NOTES.md
 //                         "Stop 35").
+//                         float32 W = 65536 on 128..1024 rows: clusters of eight 256-thread CTAs
+//                         (layernorm_op.cuh's kWideRowClusterMaxRows; their partials by st.async:
+//                         1.02-1.06x over row_smem there, 0.97-1.00x from 2048 rows; H200,
+//                         NOTES.md "Stop 49").
 //                         Two row sums (two barriers in CTA rows, two cluster exchanges).
 //                         Measured (H100, float32, results/h100/stop23/): median 97.0% of SOL
 //                         on the cells of >= 64 MB; under 90% on 128-2048 rows of 16K-64K
