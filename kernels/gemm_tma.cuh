@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
         }
         mbar_init(d_full, p.d_async ? 32 * p.d_async : BN / 64);  // a loader lane, or a box of D
         mbar_init(c_free, 1);
-        tma::fence_barrier_init();
+        fence_mbar_init_cluster();
     }
     if (CLUSTER > 1)
         tma::cluster_sync();
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                 const Tile tile = tile_of<CLUSTER>(t, m_groups, n_blocks, rank);
                 for (int kb = 0; kb < k_steps; ++kb) {
                     mbar_wait(empty + s, phase ^ 1);
-                    tma::arrive_expect(full + s, A_STAGE + B_STAGE);
+                    mbar_arrive_expect_tx(full + s, A_STAGE + B_STAGE);
                     tma::load(sA + s * A_STAGE, &p.a, kb * KSTEP, tile.m0, full + s);
                     if (CLUSTER == 1) {
                         for (int q = 0; q < BN / 64; ++q)
@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(THREADS, 1) gemm_tma_kernel(const __grid_const
                         for (int q = 0; q < BN / 64; ++q) {
                             if (kb != min(q + 2, k_steps - 1)) continue;
                             if (q == 0) mbar_wait(c_free, (count & 1) ^ 1);
-                            tma::arrive_expect(d_full, D_BOX_BYTES);
+                            mbar_arrive_expect_tx(d_full, D_BOX_BYTES);
                             tma::load(sD + q * D_BOX_BYTES, &p.d, tile.n0 + q * 64, tile.m0, d_full);
                         }
                     }

@@ -63,11 +63,6 @@ inline bool map_rows(CUtensorMap *map, CUtensorMapDataType type, const void *bas
 
 __device__ __forceinline__ uint32_t smem(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
-// Arrive on the barrier once, and add `bytes` to the transactions its phase waits for.
-__device__ __forceinline__ void arrive_expect(uint64_t *bar, uint32_t bytes) {
-    FB_WGMMA_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem(bar)), "r"(bytes) : "memory");
-}
-
 // Box (x = column, y = row of its top-left element) of `map` into this CTA's shared memory; the
 // barrier counts its bytes.
 __device__ __forceinline__ void load(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
@@ -101,10 +96,6 @@ __device__ __forceinline__ void store_wait_read() { FB_WGMMA_ASM("cp.async.bulk.
 // ... and have completed.
 __device__ __forceinline__ void store_wait() { FB_WGMMA_ASM("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 
-// After mbarrier.init: make the barriers visible to the cluster (and the TMA unit).
-__device__ __forceinline__ void fence_barrier_init() {
-    FB_WGMMA_ASM("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
 
 __device__ __forceinline__ uint32_t cluster_rank() {
     uint32_t r = 0;
