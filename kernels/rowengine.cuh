@@ -173,7 +173,8 @@ struct ClusterSlots {
 // after those reads. `phase` carries on across rows of a persistent CTA for the same reason.
 template <bool CLUSTER> struct CtaReducer {
     static constexpr bool kLocalIsRow = false;
-    float2 *part;  // __shared__ float2[66]: two buffers of 33: a partial per warp, then the CTA's
+    float2 *part;  // __shared__ float2[66]: two buffers of 33, a partial per warp (up to 32; the
+                   // 33rd held the CTA's partial for the cluster barrier form, before ClusterSlots)
     int C;         // CTAs per row (1 without a cluster)
     int phase;
     ClusterSlots *cs = nullptr;  // CLUSTER: this CTA's slots, initialised (see ClusterSlots)
