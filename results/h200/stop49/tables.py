@@ -114,31 +114,26 @@ def one_round(r, name, variants):
             f"{n.split('.')[-1]} {t[k + (n,)][3]:5.1f} ({t[k + (n,)][0]:.1f})" for n in variants if k + (n,) in t))
 
 
-def ef_table(r, pre, label_e, label_f):
-    """Binaries or modes e and f, files {pre}-{e,f}-{1,2}.json: % of SOL each round, t_e / t_f from
-    the geometric means of the rounds, every variant but eager."""
+def ef_table(r, a, b, label_a, label_b):
+    """Two binaries or modes in alternating rounds, files {a}-{1,2}.json and {b}-{1,2}.json: each
+    variant's % of SOL per round (eager left out), t_a / t_b from the geometric means of the rounds."""
     t = {}
-    for side in "ef":
+    for side, pre in (("a", a), ("b", b)):
         for i in (1, 2):
-            p = os.path.join(r, f"{pre}-{side}-{i}.json")
-            if not os.path.exists(p):
-                continue
-            for case, d, c in cells(p):
-                for n, v in c["variants"].items():
-                    if n == "eager" or "time_ms" not in v:
-                        continue
-                    assert v["check"]["passed"], (p, n, c["row"], c["col"])
-                    t.setdefault((n, c["row"], c["col"]), {}).setdefault(side, []).append(
-                        (v["time_ms"]["median"] * 1e3, v.get("sol_pct") or 0))
-    print(f"  [{pre}] % of SOL rounds 1, 2: {label_e} | {label_f}; t_{label_e} / t_{label_f} (geometric means)")
+            p = os.path.join(r, f"{pre}-{i}.json")
+            if os.path.exists(p):
+                for (_, row, col, n), v in times(p).items():
+                    if n != "eager":
+                        t.setdefault((n, row, col), {}).setdefault(side, []).append(v)
+    print(f"  [{a} | {b}] % of SOL rounds 1, 2: {label_a} | {label_b}; t_{label_a} / t_{label_b} (geometric means)")
     rs = []
     for k in sorted(t):
-        e, f = t[k]["e"], t[k]["f"]
-        ge = math.exp(sum(math.log(x[0]) for x in e) / len(e))
-        gf = math.exp(sum(math.log(x[0]) for x in f) / len(f))
-        rs.append(ge / gf)
-        print(f"    {k[0]:<26} {k[1]:6d} x {k[2]:6d} | {' '.join(f'{x[1]:5.1f}' for x in e)} ({ge:8.1f} us) | "
-              f"{' '.join(f'{x[1]:5.1f}' for x in f)} ({gf:8.1f} us) | {ge / gf:.3f}")
+        ea, eb = t[k]["a"], t[k]["b"]
+        ga = math.exp(sum(math.log(x[0]) for x in ea) / len(ea))
+        gb = math.exp(sum(math.log(x[0]) for x in eb) / len(eb))
+        rs.append(ga / gb)
+        print(f"    {k[0]:<26} {k[1]:6d} x {k[2]:6d} | {' '.join(f'{x[3]:5.1f}' for x in ea)} ({ga:8.1f} us) | "
+              f"{' '.join(f'{x[3]:5.1f}' for x in eb)} ({gb:8.1f} us) | {ga / gb:.3f}")
     print(f"    geomean {geomean(rs):.3f} over {len(rs)} cells ({min(rs):.3f}-{max(rs):.3f})")
 
 
@@ -183,15 +178,10 @@ def main():
             if tar.startswith(("call7-", "call8-")):
                 for pre in ("sb", "sc", "ds", "nc"):
                     if os.path.exists(os.path.join(r, f"{pre}-e-1.json")):
-                        ef_table(r, pre, "barrier", "slots")
+                        ef_table(r, f"{pre}-e", f"{pre}-f", "barrier", "slots")
             if tar.startswith("call9-"):
                 for c in ("ln", "double_softmax", "norm_chain"):
-                    for side, mode in (("e", "base"), ("f", "wide")):
-                        for i in (1, 2):
-                            src = os.path.join(r, f"{c}-{mode}-{i}.json")
-                            if os.path.exists(src):
-                                os.rename(src, os.path.join(r, f"{c}-{side}-{i}.json"))
-                    ef_table(r, c, "default", "wide")
+                    ef_table(r, f"{c}-base", f"{c}-wide", "default", "wide")
             if tar.startswith("call4-"):
                 print("  table: " + [l for l in open(os.path.join(r, "table.txt")).read().splitlines()
                                      if "cells in" in l][0].strip())
